@@ -1,0 +1,1 @@
+"""attn: durable mailboxes and a single-threaded attention loop for LLM agents."""

@@ -1,0 +1,1 @@
+"""attn.brains."""

@@ -1,0 +1,1 @@
+"""The mailbox and attention core: registry, models, mailbox, attention controller."""

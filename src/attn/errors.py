@@ -1,0 +1,112 @@
+"""Every error attn raises on purpose.
+
+Each subclass's docstring is its default message; callers pass a more precise
+message (naming the identifiers involved) when they have one. One table in
+``attn.server`` maps these classes to HTTP status codes and stable codes.
+"""
+
+from __future__ import annotations
+
+
+class AttnError(Exception):
+    """An attn operation failed."""
+
+    #: Stable machine-readable code, also used in HTTP error bodies.
+    code = "attn_error"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or (self.__doc__ or self.code).strip())
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class InvalidInput(AttnError):
+    """The input is not valid."""
+
+    code = "invalid_input"
+
+
+class UnknownAgent(InvalidInput):
+    """No agent has that name."""
+
+    code = "unknown_agent"
+
+
+class UnknownItemType(InvalidInput):
+    """No mailbox item type has that name."""
+
+    code = "unknown_item_type"
+
+
+class InvalidPriority(InvalidInput):
+    """Priority must be an integer from 0 (critical) to 4 (background)."""
+
+    code = "invalid_priority"
+
+
+class PayloadTooLarge(InvalidInput):
+    """The payload is larger than the size limit."""
+
+    code = "payload_too_large"
+
+
+class ItemNotFound(AttnError):
+    """No mailbox item has that id."""
+
+    code = "item_not_found"
+
+
+class InvalidTransition(AttnError):
+    """The mailbox item cannot move to that status from its current one."""
+
+    code = "invalid_transition"
+
+
+class ProtectedItem(InvalidTransition):
+    """Human chat cannot be deferred, dropped or reprioritized by an agent."""
+
+    code = "protected_item"
+
+
+class MailboxFull(AttnError):
+    """The agent's mailbox is at capacity; the item was not enqueued."""
+
+    code = "mailbox_full"
+
+
+class AgentExists(AttnError):
+    """An agent with that name is already hosted."""
+
+    code = "agent_exists"
+
+
+class AgentNotRunning(AttnError):
+    """The agent is stopped; it does not accept that call now."""
+
+    code = "agent_not_running"
+
+
+class RuntimeLocked(AttnError):
+    """Another process already hosts the agents of this database."""
+
+    code = "runtime_locked"
+
+
+class StoreError(AttnError):
+    """The store failed to read or write."""
+
+    code = "store_error"
+
+
+class StoreClosed(StoreError):
+    """The store is closed."""
+
+    code = "store_closed"
+
+
+class ReplyCancelled(AttnError):
+    """The awaited reply will never come: the item was cancelled, dropped or the runtime stopped."""
+
+    code = "reply_cancelled"

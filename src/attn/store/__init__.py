@@ -1,0 +1,1 @@
+"""Persistence: the Store interface and its backends (memory, SQLite, PostgreSQL)."""

@@ -1,0 +1,199 @@
+"""The store interface: every byte attn persists goes through a :class:`Store`.
+
+Writes are lists of :data:`WriteOp` applied in one transaction by
+:meth:`Store.write`; it returns only after the transaction is committed.
+Backends may commit several concurrent ``write`` calls in one transaction
+(group commit), but each call stays atomic and each caller is answered after
+its own commit.
+
+Spec: 000 §6 (tables, lifecycle), §17 (recovery reads). Implementations:
+:class:`~attn.store.memory.MemoryStore`, :class:`~attn.store.sqlite.SQLiteStore`,
+:class:`~attn.store.postgres.PostgresStore`; one contract suite tests all three.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
+
+#: Columns of ``mailbox_items`` that :class:`UpdateItem` may set.
+ITEM_UPDATE_FIELDS = frozenset(
+    {
+        "priority",
+        "status",
+        "payload",
+        "metadata",
+        "started_at",
+        "completed_at",
+        "deferred_until",
+        "merged_into",
+        "attempt",
+        "redelivered",
+        "session",
+        "reason",
+    }
+)
+ACTIVITY_UPDATE_FIELDS = frozenset({"ended_at", "total_tokens", "total_tools", "success", "label"})
+
+
+@dataclass(frozen=True, slots=True)
+class InsertItem:
+    """Insert a new item; the store assigns ``seq``.
+
+    With an ``idempotency_key`` already used by the same agent nothing is
+    inserted and the result is the existing item instead.
+    Result: ``(item, created)``, the stored item (with ``seq``) and whether it is new.
+    """
+
+    item: MailboxItem
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateItem:
+    """Set columns of one item.
+
+    ``only_if_status``: apply only when the stored status is one of these
+    (a guarded transition). Result: True when a row changed.
+    """
+
+    item_id: str
+    values: dict[str, Any]
+    only_if_status: tuple[ItemStatus, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InsertDecision:
+    """Record a decision. Result: None."""
+
+    decision: Decision
+
+
+@dataclass(frozen=True, slots=True)
+class InsertActivity:
+    """Record the start of an activity. Result: None."""
+
+    activity: Activity
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateActivity:
+    """Set columns of one activity. Result: True when a row changed."""
+
+    activity_id: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InsertLogs:
+    """Append activity log entries. Result: None."""
+
+    logs: tuple[ActivityLog, ...]
+
+
+WriteOp = InsertItem | UpdateItem | InsertDecision | InsertActivity | UpdateActivity | InsertLogs
+
+
+@dataclass(frozen=True, slots=True)
+class ItemQuery:
+    """A filter over one agent's mailbox items, newest first unless ``oldest_first``.
+
+    ``statuses``/``source_types`` of None mean any. ``limit`` and ``offset`` page.
+    """
+
+    agent_id: str
+    statuses: tuple[ItemStatus, ...] | None = None
+    source_types: tuple[str, ...] | None = None
+    limit: int = 100
+    offset: int = 0
+    oldest_first: bool = False
+
+
+@dataclass(slots=True)
+class StoreStatistics:
+    """What a store reports about itself (counts since open)."""
+
+    backend: str
+    transactions: int = 0
+    write_calls: int = 0
+    largest_batch: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Persistence for mailbox items, decisions, activities and logs.
+
+    All methods are coroutines except :meth:`statistics`. After :meth:`close`
+    every call raises :class:`~attn.errors.StoreClosed`. Driver errors are
+    raised as :class:`~attn.errors.StoreError` with the cause chained.
+    """
+
+    backend: str
+
+    async def open(self) -> None:
+        """Connect, create or migrate the schema. Idempotent."""
+
+    async def close(self) -> None:
+        """Finish pending writes and release every resource. Idempotent."""
+
+    async def write(self, ops: Sequence[WriteOp]) -> list[Any]:
+        """Apply ``ops`` in one transaction; return one result per op, in order.
+
+        Returns after commit. If any op fails nothing of this call is applied
+        and :class:`~attn.errors.StoreError` is raised.
+        """
+
+    async def get_item(self, item_id: str) -> MailboxItem | None:
+        """The item with that id, or None."""
+
+    async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
+        """Items matching ``query``, ordered by ``seq`` (newest first by default)."""
+
+    async def count_items(self, query: ItemQuery) -> int:
+        """How many items match ``query`` (ignores limit and offset)."""
+
+    async def load_queue(self, agent_id: str) -> list[MailboxItem]:
+        """The agent's queued items in claim order: priority, then ``seq``."""
+
+    async def claim_next(self, agent_id: str, started_at: datetime) -> MailboxItem | None:
+        """Atomically move the agent's next queued item to processing.
+
+        Claims nothing (returns None) when the agent already has an item in
+        processing or has none queued. Sets ``started_at``; served by the
+        ``(agent_id, status, priority, seq)`` index.
+        """
+
+    async def find_decisions(
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[Decision]:
+        """Decisions, newest first; only those for ``item_id`` when given."""
+
+    async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
+        """Activities linked to the given items."""
+
+    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
+        """Log entries of one activity in ``seq`` order."""
+
+    async def count_by_status(self, agent_id: str) -> dict[str, int]:
+        """Number of the agent's items per status."""
+
+    async def agent_ids(self) -> list[str]:
+        """Every agent id that has items, sorted."""
+
+    async def acquire_host(self) -> None:
+        """Claim the right to host this database's agents for this process.
+
+        Raises:
+            RuntimeLocked: another live process holds it (SQLite: a file lock
+                beside the database; PostgreSQL: an advisory lock).
+        """
+
+    async def release_host(self) -> None:
+        """Give up the host right. Idempotent; also done by :meth:`close`."""
+
+    def statistics(self) -> StoreStatistics:
+        """Counters: transactions, write calls, largest group-commit batch."""

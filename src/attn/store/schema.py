@@ -1,0 +1,99 @@
+"""The schema, once: SQLAlchemy table definitions shared by SQLite and PostgreSQL.
+
+Alembic migrations (``attn/store/migrations``) create exactly these tables; a
+test compares the migrated database with this metadata. The hot path does not
+use SQLAlchemy; it talks to the drivers directly with the same column names.
+
+Instants are ISO 8601 text on SQLite and ``timestamptz`` on PostgreSQL; JSON
+columns are text on both. Spec: 000 §6.2, plus attn's ``seq``, ``attempt``,
+``redelivered``, ``idempotency_key``, ``session`` and ``reason``.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+#: A timestamp: timestamptz on PostgreSQL, ISO 8601 text on SQLite.
+Instant = sa.DateTime(timezone=True).with_variant(sa.Text(), "sqlite")
+#: A 64-bit autoincrementing key; on SQLite it aliases the rowid.
+RowKey = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+mailbox_items = sa.Table(
+    "mailbox_items",
+    metadata,
+    sa.Column("seq", RowKey, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.Text(), nullable=False, unique=True),
+    sa.Column("agent_id", sa.Text(), nullable=False),
+    sa.Column("source_type", sa.Text(), nullable=False),
+    sa.Column("priority", sa.Integer(), nullable=False, server_default="2"),
+    sa.Column("status", sa.Text(), nullable=False, server_default="queued"),
+    sa.Column("payload", sa.Text(), nullable=False, server_default="{}"),
+    sa.Column("metadata", sa.Text(), nullable=False, server_default="{}"),
+    sa.Column("queued_at", Instant, nullable=False),
+    sa.Column("started_at", Instant),
+    sa.Column("completed_at", Instant),
+    sa.Column("deferred_until", Instant),
+    sa.Column("merged_into", sa.Text()),
+    sa.Column("attempt", sa.Integer(), nullable=False, server_default="1"),
+    sa.Column("redelivered", sa.Boolean(), nullable=False, server_default=sa.false()),
+    sa.Column("idempotency_key", sa.Text()),
+    sa.Column("session", sa.Text()),
+    sa.Column("reason", sa.Text()),
+    sa.Index("idx_mailbox_claim", "agent_id", "status", "priority", "seq"),
+    sa.Index("idx_mailbox_agent_seq", "agent_id", "seq"),
+    sa.Index("idx_mailbox_agent_type", "agent_id", "source_type", "seq"),
+    sa.Index("idx_mailbox_idempotency", "agent_id", "idempotency_key", unique=True),
+)
+
+agent_decisions = sa.Table(
+    "agent_decisions",
+    metadata,
+    sa.Column("id", sa.Text(), primary_key=True),
+    sa.Column("agent_id", sa.Text(), nullable=False),
+    sa.Column("decision_type", sa.Text(), nullable=False),
+    sa.Column("mailbox_item_id", sa.Text(), nullable=False),
+    sa.Column("context", sa.Text(), nullable=False, server_default="{}"),
+    sa.Column("reasoning", sa.Text(), nullable=False, server_default=""),
+    sa.Column("outcome", sa.Text()),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Index("idx_decisions_agent", "agent_id", "created_at"),
+    sa.Index("idx_decisions_mailbox_item", "mailbox_item_id"),
+)
+
+agent_activities = sa.Table(
+    "agent_activities",
+    metadata,
+    sa.Column("id", sa.Text(), primary_key=True),
+    sa.Column("agent_id", sa.Text(), nullable=False),
+    sa.Column("mailbox_item_id", sa.Text()),
+    sa.Column("type", sa.Text(), nullable=False),
+    sa.Column("label", sa.Text(), nullable=False),
+    sa.Column("task_id", sa.Text()),
+    sa.Column("started_at", Instant, nullable=False),
+    sa.Column("ended_at", Instant),
+    sa.Column("total_tokens", sa.Integer(), nullable=False, server_default="0"),
+    sa.Column("total_tools", sa.Integer(), nullable=False, server_default="0"),
+    sa.Column("success", sa.Boolean(), nullable=False, server_default=sa.true()),
+    sa.Index("idx_activities_agent", "agent_id", "started_at"),
+    sa.Index("idx_activities_mailbox_item", "mailbox_item_id"),
+)
+
+agent_activity_logs = sa.Table(
+    "agent_activity_logs",
+    metadata,
+    sa.Column("id", RowKey, primary_key=True, autoincrement=True),
+    sa.Column(
+        "activity_id",
+        sa.Text(),
+        sa.ForeignKey("agent_activities.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    sa.Column("seq", sa.Integer(), nullable=False),
+    sa.Column("type", sa.Text(), nullable=False),
+    sa.Column("content", sa.Text(), nullable=False, server_default=""),
+    sa.Column("metadata", sa.Text(), nullable=False, server_default="{}"),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Index("idx_activity_logs_activity", "activity_id", "seq"),
+)
