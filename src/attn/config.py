@@ -1,0 +1,391 @@
+"""``attn.toml``: the server's database, bind address, defaults and agents.
+
+The file is read with :mod:`tomllib` and validated with pydantic; every error
+becomes a :class:`ConfigError` naming the field and, where it can be found, the
+line. Environment variables override the file: ``ATTN_DATABASE_URL``,
+``ATTN_HOST``, ``ATTN_PORT``, ``ATTN_TOKEN``. Without a file, a demo team of
+three agents is used so that ``attn serve`` works on a fresh clone.
+
+Example::
+
+    [database]
+    url = "sqlite:///var/lib/attn/attn.db"
+
+    [server]
+    host = "127.0.0.1"
+    port = 8765
+
+    [defaults]
+    backstop_s = 600
+    max_attempts = 3
+
+    [[agents]]
+    name = "alice"
+    brain = "echo"
+    description = "answers by echoing"
+    options = { steps = 3 }
+    backstop_s = 60        # per-agent override of [defaults]
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from attn.errors import InvalidInput
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+DEFAULT_CONFIG_PATH = Path("attn.toml")
+
+#: Environment variables that override the file, and the field each one sets.
+ENV_OVERRIDES: Mapping[str, tuple[str, str]] = {
+    "ATTN_DATABASE_URL": ("database", "url"),
+    "ATTN_HOST": ("server", "host"),
+    "ATTN_PORT": ("server", "port"),
+    "ATTN_TOKEN": ("server", "token"),
+}
+
+_AGENT_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+
+
+class ConfigError(InvalidInput):
+    """The configuration is not valid."""
+
+    code = "config_error"
+
+
+def _int_to_float(value: object) -> object:
+    # TOML writes whole seconds as integers; strict mode would refuse them for a float.
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class DatabaseSection(_Section):
+    """``[database]``: where the store lives.
+
+    Attributes:
+        url: ``sqlite:///path/attn.db``, ``postgresql://host/db`` or ``memory://``;
+            None means the default (``./attn.db``).
+    """
+
+    url: str | None = Field(default=None, min_length=1)
+
+
+class ServerSection(_Section):
+    """``[server]``: the HTTP bind address and the API token.
+
+    Attributes:
+        host: address to bind; anything but loopback requires ``token``.
+        port: TCP port, 1..65535.
+        token: bearer token every route but ``/health`` requires; None for none.
+    """
+
+    host: str = Field(default=DEFAULT_HOST, min_length=1)
+    port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
+    token: str | None = Field(default=None, min_length=8)
+
+
+class DefaultsSection(_Section):
+    """``[defaults]``: agent settings applied unless an agent overrides them.
+
+    Attributes:
+        backstop_s: processing timeout in seconds.
+        max_attempts: attempts before an item is dropped as poisoned.
+        capacity: maximum queued items per agent (human chat is always accepted).
+    """
+
+    backstop_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
+    max_attempts: int = Field(default=3, ge=1, le=100)
+    capacity: int = Field(default=10_000, ge=1)
+
+    _seconds = field_validator("backstop_s", mode="before")(_int_to_float)
+
+
+class AgentSection(_Section):
+    """One ``[[agents]]`` entry.
+
+    Attributes:
+        name: the agent's name (letters, digits, ``_ . -``; at most 64).
+        brain: a brain name known to :func:`attn.brains.build_brain`, e.g. ``"echo"``.
+        description: one line shown in listings.
+        options: table passed to the brain factory.
+        backstop_s, max_attempts, capacity: per-agent overrides of ``[defaults]``.
+    """
+
+    name: str = Field(pattern=_AGENT_NAME_RE)
+    brain: str = Field(min_length=1)
+    description: str = ""
+    options: dict[str, Any] = Field(default_factory=dict)
+    backstop_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_attempts: int | None = Field(default=None, ge=1, le=100)
+    capacity: int | None = Field(default=None, ge=1)
+
+    _seconds = field_validator("backstop_s", mode="before")(_int_to_float)
+
+
+class AttnConfig(_Section):
+    """The whole configuration, after environment overrides.
+
+    Attributes:
+        database, server, defaults: the sections above.
+        agents: the agents to host, in order; :func:`load_config` checks that names are unique.
+        source: where it came from: a file path, or ``"demo"`` for the built-in team.
+    """
+
+    database: DatabaseSection = DatabaseSection()
+    server: ServerSection = ServerSection()
+    defaults: DefaultsSection = DefaultsSection()
+    agents: list[AgentSection] = Field(default_factory=list)
+    source: str = Field(default="demo", exclude=True)
+
+    def agent_settings(self, agent: AgentSection) -> AgentSettings:
+        """The effective settings of ``agent``: its overrides, else ``[defaults]``."""
+        d = self.defaults
+        return AgentSettings(
+            backstop_s=agent.backstop_s if agent.backstop_s is not None else d.backstop_s,
+            max_attempts=agent.max_attempts if agent.max_attempts is not None else d.max_attempts,
+            capacity=agent.capacity if agent.capacity is not None else d.capacity,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """Effective per-agent settings (keyword arguments of ``AgentConfig``)."""
+
+    backstop_s: float
+    max_attempts: int
+    capacity: int
+
+
+#: The team ``attn serve`` hosts when there is no ``attn.toml``.
+DEMO_AGENTS: tuple[dict[str, Any], ...] = (
+    {
+        "name": "alice",
+        "brain": "echo",
+        "description": "echoes your message back, in three steps with yield points between",
+        "options": {"steps": 3, "step_s": 0.2},
+    },
+    {
+        "name": "bob",
+        "brain": "echo",
+        "description": "echoes your message back at once",
+        "options": {},
+    },
+    {
+        "name": "carol",
+        "brain": "script",
+        "description": "follows a short script: says hello, thinks, answers",
+        "options": {
+            "steps": [
+                {"say": "hello, carol here"},
+                {"sleep_s": 0.2},
+                {"say": "done thinking"},
+            ]
+        },
+    },
+)
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> AttnConfig:
+    """Load the configuration.
+
+    Args:
+        path: the file to read. None means ``./attn.toml`` when it exists, else
+            the demo team. An explicit path that does not exist is an error.
+        environ: environment to read overrides from (default ``os.environ``).
+
+    Returns:
+        The validated configuration with environment overrides applied.
+
+    Raises:
+        ConfigError: unreadable file, TOML syntax error, unknown or invalid
+            field, bad environment value. The message names the file, the field
+            and the line where it can be found.
+    """
+    env = os.environ if environ is None else environ
+    if path is None and not DEFAULT_CONFIG_PATH.is_file():
+        return _validate({"agents": list(DEMO_AGENTS)}, env, source="demo", text=None)
+    file = Path(path) if path is not None else DEFAULT_CONFIG_PATH
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {str(file)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {str(file)!r}: {exc}") from exc
+    return parse_config(text, source=str(file), environ=env)
+
+
+def parse_config(
+    text: str, *, source: str = "attn.toml", environ: Mapping[str, str] | None = None
+) -> AttnConfig:
+    """Parse and validate TOML text (see :func:`load_config`).
+
+    Args:
+        text: the TOML document.
+        source: name used in error messages (usually the file path).
+        environ: environment to read overrides from (default ``os.environ``).
+
+    Raises:
+        ConfigError: see :func:`load_config`.
+    """
+    env = os.environ if environ is None else environ
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: invalid TOML: {exc}") from None
+    return _validate(data, env, source=source, text=text)
+
+
+def _validate(
+    data: dict[str, Any], env: Mapping[str, str], *, source: str, text: str | None
+) -> AttnConfig:
+    data = {**data}
+    env_fields: dict[tuple[str, str], str] = {}
+    for var, (section, key) in ENV_OVERRIDES.items():
+        raw = env.get(var)
+        if raw is None or raw == "":
+            continue
+        value: object = raw
+        if key == "port":
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ConfigError(
+                    f"environment variable {var} must be a port number, got {raw!r}"
+                ) from None
+        table = data.get(section)
+        data[section] = {**table, key: value} if isinstance(table, dict) else {key: value}
+        env_fields[(section, key)] = var
+    data["source"] = source
+    try:
+        config = AttnConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, source, text, env_fields)) from None
+    seen: set[str] = set()
+    for i, agent in enumerate(config.agents):
+        if agent.name in seen:
+            line = _find_line(_key_lines(text), ("agents", i, "name")) if text else None
+            where = f" (line {line})" if line is not None else ""
+            raise ConfigError(
+                f"{source}: agents[{i}].name{where}: agent name {agent.name!r} is used twice"
+            )
+        seen.add(agent.name)
+    return config
+
+
+def _describe(
+    exc: ValidationError, source: str, text: str | None, env_fields: dict[tuple[str, str], str]
+) -> str:
+    lines = _key_lines(text) if text is not None else {}
+    problems = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        field = _dotted(loc)
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field"
+        where = ""
+        var = env_fields.get(loc[:2]) if len(loc) == 2 else None  # type: ignore[arg-type]
+        if var is not None:
+            where = f" (from environment variable {var})"
+        elif text is not None:
+            line = _find_line(lines, loc)
+            if line is not None:
+                where = f" (line {line})"
+        problems.append(f"{field}{where}: {msg}")
+    head = source if source != "demo" else "built-in demo config"
+    return f"{head}: " + "; ".join(problems)
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "config"
+
+
+_HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')\s*(?:\.|=)")
+
+
+def _key_lines(text: str) -> dict[tuple[int | str, ...], int]:
+    """Map TOML paths (as in pydantic locations) to the 1-based line defining them.
+
+    A best-effort scan: headers ``[a.b]`` and ``[[a]]`` and ``key =`` lines;
+    enough to point at the line of a bad field in a hand-written file.
+    """
+    found: dict[tuple[int | str, ...], int] = {}
+    arrays: dict[str, int] = {}
+    table: tuple[int | str, ...] = ()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        header = _HEADER_RE.match(raw)
+        if header:
+            names = [n.strip().strip("\"'") for n in header.group(2).split(".")]
+            path: list[int | str] = []
+            for i, name in enumerate(names):
+                path.append(name)
+                last = i == len(names) - 1
+                if last and header.group(1) == "[[":
+                    key = ".".join(names)
+                    arrays[key] = arrays.get(key, -1) + 1
+                    path.append(arrays[key])
+                elif not last and ".".join(names[: i + 1]) in arrays:
+                    path.append(arrays[".".join(names[: i + 1])])
+            table = tuple(path)
+            found.setdefault(table, number)
+            continue
+        assignment = _KEY_RE.match(raw)
+        if assignment:
+            found.setdefault((*table, assignment.group(1).strip("\"'")), number)
+    return found
+
+
+def _find_line(lines: dict[tuple[int | str, ...], int], loc: tuple[int | str, ...]) -> int | None:
+    for end in range(len(loc), 0, -1):
+        line = lines.get(loc[:end])
+        if line is not None:
+            return line
+    return None
+
+
+def is_loopback(host: str) -> bool:
+    """True when ``host`` names only this machine (``127.x``, ``::1``, ``localhost``)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "DEMO_AGENTS",
+    "AgentSection",
+    "AgentSettings",
+    "AttnConfig",
+    "ConfigError",
+    "DatabaseSection",
+    "DefaultsSection",
+    "ServerSection",
+    "is_loopback",
+    "load_config",
+    "parse_config",
+]
