@@ -1,0 +1,405 @@
+"""Traces: recorded mailbox traffic as a JSONL file, replayable through a runtime.
+
+A trace file is UTF-8 JSON Lines. The first line is the header::
+
+    {"format": "attn-trace", "version": 1, "createdAt": "...", "origin": {...},
+     "types": [<item type>...], "agents": [{"name": ..., "description": ...}]}
+
+``types`` lists the user item types the events need (registered before
+replay, see :func:`type_to_json`); ``agents`` names the recipients. Every
+further non-blank line is one event::
+
+    {"at": "2026-02-09T15:08:17.410+00:00", "agent": "team.alice",
+     "sourceType": "a2a_message", "payload": {...}, "metadata": {...},
+     "priority": null, "key": "ct1-..."}
+
+``key`` is the item's idempotency key: stable across re-imports, unique per
+agent within the trace, so replaying a trace twice into one database never
+duplicates an item. Reading validates every line and raises
+:class:`InvalidTrace` naming the first bad line; nothing is half-read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from attn.core.registry import Category, ItemType, Recovery, TypeRegistry, validate_priority
+from attn.errors import InvalidInput
+
+TRACE_FORMAT = "attn-trace"
+TRACE_VERSION = 1
+
+JSON = dict[str, Any]
+
+
+class InvalidTrace(InvalidInput):
+    """The trace file is not a valid attn trace."""
+
+    code = "invalid_trace"
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One recorded enqueue.
+
+    Attributes:
+        at: when it happened (timezone-aware UTC).
+        agent: the recipient agent's name.
+        source_type: a registry type name (built-in or listed in the header).
+        payload: the item payload (JSON object).
+        metadata: the item metadata (JSON object); ``senderId`` names the sender.
+        priority: 0..4, or None for the type's default.
+        key: idempotency key, unique per agent within the trace.
+    """
+
+    at: datetime
+    agent: str
+    source_type: str
+    payload: JSON
+    metadata: JSON
+    priority: int | None
+    key: str
+
+    @property
+    def sender(self) -> str:
+        """``metadata["senderId"]`` (or ``senderName``), else ``"unknown"``."""
+        for name in ("senderId", "senderName"):
+            value = self.metadata.get(name)
+            if isinstance(value, str) and value:
+                return value
+        return "unknown"
+
+    def to_json(self) -> JSON:
+        """The event as its JSONL object."""
+        return {
+            "at": self.at.isoformat(),
+            "agent": self.agent,
+            "sourceType": self.source_type,
+            "payload": self.payload,
+            "metadata": self.metadata,
+            "priority": self.priority,
+            "key": self.key,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TraceAgent:
+    """A recipient named in the header, with a description for UIs."""
+
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A whole trace: header facts and events in file order.
+
+    Attributes:
+        origin: where the events came from (free-form JSON object).
+        types: user item types to register before replay.
+        agents: recipients (every event's agent is listed here).
+        events: the events, in file order.
+        created_at: when the trace was written.
+    """
+
+    origin: JSON
+    types: tuple[ItemType, ...]
+    agents: tuple[TraceAgent, ...]
+    events: tuple[TraceEvent, ...]
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def header_json(self) -> JSON:
+        """The header line's object."""
+        return {
+            "format": TRACE_FORMAT,
+            "version": TRACE_VERSION,
+            "createdAt": self.created_at.isoformat(),
+            "origin": self.origin,
+            "types": [type_to_json(t) for t in self.types],
+            "agents": [{"name": a.name, "description": a.description} for a in self.agents],
+        }
+
+
+def type_to_json(spec: ItemType) -> JSON:
+    """Every field of ``spec`` as a JSON object (camelCase), readable by :func:`type_from_json`."""
+    return {
+        "name": spec.name,
+        "label": spec.label,
+        "defaultPriority": spec.default_priority,
+        "category": str(spec.category),
+        "icon": spec.icon,
+        "activityType": spec.activity_type,
+        "createsActivity": spec.creates_activity,
+        "invokesLLM": spec.invokes_llm,
+        "requiresText": spec.requires_text,
+        "userPriority": spec.user_priority,
+        "preemptable": spec.preemptable,
+        "protected": spec.protected,
+        "userInteraction": spec.user_interaction,
+        "recovery": str(spec.recovery),
+        "ttlS": spec.ttl_s,
+        "mergeKey": spec.merge_key,
+        "description": spec.description,
+    }
+
+
+# JSON key -> (ItemType field, accepted JSON types, required)
+_TYPE_FIELDS: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (
+    ("name", "name", (str,), True),
+    ("label", "label", (str,), True),
+    ("defaultPriority", "default_priority", (int,), True),
+    ("category", "category", (str,), True),
+    ("icon", "icon", (str,), False),
+    ("activityType", "activity_type", (str, type(None)), False),
+    ("createsActivity", "creates_activity", (bool,), False),
+    ("invokesLLM", "invokes_llm", (bool,), False),
+    ("requiresText", "requires_text", (bool,), False),
+    ("userPriority", "user_priority", (int, type(None)), False),
+    ("preemptable", "preemptable", (bool,), False),
+    ("protected", "protected", (bool,), False),
+    ("userInteraction", "user_interaction", (bool,), False),
+    ("recovery", "recovery", (str,), False),
+    ("ttlS", "ttl_s", (int, float, type(None)), False),
+    ("mergeKey", "merge_key", (str, type(None)), False),
+    ("description", "description", (str,), False),
+)
+
+
+def type_from_json(data: object) -> ItemType:
+    """Build an :class:`ItemType` from :func:`type_to_json` output, validating it.
+
+    Raises:
+        InvalidInput: when a field is missing or has the wrong type, or the type
+            would be rejected by :meth:`TypeRegistry.register`.
+    """
+    if not isinstance(data, dict):
+        raise InvalidInput(f"an item type must be a JSON object, got {_kind(data)}")
+    kwargs: dict[str, Any] = {"icon": "•"}
+    for key, attr, kinds, required in _TYPE_FIELDS:
+        if key not in data:
+            if required:
+                raise InvalidInput(f"item type is missing {key!r}")
+            continue
+        value = data[key]
+        if isinstance(value, bool) and bool not in kinds:
+            raise InvalidInput(f"item type field {key!r} has the wrong type: {value!r}")
+        if not isinstance(value, kinds):
+            raise InvalidInput(f"item type field {key!r} has the wrong type: {value!r}")
+        kwargs[attr] = value
+    unknown = sorted(set(data) - {k for k, *_ in _TYPE_FIELDS})
+    if unknown:
+        raise InvalidInput(f"item type has unknown fields: {', '.join(unknown)}")
+    if kwargs["category"] not in {c.value for c in Category}:
+        allowed = ", ".join(c.value for c in Category)
+        raise InvalidInput(f"category must be one of {allowed}, got {kwargs['category']!r}")
+    kwargs["category"] = Category(kwargs["category"])
+    recovery = kwargs.get("recovery", Recovery.REQUEUE)
+    if recovery not in {r.value for r in Recovery}:
+        raise InvalidInput(f"recovery must be requeue or drop, got {recovery!r}")
+    kwargs["recovery"] = Recovery(recovery)
+    spec = ItemType(**kwargs)
+    # The registry owns the rules for names, priorities and labels: reuse them.
+    TypeRegistry(()).register(spec)
+    return spec
+
+
+def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
+    """Write ``trace`` to ``path`` atomically (a temporary file, then rename).
+
+    Returns:
+        The path written.
+
+    Raises:
+        InvalidInput: when the file cannot be written.
+    """
+    target = Path(path)
+    lines = [_dumps(trace.header_json())]
+    lines.extend(_dumps(event.to_json()) for event in trace.events)
+    text = "\n".join(lines) + "\n"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise InvalidInput(f"cannot write trace file {target}: {exc.strerror or exc}") from exc
+    return target
+
+
+def read_trace(path: str | os.PathLike[str]) -> Trace:
+    """Read and validate a whole trace file.
+
+    Returns:
+        The trace, events in file order.
+
+    Raises:
+        InvalidTrace: when the file cannot be read or any line is invalid; the
+            message names the file and the 1-based line number.
+    """
+    source = Path(path)
+    try:
+        raw = source.read_bytes()
+    except OSError as exc:
+        raise InvalidTrace(f"cannot read trace file {source}: {exc.strerror or exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InvalidTrace(f"{source}:{line}: not UTF-8 text") from exc
+    return parse_trace(text.splitlines(), name=str(source))
+
+
+def parse_trace(lines: Iterable[str], *, name: str = "<trace>") -> Trace:
+    """Parse trace lines (header first); see :func:`read_trace`.
+
+    Raises:
+        InvalidTrace: naming ``name`` and the 1-based line number of the first bad line.
+    """
+    header: JSON | None = None
+    header_line = 0
+    events: list[TraceEvent] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidTrace(f"{name}:{number}: not valid JSON ({exc.msg})") from exc
+        if header is None:
+            if not isinstance(data, dict) or data.get("format") != TRACE_FORMAT:
+                raise InvalidTrace(
+                    f"{name}:{number}: expected the trace header "
+                    f'{{"format": "{TRACE_FORMAT}", ...}} as the first line'
+                )
+            header, header_line = data, number
+            continue
+        try:
+            event = event_from_json(data)
+        except InvalidInput as exc:
+            raise InvalidTrace(f"{name}:{number}: {exc.message}") from exc
+        first = seen.setdefault((event.agent, event.key), number)
+        if first != number:
+            raise InvalidTrace(
+                f"{name}:{number}: duplicate key {event.key!r} for agent {event.agent!r} "
+                f"(first used on line {first})"
+            )
+        events.append(event)
+    if header is None:
+        raise InvalidTrace(f"{name}: empty file, expected a trace header line")
+    try:
+        return _build(header, events)
+    except InvalidInput as exc:
+        raise InvalidTrace(f"{name}:{header_line}: {exc.message}") from exc
+
+
+def event_from_json(data: object) -> TraceEvent:
+    """Validate one event object.
+
+    Raises:
+        InvalidInput: naming the bad field.
+    """
+    if not isinstance(data, dict):
+        raise InvalidInput(f"an event must be a JSON object, got {_kind(data)}")
+    missing = [k for k in ("at", "agent", "sourceType", "payload", "key") if k not in data]
+    if missing:
+        raise InvalidInput(f"event is missing {', '.join(repr(k) for k in missing)}")
+    unknown = sorted(set(data) - {"at", "agent", "sourceType", "payload", "metadata",
+                                  "priority", "key"})
+    if unknown:
+        raise InvalidInput(f"event has unknown fields: {', '.join(unknown)}")
+    at = parse_instant(data["at"], "at")
+    agent = _nonempty_str(data, "agent")
+    source_type = _nonempty_str(data, "sourceType")
+    key = _nonempty_str(data, "key")
+    payload = data["payload"]
+    metadata = data.get("metadata", {})
+    for field_name, value in (("payload", payload), ("metadata", metadata)):
+        if not isinstance(value, dict):
+            raise InvalidInput(f"{field_name!r} must be a JSON object, got {_kind(value)}")
+    priority = data.get("priority")
+    if priority is not None:
+        validate_priority(priority)
+    return TraceEvent(at, agent, source_type, payload, metadata, priority, key)
+
+
+def parse_instant(value: object, field_name: str) -> datetime:
+    """An ISO 8601 string with a timezone as an aware UTC datetime.
+
+    Raises:
+        InvalidInput: for anything else (naive times included).
+    """
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field_name!r} must be an ISO 8601 string, got {_kind(value)}")
+    try:
+        instant = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise InvalidInput(f"{field_name!r} is not an ISO 8601 time: {value!r}") from exc
+    if instant.tzinfo is None:
+        raise InvalidInput(f"{field_name!r} needs a timezone (e.g. Z or +00:00): {value!r}")
+    return instant.astimezone(UTC)
+
+
+def _build(header: Mapping[str, Any], events: list[TraceEvent]) -> Trace:
+    version = header.get("version")
+    if version != TRACE_VERSION:
+        raise InvalidInput(
+            f"unsupported trace version {version!r} (this attn reads {TRACE_VERSION})"
+        )
+    origin = header.get("origin", {})
+    if not isinstance(origin, dict):
+        raise InvalidInput(f"'origin' must be a JSON object, got {_kind(origin)}")
+    created_at = parse_instant(header.get("createdAt", datetime.now(UTC).isoformat()), "createdAt")
+    raw_types = header.get("types", [])
+    if not isinstance(raw_types, list):
+        raise InvalidInput(f"'types' must be a JSON array, got {_kind(raw_types)}")
+    types: list[ItemType] = []
+    for index, raw in enumerate(raw_types):
+        try:
+            spec = type_from_json(raw)
+        except InvalidInput as exc:
+            raise InvalidInput(f"types[{index}]: {exc.message}") from exc
+        if any(t.name == spec.name for t in types):
+            raise InvalidInput(f"types[{index}]: type {spec.name!r} is listed twice")
+        types.append(spec)
+    raw_agents = header.get("agents", [])
+    if not isinstance(raw_agents, list):
+        raise InvalidInput(f"'agents' must be a JSON array, got {_kind(raw_agents)}")
+    agents: dict[str, TraceAgent] = {}
+    for index, raw in enumerate(raw_agents):
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
+            raise InvalidInput(f"agents[{index}] must be an object with a non-empty 'name'")
+        description = raw.get("description", "")
+        if not isinstance(description, str):
+            raise InvalidInput(f"agents[{index}].description must be a string")
+        agents.setdefault(raw["name"], TraceAgent(raw["name"], description))
+    for event in events:  # recipients missing from the header are still agents
+        agents.setdefault(event.agent, TraceAgent(event.agent))
+    return Trace(dict(origin), tuple(types), tuple(agents.values()), tuple(events), created_at)
+
+
+def _nonempty_str(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{key!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _kind(value: object) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _dumps(data: JSON) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
