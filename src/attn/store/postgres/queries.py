@@ -1,0 +1,146 @@
+"""The SQL of the PostgreSQL store, as named queries.
+
+asyncpg prepares each distinct statement once per connection (its statement
+cache), so the hot path runs prepared statements. Update statements are built
+from a fixed column allow-list (``attn.store.base.ITEM_UPDATE_FIELDS``), never
+from caller text.
+
+Lock keys: attn's advisory locks use the two-``int4`` form, whose key space is
+separate from the single-``bigint`` form other applications usually take.
+Spec: 000 §6 (tables), §17 (recovery reads).
+"""
+
+from __future__ import annotations
+
+#: Channel of the wake-up notifications; the payload is the agent id.
+NOTIFY_CHANNEL = "attn_mailbox"
+
+#: First key of attn's advisory locks ("atnc": claims, "atnh": hosting; "atnm",
+#: migrations, is taken by :mod:`attn.store.migrate`).
+CLAIM_LOCK_CLASS = 0x61746E63
+HOST_LOCK_CLASS = 0x61746E68
+
+ITEM_COLUMNS = (
+    "id, agent_id, source_type, priority, status, payload, metadata, queued_at, started_at,"
+    " completed_at, deferred_until, merged_into, attempt, redelivered, idempotency_key,"
+    " session, reason"
+)
+ITEM_SELECT = f"SELECT seq, {ITEM_COLUMNS} FROM mailbox_items"
+
+# ON CONFLICT names the idempotency index's columns, so a clash on ``id`` still raises.
+INSERT_ITEM = f"""
+INSERT INTO mailbox_items ({ITEM_COLUMNS})
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+ON CONFLICT (agent_id, idempotency_key) DO NOTHING
+RETURNING seq
+"""
+
+SELECT_BY_IDEMPOTENCY_KEY = f"{ITEM_SELECT} WHERE agent_id = $1 AND idempotency_key = $2"
+
+NOTIFY = "SELECT pg_notify($1, $2)"
+
+INSERT_DECISION = """
+INSERT INTO agent_decisions
+    (id, agent_id, decision_type, mailbox_item_id, context, reasoning, outcome, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+"""
+
+INSERT_ACTIVITY = """
+INSERT INTO agent_activities
+    (id, agent_id, mailbox_item_id, type, label, task_id, started_at, ended_at,
+     total_tokens, total_tools, success)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+"""
+
+INSERT_LOG = """
+INSERT INTO agent_activity_logs (activity_id, seq, type, content, metadata, created_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+"""
+
+GET_ITEM = f"{ITEM_SELECT} WHERE id = $1"
+
+_ITEM_FILTER = """
+WHERE agent_id = $1
+  AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+  AND ($3::text[] IS NULL OR source_type = ANY($3::text[]))
+"""
+FIND_ITEMS_NEWEST = f"{ITEM_SELECT} {_ITEM_FILTER} ORDER BY seq DESC LIMIT $4 OFFSET $5"
+FIND_ITEMS_OLDEST = f"{ITEM_SELECT} {_ITEM_FILTER} ORDER BY seq ASC LIMIT $4 OFFSET $5"
+COUNT_ITEMS = f"SELECT count(*) FROM mailbox_items {_ITEM_FILTER}"
+
+LOAD_QUEUE = f"{ITEM_SELECT} WHERE agent_id = $1 AND status = 'queued' ORDER BY priority, seq"
+
+# Taken first, in its own statement: the claim below must start its snapshot
+# after the lock is granted, or it would not see a claim committed meanwhile.
+LOCK_AGENT = f"SELECT pg_advisory_xact_lock({CLAIM_LOCK_CLASS}, hashtext($1))"
+
+CLAIM_NEXT = f"""
+WITH head AS (
+    SELECT seq FROM mailbox_items
+    WHERE agent_id = $1 AND status = 'queued'
+      AND NOT EXISTS (
+          SELECT 1 FROM mailbox_items WHERE agent_id = $1 AND status = 'processing'
+      )
+    ORDER BY priority, seq
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE mailbox_items AS m SET status = 'processing', started_at = $2
+FROM head WHERE m.seq = head.seq
+RETURNING m.seq, {", ".join("m." + c.strip() for c in ITEM_COLUMNS.split(","))}
+"""
+
+FIND_DECISIONS = """
+SELECT * FROM agent_decisions
+WHERE agent_id = $1 AND ($2::text IS NULL OR mailbox_item_id = $2)
+ORDER BY created_at DESC, id DESC
+LIMIT $3 OFFSET $4
+"""
+
+FIND_ACTIVITIES = """
+SELECT * FROM agent_activities
+WHERE agent_id = $1 AND mailbox_item_id = ANY($2::text[])
+ORDER BY started_at, id
+"""
+
+FIND_ACTIVITY_LOGS = "SELECT * FROM agent_activity_logs WHERE activity_id = $1 ORDER BY seq, id"
+
+COUNT_BY_STATUS = "SELECT status, count(*) FROM mailbox_items WHERE agent_id = $1 GROUP BY status"
+
+# A loose index scan over idx_mailbox_agent_seq: one probe per agent, not a full scan.
+AGENT_IDS = """
+WITH RECURSIVE agents(agent_id) AS (
+    (SELECT agent_id FROM mailbox_items ORDER BY agent_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT m.agent_id FROM mailbox_items m
+            WHERE m.agent_id > a.agent_id ORDER BY m.agent_id LIMIT 1)
+    FROM agents a WHERE a.agent_id IS NOT NULL
+)
+SELECT agent_id FROM agents WHERE agent_id IS NOT NULL
+"""
+
+# The host key is the schema the tables live in (advisory locks are already
+# per database), so two attn deployments in two schemas of one database do not
+# exclude each other.
+HOST_KEY = "SELECT hashtext(current_schema())"
+TRY_HOST_LOCK = f"SELECT pg_try_advisory_lock({HOST_LOCK_CLASS}, $1)"
+HOST_UNLOCK = f"SELECT pg_advisory_unlock({HOST_LOCK_CLASS}, $1)"
+HOST_LOCK_HOLDER = f"""
+SELECT current_database() AS db, current_schema() AS schema,
+       host(inet_server_addr()) AS addr, inet_server_port() AS port,
+       (SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+        WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()
+          AND l.classid = {HOST_LOCK_CLASS}::oid AND l.objsubid = 2
+          AND l.objid = ($1::bigint & 4294967295)::oid
+        LIMIT 1) AS pid
+"""
+
+
+def update_statement(table: str, columns: list[str]) -> str:
+    """``UPDATE table SET c1 = $2, ... WHERE id = $1``.
+
+    ``columns`` must come from a fixed allow-list. With no columns the update
+    changes nothing but still reports whether the row exists.
+    """
+    sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=2)) or "id = id"
+    return f"UPDATE {table} SET {sets} WHERE id = $1"

@@ -1,0 +1,330 @@
+"""The PostgreSQL :class:`~attn.store.base.Store`: asyncpg, a pool, one transaction per write.
+
+Several runtimes and API processes may share one database: claims serialize
+per agent on a transaction-scoped advisory lock, so an agent never has two
+items in ``processing`` (DESIGN invariant 3); inserts ``NOTIFY attn_mailbox``
+with the agent id in the same transaction so a runtime in another process can
+be woken (:meth:`PostgresStore.listen`).
+
+Spec: 000 §6 (tables, lifecycle), §12.1 (persistence), §17 (recovery reads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any, TypeAlias
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
+from attn.errors import InvalidInput, StoreClosed, StoreError
+from attn.store import migrate
+from attn.store.base import ItemQuery, StoreStatistics, WriteOp
+from attn.store.postgres import codec, queries
+from attn.store.postgres.host import HostLock
+from attn.store.postgres.notify import Listener, WakeCallback
+from attn.store.postgres.ops import Step, apply_step, plan_step
+
+Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
+PooledConnection: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
+
+#: What the driver raises when the server or the network fails.
+DRIVER_ERRORS: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    OSError,
+    TimeoutError,
+)
+
+_OPEN_ERRORS: tuple[type[BaseException], ...] = (*DRIVER_ERRORS, StoreError)
+_SCHEMES = ("postgresql", "postgres", "postgresql+asyncpg")
+
+
+class PostgresStore:
+    """Persistence on PostgreSQL (``postgresql://user@host:port/db``).
+
+    Args:
+        url: a ``postgresql://`` (or ``postgres://``, ``postgresql+asyncpg://``) URL.
+        min_size: connections the pool keeps open.
+        max_size: most connections the pool opens; the LISTEN and host-lock
+            connections are extra, one each, opened only when used.
+
+    Raises:
+        InvalidInput: the URL is not a PostgreSQL URL or the sizes are inconsistent.
+    """
+
+    backend = "postgresql"
+
+    def __init__(self, url: str, *, min_size: int = 1, max_size: int = 10) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in _SCHEMES:
+            raise InvalidInput(f"expected a postgresql:// URL, got {_redact(url)!r}")
+        if not 0 <= min_size <= max_size or max_size < 1:
+            raise InvalidInput(
+                f"expected 0 <= min_size <= max_size and max_size >= 1,"
+                f" got min_size={min_size}, max_size={max_size}"
+            )
+        self._dsn = urlunsplit(parts._replace(scheme="postgresql"))
+        self._min_size = min_size
+        self._max_size = max_size
+        self._pool: asyncpg.Pool[asyncpg.Record] | None = None
+        self._open_lock = asyncio.Lock()
+        self._closed = False
+        self._stats = StoreStatistics(backend=self.backend)
+        self._host = HostLock(self._connect)
+        self._listener = Listener(self._connect)
+
+    @property
+    def url(self) -> str:
+        """The database URL without its password."""
+        return _redact(self._dsn)
+
+    async def _connect(self) -> Connection:
+        return await asyncpg.connect(self._dsn, server_settings={"application_name": "attn"})
+
+    # -- lifecycle --------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Open the pool and migrate the schema to the newest version. Idempotent.
+
+        Raises:
+            StoreClosed: the store was closed.
+            StoreError: the server is unreachable or the migration failed.
+        """
+        async with self._open_lock:
+            if self._closed:
+                raise StoreClosed(f"the PostgreSQL store for {self.url} was closed")
+            if self._pool is not None:
+                return
+            try:
+                pool = await asyncpg.create_pool(
+                    self._dsn,
+                    min_size=self._min_size,
+                    max_size=self._max_size,
+                    server_settings={"application_name": "attn"},
+                )
+            except DRIVER_ERRORS as exc:
+                raise StoreError(f"cannot connect to PostgreSQL at {self.url}: {exc}") from exc
+            try:
+                if await _schema_revision(pool) != migrate.HEAD_REVISION:
+                    await migrate.upgrade_async(self._dsn)
+            except _OPEN_ERRORS as exc:
+                await pool.close()
+                raise StoreError(f"cannot migrate the schema at {self.url}: {exc}") from exc
+            except BaseException:
+                await pool.close()
+                raise
+            self._pool = pool
+
+    async def close(self) -> None:
+        """Release the host lock, stop listening, wait for in-flight calls, close the pool.
+
+        Idempotent.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        async with self._open_lock:
+            try:
+                await self._listener.close()
+                await self._host.release()
+            except DRIVER_ERRORS:
+                pass  # their sessions end with their connections anyway
+            finally:
+                pool, self._pool = self._pool, None
+                if pool is not None:
+                    await pool.close()
+
+    def _require(self) -> asyncpg.Pool[asyncpg.Record]:
+        if self._closed:
+            raise StoreClosed(f"the PostgreSQL store for {self.url} is closed")
+        if self._pool is None:
+            raise StoreError("the store is not open; call open() first")
+        return self._pool
+
+    @asynccontextmanager
+    async def _transaction(self, what: str) -> AsyncIterator[PooledConnection]:
+        pool = self._require()
+        try:
+            async with pool.acquire() as conn, conn.transaction():
+                yield conn
+        except DRIVER_ERRORS as exc:
+            if self._closed:
+                raise StoreClosed(f"the PostgreSQL store was closed during {what}") from exc
+            raise StoreError(f"{what} failed on PostgreSQL: {exc}") from exc
+        self._stats.transactions += 1
+
+    async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        pool = self._require()
+        try:
+            return await pool.fetch(sql, *args)
+        except DRIVER_ERRORS as exc:
+            raise StoreError(f"read failed on PostgreSQL: {exc}") from exc
+
+    # -- writes -------------------------------------------------------------------
+
+    async def write(self, ops: Sequence[WriteOp]) -> list[Any]:
+        """Apply ``ops`` in one transaction; one result per op (see :mod:`attn.store.base`).
+
+        Inserting items also sends ``NOTIFY attn_mailbox, '<agent_id>'`` once per
+        agent, delivered when the transaction commits.
+
+        Raises:
+            StoreError: an op is malformed (nothing is sent) or the database
+                refused one (the transaction is rolled back); cause chained.
+            StoreClosed: the store is closed.
+        """
+        self._require()
+        steps: list[Step] = [plan_step(op) for op in ops]
+        async with self._transaction(f"write of {len(steps)} op(s)") as conn:
+            results: list[Any] = []
+            woken: dict[str, None] = {}
+            for step in steps:
+                result, agent_id = await apply_step(conn, step)
+                results.append(result)
+                if agent_id is not None:
+                    woken[agent_id] = None
+            for agent_id in woken:
+                await conn.execute(queries.NOTIFY, queries.NOTIFY_CHANNEL, agent_id)
+        self._stats.write_calls += 1
+        self._stats.largest_batch = max(self._stats.largest_batch, 1)
+        return results
+
+    async def claim_next(self, agent_id: str, started_at: datetime) -> MailboxItem | None:
+        """Move the agent's next queued item to processing, or return None.
+
+        None when the agent has an item in processing (also one claimed by
+        another process a moment ago) or nothing queued. Order: priority, then seq.
+
+        Raises:
+            StoreError: ``started_at`` is naive, or the database failed.
+        """
+        codec.instant(started_at, "started_at", nullable=False)
+        async with self._transaction(f"claim for agent {agent_id!r}") as conn:
+            await conn.execute(queries.LOCK_AGENT, agent_id)
+            row = await conn.fetchrow(queries.CLAIM_NEXT, agent_id, started_at)
+        return codec.row_to_item(row) if row is not None else None
+
+    # -- reads ----------------------------------------------------------------------
+
+    async def get_item(self, item_id: str) -> MailboxItem | None:
+        rows = await self._fetch(queries.GET_ITEM, item_id)
+        return codec.row_to_item(rows[0]) if rows else None
+
+    @staticmethod
+    def _filter_args(query: ItemQuery) -> tuple[Any, ...]:
+        statuses = [str(s) for s in query.statuses] if query.statuses is not None else None
+        types = list(query.source_types) if query.source_types is not None else None
+        return (query.agent_id, statuses, types)
+
+    async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
+        sql = queries.FIND_ITEMS_OLDEST if query.oldest_first else queries.FIND_ITEMS_NEWEST
+        rows = await self._fetch(sql, *self._filter_args(query), query.limit, query.offset)
+        return [codec.row_to_item(row) for row in rows]
+
+    async def count_items(self, query: ItemQuery) -> int:
+        rows = await self._fetch(queries.COUNT_ITEMS, *self._filter_args(query))
+        return int(rows[0][0])
+
+    async def load_queue(self, agent_id: str) -> list[MailboxItem]:
+        return [codec.row_to_item(row) for row in await self._fetch(queries.LOAD_QUEUE, agent_id)]
+
+    async def find_decisions(
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[Decision]:
+        rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset)
+        return [codec.row_to_decision(row) for row in rows]
+
+    async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
+        rows = await self._fetch(queries.FIND_ACTIVITIES, agent_id, list(item_ids))
+        return [codec.row_to_activity(row) for row in rows]
+
+    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
+        rows = await self._fetch(queries.FIND_ACTIVITY_LOGS, activity_id)
+        return [codec.row_to_log(row) for row in rows]
+
+    async def count_by_status(self, agent_id: str) -> dict[str, int]:
+        rows = await self._fetch(queries.COUNT_BY_STATUS, agent_id)
+        return {row[0]: int(row[1]) for row in rows}
+
+    async def agent_ids(self) -> list[str]:
+        return sorted(row[0] for row in await self._fetch(queries.AGENT_IDS))
+
+    # -- hosting and wakes ----------------------------------------------------------
+
+    async def acquire_host(self) -> None:
+        """Take this database's host advisory lock for this process.
+
+        Raises:
+            RuntimeLocked: another session holds it (the message names the database).
+            StoreError: the database failed.
+        """
+        self._require()
+        try:
+            await self._host.acquire()
+        except DRIVER_ERRORS as exc:
+            raise StoreError(f"cannot take the host lock on {self.url}: {exc}") from exc
+
+    async def release_host(self) -> None:
+        """Unlock the host lock. Idempotent."""
+        try:
+            await self._host.release()
+        except DRIVER_ERRORS as exc:
+            raise StoreError(f"cannot release the host lock on {self.url}: {exc}") from exc
+
+    async def listen(self, callback: WakeCallback) -> Callable[[], Awaitable[None]]:
+        """Call ``callback(agent_id)`` whenever any process inserts items for that agent.
+
+        The callback runs on the event loop and must not block; exceptions it
+        raises are logged. Notifications are wake-up hints, not a queue.
+
+        Returns:
+            An idempotent coroutine function that ends this subscription.
+
+        Raises:
+            StoreError: the LISTEN connection could not be opened.
+        """
+        self._require()
+        try:
+            return await self._listener.subscribe(callback)
+        except DRIVER_ERRORS as exc:
+            raise StoreError(f"cannot LISTEN on {self.url}: {exc}") from exc
+
+    def statistics(self) -> StoreStatistics:
+        pool = self._pool
+        extra: dict[str, Any] = {
+            "pool_size": pool.get_size() if pool is not None else 0,
+            "pool_idle": pool.get_idle_size() if pool is not None else 0,
+            "host_locked": self._host.held,
+            "listening": self._listener.connected,
+            "listen_reconnects": self._listener.reconnects,
+        }
+        stats = StoreStatistics(
+            backend=self.backend,
+            transactions=self._stats.transactions,
+            write_calls=self._stats.write_calls,
+            largest_batch=self._stats.largest_batch,
+        )
+        stats.extra.update(extra)
+        return stats
+
+
+async def _schema_revision(pool: asyncpg.Pool[asyncpg.Record]) -> str | None:
+    # Checked with the pool so a current schema never imports Alembic.
+    try:
+        revision = await pool.fetchval("SELECT version_num FROM alembic_version")
+    except asyncpg.UndefinedTableError:
+        return None
+    return str(revision) if revision is not None else None
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
