@@ -1,1 +1,79 @@
-"""attn: durable mailboxes and a single-threaded attention loop for LLM agents."""
+"""attn: durable mailboxes and a single-threaded attention loop for LLM agents.
+
+The public surface: :class:`Runtime` hosts :class:`Agent` objects; each has a
+mailbox and an attention controller. Brains are async callables receiving a
+:class:`MailboxItem` and a :class:`Focus`.
+"""
+
+from attn.brains import EchoBrain, ScriptBrain, build_brain
+from attn.core.config import AgentConfig
+from attn.core.events import Event, EventBus
+from attn.core.focus import Brain, Focus, Reply, YieldAction, YieldDecision
+from attn.core.models import (
+    Activity,
+    ActivityLog,
+    AttentionState,
+    Decision,
+    DecisionType,
+    ItemStatus,
+    MailboxItem,
+)
+from attn.core.registry import Category, ItemType, Priority, TypeRegistry
+from attn.errors import (
+    AttnError,
+    InvalidInput,
+    InvalidPriority,
+    InvalidTransition,
+    ItemNotFound,
+    MailboxFull,
+    PayloadTooLarge,
+    ProtectedItem,
+    ReplyCancelled,
+    RuntimeLocked,
+    StoreError,
+    UnknownAgent,
+    UnknownItemType,
+)
+from attn.runtime import Agent, Runtime
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Activity",
+    "ActivityLog",
+    "Agent",
+    "AgentConfig",
+    "AttentionState",
+    "AttnError",
+    "Brain",
+    "Category",
+    "Decision",
+    "DecisionType",
+    "EchoBrain",
+    "Event",
+    "EventBus",
+    "Focus",
+    "InvalidInput",
+    "InvalidPriority",
+    "InvalidTransition",
+    "ItemNotFound",
+    "ItemStatus",
+    "ItemType",
+    "MailboxFull",
+    "MailboxItem",
+    "PayloadTooLarge",
+    "Priority",
+    "ProtectedItem",
+    "Reply",
+    "ReplyCancelled",
+    "Runtime",
+    "RuntimeLocked",
+    "ScriptBrain",
+    "StoreError",
+    "TypeRegistry",
+    "UnknownAgent",
+    "UnknownItemType",
+    "YieldAction",
+    "YieldDecision",
+    "build_brain",
+]

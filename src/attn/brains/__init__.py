@@ -1,1 +1,30 @@
-"""attn.brains."""
+"""Built-in brains that need no network: ``echo`` and ``script``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attn.brains.echo import EchoBrain
+from attn.brains.script import ScriptBrain
+from attn.core.focus import Brain
+from attn.errors import InvalidInput
+
+BRAINS: dict[str, type[EchoBrain] | type[ScriptBrain]] = {"echo": EchoBrain, "script": ScriptBrain}
+
+
+def build_brain(name: str, options: dict[str, Any] | None = None) -> Brain:
+    """Make a built-in brain from its name and options (as written in ``attn.toml``).
+
+    Raises:
+        InvalidInput: unknown brain name or options it does not take.
+    """
+    cls = BRAINS.get(name)
+    if cls is None:
+        raise InvalidInput(f"unknown brain {name!r}; built-in brains: {', '.join(BRAINS)}")
+    try:
+        return cls(**(options or {}))
+    except TypeError as exc:
+        raise InvalidInput(f"brain {name!r} does not take those options: {exc}") from exc
+
+
+__all__ = ["BRAINS", "EchoBrain", "ScriptBrain", "build_brain"]

@@ -172,6 +172,24 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
 )
 
 
+def activity_type_for(spec: ItemType, extra: Mapping[str, Any]) -> str | None:
+    """The activity type an item of ``spec`` creates, or None for no activity (000 §6.3).
+
+    ``extra`` is the item's payload: execution triggers (``triggerExecution``)
+    create a ``task`` activity; informational types create one only when
+    ``actionRequired`` is set.
+    """
+    nested = extra.get("extra")
+    flags = nested if isinstance(nested, Mapping) else {}
+    if extra.get("triggerExecution") or flags.get("triggerExecution"):
+        return "task"
+    if not spec.creates_activity or spec.activity_type is None:
+        return None
+    if not spec.invokes_llm and not (extra.get("actionRequired") or flags.get("actionRequired")):
+        return None
+    return spec.activity_type
+
+
 class TypeRegistry(Mapping[str, ItemType]):
     """The set of known source types: the 14 built-ins plus registered ones.
 

@@ -1,1 +1,7 @@
-"""attn.runtime."""
+"""Hosting agents: the :class:`Runtime`, its :class:`Agent` objects and their config."""
+
+from attn.core.config import AgentConfig
+from attn.runtime.agent import Agent
+from attn.runtime.runtime import Runtime
+
+__all__ = ["Agent", "AgentConfig", "Runtime"]

@@ -1,0 +1,53 @@
+"""The echo brain: replies with the item's text after a number of steps.
+
+Between steps it reaches a yield point, so it shows preemption, merging and
+cancellation like a real tool loop, with no network and no model.
+"""
+
+from __future__ import annotations
+
+from attn.core.focus import Focus, Reply
+from attn.core.models import MailboxItem
+from attn.errors import InvalidInput
+
+
+class EchoBrain:
+    """Reply ``prefix + text`` after ``steps`` steps of ``step_s`` seconds each.
+
+    Args:
+        steps: number of work steps (≥ 1); a yield point separates consecutive steps.
+        step_s: seconds each step takes on the runtime clock (0 for none).
+        prefix: text put before the echoed content.
+
+    Raises:
+        InvalidInput: steps < 1 or step_s < 0.
+
+    The step reached is kept in ``focus.session["step"]``, so preempted work
+    resumes where it stopped.
+    """
+
+    def __init__(self, steps: int = 1, step_s: float = 0.0, prefix: str = "echo: ") -> None:
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise InvalidInput(f"echo brain steps must be an integer ≥ 1, got {steps!r}")
+        if isinstance(step_s, bool) or not isinstance(step_s, int | float) or step_s < 0:
+            raise InvalidInput(f"echo brain step_s must be ≥ 0 seconds, got {step_s!r}")
+        if not isinstance(prefix, str):
+            raise InvalidInput(f"echo brain prefix must be a string, got {prefix!r}")
+        self.steps = steps
+        self.step_s = float(step_s)
+        self.prefix = prefix
+
+    async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
+        step = int(focus.session.get("step", 0))
+        while step < self.steps:
+            if self.step_s:
+                await focus.clock.sleep(self.step_s)
+            step += 1
+            focus.session["step"] = step
+            focus.log("status", f"step {step} of {self.steps}")
+            if step < self.steps and (await focus.yield_point()).stop:
+                return None
+        text = f"{self.prefix}{item.content or item.summary}"
+        focus.stream(text)
+        focus.log("text", text)
+        return Reply(text)

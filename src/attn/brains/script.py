@@ -1,0 +1,82 @@
+"""The script brain: follows a list of steps given in configuration.
+
+Steps (each a one-key table):
+    ``{"say": "text"}``    stream text as part of the reply;
+    ``{"sleep_s": 0.5}``   work for that many seconds (runtime clock);
+    ``{"yield": true}``    reach a yield point, returning early on preempt/cancel;
+    ``{"log": "text"}``    write an activity log line;
+    ``{"tool": "name"}``   log a tool call (start and end) and count it;
+    ``{"fail": "why"}``    raise an error (to exercise retries);
+    ``{"reply": "text"}``  the final reply (default: everything said).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attn.core.focus import Focus, Reply
+from attn.core.models import MailboxItem
+from attn.errors import InvalidInput
+
+_KINDS = {"say": str, "sleep_s": (int, float), "yield": bool, "log": str, "tool": str,
+          "fail": str, "reply": str}
+
+
+class ScriptFailure(RuntimeError):
+    """Raised by a ``fail`` step."""
+
+
+class ScriptBrain:
+    """Run ``steps`` in order for every item.
+
+    Args:
+        steps: a list of one-key dicts as described in the module docstring.
+
+    Raises:
+        InvalidInput: an empty list, an unknown step kind or a value of the wrong type.
+    """
+
+    def __init__(self, steps: list[dict[str, Any]]) -> None:
+        if not isinstance(steps, list) or not steps:
+            raise InvalidInput("script brain needs a non-empty list of steps")
+        for index, step in enumerate(steps):
+            if not isinstance(step, dict) or len(step) != 1:
+                raise InvalidInput(f"script step {index} must be a table with one key, got {step!r}")
+            (kind, value), = step.items()
+            expected = _KINDS.get(kind)
+            if expected is None:
+                raise InvalidInput(f"script step {index}: unknown kind {kind!r}; "
+                                   f"known: {', '.join(_KINDS)}")
+            if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
+                raise InvalidInput(f"script step {index}: {kind} has the wrong type: {value!r}")
+            if kind == "sleep_s" and value < 0:
+                raise InvalidInput(f"script step {index}: sleep_s must be ≥ 0")
+        self.steps = steps
+
+    async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
+        start = int(focus.session.get("pc", 0))
+        said: list[str] = list(focus.session.get("said", []))
+        final: str | None = None
+        for pc in range(start, len(self.steps)):
+            focus.session["pc"] = pc + 1
+            (kind, value), = self.steps[pc].items()
+            if kind == "say":
+                said.append(value)
+                focus.session["said"] = said
+                focus.stream(value)
+            elif kind == "sleep_s":
+                await focus.clock.sleep(float(value))
+            elif kind == "yield":
+                if value and (await focus.yield_point()).stop:
+                    return None
+            elif kind == "log":
+                focus.log("status", value)
+            elif kind == "tool":
+                focus.log("tool_start", value)
+                focus.log("tool_end", value)
+                focus.report_usage(tools=1)
+            elif kind == "fail":
+                raise ScriptFailure(value)
+            else:
+                final = value
+        return Reply(final if final is not None else " ".join(said))

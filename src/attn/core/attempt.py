@@ -1,0 +1,91 @@
+"""One processing attempt of one item: its brain task, buffers and outcome.
+
+The attempt's generation guard is :attr:`Attempt.live`: when the backstop
+fires, the agent stops or a person hard-cancels, the attempt is ended and
+everything its brain does afterwards (logs, stream, reply) is discarded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from attn.core.models import ActivityLog, LogType, MailboxItem
+
+if TYPE_CHECKING:
+    from attn.core.attention import AttentionController
+    from attn.core.focus import StreamListener
+
+
+class Interrupt(StrEnum):
+    """Why an attempt ended before its brain returned."""
+
+    TIMEOUT = "timeout"
+    STOPPED = "stopped"
+    CANCELLED = "cancelled"
+
+
+class Attempt:
+    """State of one brain call. Owned by the attention controller."""
+
+    __slots__ = (
+        "activity_id", "cancel_request", "controller", "final", "held", "interrupt", "item",
+        "live", "log_seq", "logs", "merged_ids", "partial", "quiet", "resumed", "stream_closed",
+        "stream_listener", "task", "tokens", "tools", "waiter",
+    )
+
+    def __init__(self, controller: AttentionController, item: MailboxItem, resumed: bool,
+                 activity_id: str | None, log_seq: int) -> None:
+        self.controller = controller
+        self.item = item
+        self.resumed = resumed
+        self.activity_id = activity_id
+        self.live = True
+        #: True while nothing is pending: yield points answer continue at once.
+        self.quiet = True
+        self.final: Any = None  # the YieldDecision that ended the work (preempt/cancel)
+        self.cancel_request: str | None = None
+        self.held: list[str] = []  # arrivals whose preempt a chat held back
+        self.interrupt: Interrupt | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.waiter: asyncio.Future[None] | None = None
+        self.logs: list[ActivityLog] = []
+        self.log_seq = log_seq
+        self.tokens = 0
+        self.tools = 0
+        self.merged_ids: list[str] = []
+        self.partial: list[str] = []
+        self.stream_closed = False
+        self.stream_listener: StreamListener | None = None
+
+    def add_log(self, type: str, content: str, metadata: dict[str, Any]) -> None:
+        if self.activity_id is None:
+            return
+        self.log_seq += 1
+        self.logs.append(ActivityLog(self.activity_id, self.log_seq, LogType(type), content,
+                                     self.controller.clock.now(), metadata))
+
+    def take_logs(self) -> list[ActivityLog]:
+        logs, self.logs = self.logs, []
+        return logs
+
+    def stream(self, delta: str) -> None:
+        self.partial.append(delta)
+        if self.stream_listener is not None:
+            self.stream_listener(delta)
+
+    def end(self, interrupt: Interrupt | None = None) -> None:
+        """Wake the controller: the attempt is over (brain done or interrupted)."""
+        if self.waiter is not None and self.waiter.done():
+            return
+        if interrupt is not None and self.interrupt is None:
+            self.interrupt = interrupt
+            self.live = False
+            self.quiet = False
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def started_at(self) -> datetime | None:
+        return self.item.started_at

@@ -1,0 +1,535 @@
+"""The attention controller: one agent's loop, one item at a time.
+
+Event-driven, no polling: an idle agent has no task and no timer. An enqueue
+starts a drain task that picks items by priority until the queue is empty.
+Each item runs in its own brain task under a backstop; new mail raises an
+interrupt signal that the brain sees at its next yield point.
+
+Commits are batched: the completion of one item and the claim of the next are
+written in one transaction, and the claim is committed before the brain starts.
+
+Spec: 000 §4 (states, decisions, yield points, backstop, stop/pause), §20
+(completion marker, incomplete events), §22 (resurface); DESIGN.md invariants
+3–6, 9 and the retry and backstop choices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from attn.clock import Clock, TimerHandle
+from attn.core.attempt import Attempt, Interrupt
+from attn.core.config import AgentConfig
+from attn.core.events import FOCUS_CHANGED, INCOMPLETE, STATE_CHANGED, Event, EventBus
+from attn.core.focus import CONTINUE, STALE, Brain, Focus, Reply, YieldAction, YieldDecision
+from attn.core.heuristics import HeuristicJudge, Verdict
+from attn.core.mailbox import Mailbox
+from attn.core.models import (
+    COMPLETION_MARKER,
+    Activity,
+    AttentionState,
+    DecisionType,
+    ItemStatus,
+    MailboxItem,
+)
+from attn.core.registry import ItemType, TypeRegistry, activity_type_for
+from attn.errors import ReplyCancelled
+from attn.ids import new_id
+from attn.store.base import InsertActivity, InsertLogs, UpdateActivity, WriteOp
+
+log = logging.getLogger("attn.attention")
+_THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
+
+
+class InterruptJudge(Protocol):
+    """Decides about an arrival while another item is in focus (tier 1, 000 §21)."""
+
+    async def judge(self, focus: MailboxItem, new: MailboxItem) -> Verdict: ...
+
+
+@dataclass(slots=True)
+class _Batch:
+    """Write ops not yet committed, and what to do once they are."""
+
+    ops: list[WriteOp] = field(default_factory=list)
+    after: list[Callable[[], None]] = field(default_factory=list)
+
+
+def strip_marker(text: str) -> tuple[str, bool]:
+    """Remove the completion marker; report whether it stood outside a think block."""
+    found = COMPLETION_MARKER in _THINK.sub("", text)
+    return text.replace(COMPLETION_MARKER, "").strip(), found
+
+
+class AttentionController:
+    """Runs one agent's attention loop over its :class:`Mailbox`.
+
+    Args:
+        mailbox: the agent's mailbox (the controller subscribes to its arrivals).
+        brain: the agent's work, called once per attempt.
+        registry, clock, bus, config: shared services and settings.
+        judge: interrupt judge; defaults to the heuristic table.
+    """
+
+    def __init__(self, mailbox: Mailbox, brain: Brain, registry: TypeRegistry, clock: Clock,
+                 bus: EventBus, config: AgentConfig, judge: InterruptJudge | None = None) -> None:
+        self.agent_id = mailbox.agent_id
+        self.mailbox = mailbox
+        self.brain = brain
+        self.registry = registry
+        self.clock = clock
+        self.bus = bus
+        self.config = config
+        self.judge: InterruptJudge = judge or HeuristicJudge(registry)
+        self.state = AttentionState.IDLE
+        self.running = False
+        self.paused = False
+        self._task: asyncio.Task[None] | None = None
+        self._attempt: Attempt | None = None
+        self._arrivals: list[MailboxItem] = []
+        self._orphans: set[asyncio.Task[Any]] = set()
+        self._reply_waiters: dict[str, asyncio.Future[Reply]] = {}
+        self._stream_listeners: dict[str, Callable[[str], None]] = {}
+        self._activities: dict[str, tuple[str, int]] = {}
+        self._timer: TimerHandle | None = None
+        self._uses_marker = bool(getattr(brain, "uses_completion_marker", False))
+        mailbox.on_new_item = self._on_new_item
+
+    # ------------------------------------------------------------ public API
+
+    @property
+    def focus_item(self) -> MailboxItem | None:
+        """The item being processed, or None when idle."""
+        attempt = self._attempt
+        return attempt.item if attempt is not None else None
+
+    def start(self) -> None:
+        """Run the loop (again); deferred and queued items are served."""
+        self.running = True
+        self.paused = False
+        self._kick()
+
+    async def stop(self, *, pause: bool = False) -> None:
+        """Stop (or pause) the loop; the in-flight item goes back to queued (invariant 6)."""
+        if pause:
+            self.paused = True
+        else:
+            self.running = False
+        attempt = self._attempt
+        if attempt is not None:
+            attempt.end(Interrupt.STOPPED)
+        await self.wait_idle()
+        self._cancel_timer()
+
+    def resume(self) -> None:
+        """Undo :meth:`stop` with ``pause=True``."""
+        self.start()
+
+    def cancel_processing(self, reason: str, *, hard: bool = False) -> str | None:
+        """Ask the current work to stop for good (a person's cancel).
+
+        The next yield point answers cancel (also for human chat); with
+        ``hard`` the brain task is cancelled at once. The request is bound to
+        the current item and never leaks onto the next one (CORE-30).
+
+        Returns:
+            The id of the item being cancelled, or None when idle.
+        """
+        attempt = self._attempt
+        if attempt is None:
+            return None
+        attempt.cancel_request = reason
+        attempt.quiet = False
+        if hard:
+            attempt.end(Interrupt.CANCELLED)
+        return attempt.item.id
+
+    def expect_reply(self, item_id: str, listener: Callable[[str], None] | None = None
+                     ) -> asyncio.Future[Reply]:
+        """A future resolved with the reply to ``item_id`` (or ReplyCancelled)."""
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        self._reply_waiters[item_id] = future
+        if listener is not None:
+            self._stream_listeners[item_id] = listener
+        return future
+
+    def forget_reply(self, item_id: str) -> None:
+        self._reply_waiters.pop(item_id, None)
+        self._stream_listeners.pop(item_id, None)
+
+    async def wait_idle(self) -> None:
+        """Return once no drain task runs (the queue is empty or the loop stopped)."""
+        while (task := self._task) is not None:
+            await asyncio.wait({task})
+
+    async def close(self) -> None:
+        """Stop, cancel orphaned attempts and fail every waiting caller (CORE-51)."""
+        await self.stop()
+        for task in list(self._orphans):
+            task.cancel()
+        self._orphans.clear()
+        self._resolve(list(self._reply_waiters), error=ReplyCancelled(
+            f"agent {self.agent_id!r} stopped before replying"))
+
+    # ----------------------------------------------------------------- loop
+
+    def _on_new_item(self, item: MailboxItem) -> None:
+        attempt = self._attempt
+        if attempt is not None:
+            self._arrivals.append(item)
+            attempt.quiet = False
+        elif self._task is None:
+            self._kick()
+
+    def _kick(self) -> None:
+        if self.running and not self.paused and self._task is None:
+            self._cancel_timer()
+            self._task = asyncio.get_running_loop().create_task(
+                self._drain(), name=f"attn:{self.agent_id}:attention"
+            )
+            self._task.add_done_callback(self._drain_done)
+
+    def _drain_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("attention loop of %s failed", self.agent_id, exc_info=task.exception())
+
+    async def _drain(self) -> None:
+        mailbox = self.mailbox
+        batch = _Batch()
+        try:
+            while self.running and not self.paused:
+                item = mailbox.pop_nowait()
+                if item is None and mailbox.deferred_count:
+                    batch.ops.extend(mailbox.resurface_due_ops(self.clock.now()))
+                    item = mailbox.pop_nowait()
+                if item is None:
+                    break
+                batch = await self._process(item, batch)
+            await self._commit(batch)
+        finally:
+            self._task = None
+            self._attempt = None
+            self._set_state(AttentionState.IDLE)
+            self._arm_timer()
+        if mailbox.depth:
+            self._kick()
+
+    async def _commit(self, batch: _Batch) -> None:
+        if batch.ops:
+            await self.mailbox.commit(batch.ops)
+        for callback in batch.after:
+            callback()
+
+    async def _process(self, item: MailboxItem, batch: _Batch) -> _Batch:
+        spec = self.registry.get_type(item.source_type)
+        now = self.clock.now()
+        resumed = item.session is not None
+        ops = batch.ops
+        ops.extend(self.mailbox.claim_ops(item, now))
+        ops.append(self.mailbox.decision_op(item, DecisionType.PICK, _pick_reason(item, resumed),
+                                            self._context(item)))
+        activity_id, log_seq = self._activities.get(item.id, (None, 0))
+        if activity_id is None:
+            activity_type = activity_type_for(spec, item.payload)
+            if activity_type is not None:
+                activity_id = new_id("act")
+                ops.append(InsertActivity(Activity(
+                    id=activity_id, agent_id=self.agent_id, item_id=item.id, type=activity_type,
+                    label=f"{spec.label}: {item.summary[:60]}", started_at=now,
+                    task_id=_str_or_none(item.extra("taskId")))))
+                self._activities[item.id] = (activity_id, 0)
+        attempt = Attempt(self, item, resumed, activity_id, log_seq)
+        attempt.stream_listener = self._stream_listeners.get(item.id)
+        self._arrivals.clear()
+        self._attempt = attempt
+        await self._commit(batch)
+        self._set_state(AttentionState.FOCUSED)
+        focus = Focus(attempt)
+        result, error = await self._run(attempt, focus)
+        return self._finish(attempt, focus, spec, result, error)
+
+    async def _run(self, attempt: Attempt, focus: Focus) -> tuple[Any, BaseException | None]:
+        if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
+            return None, None
+        loop = asyncio.get_running_loop()
+        attempt.waiter = loop.create_future()
+        task = loop.create_task(self._call_brain(attempt.item, focus),
+                                name=f"attn:{self.agent_id}:brain:{attempt.item.id}")
+        attempt.task = task
+        task.add_done_callback(lambda _t: attempt.end())
+        backstop_s = self.config.backstop_s
+        handle = self.clock.call_later(backstop_s, lambda: attempt.end(Interrupt.TIMEOUT))
+        try:
+            await attempt.waiter
+        except asyncio.CancelledError:
+            attempt.end(Interrupt.STOPPED)
+            task.cancel()
+            raise
+        finally:
+            handle.cancel()
+        if attempt.interrupt is not None:
+            # Generation guard: the attempt is over; whatever it returns later is dropped.
+            if not task.done():
+                task.cancel()
+                self._orphans.add(task)
+                task.add_done_callback(self._orphans.discard)
+            return None, None
+        attempt.live = False
+        if task.cancelled():
+            return None, asyncio.CancelledError("the brain task was cancelled")
+        error = task.exception()
+        return (None, error) if error is not None else (task.result(), None)
+
+    async def _call_brain(self, item: MailboxItem, focus: Focus) -> Reply | str | None:
+        return await self.brain(item, focus)
+
+    # ------------------------------------------------------------ outcomes
+
+    def _finish(self, attempt: Attempt, focus: Focus, spec: ItemType, result: Any,
+                error: BaseException | None) -> _Batch:
+        attempt.live = False
+        self._attempt = None
+        item = attempt.item
+        batch = _Batch()
+        interrupt = attempt.interrupt
+        final = attempt.final
+        if interrupt is Interrupt.TIMEOUT:
+            self._fail(batch, attempt, f"backstop: no result after {self.config.backstop_s} s")
+        elif interrupt is Interrupt.STOPPED:
+            item.session = focus.session
+            batch.ops.extend(self.mailbox.requeue_ops(item, failed=False, reason="agent stopped"))
+            batch.ops.append(self.mailbox.decision_op(
+                item, DecisionType.REQUEUE, "Agent stopped or paused: work kept for later"))
+        elif interrupt is Interrupt.CANCELLED or (
+            final is not None and final.action == YieldAction.CANCEL
+        ):
+            reason = attempt.cancel_request or (final.reason if final else "cancelled")
+            partial = "".join(attempt.partial)
+            reply = Reply(f"{partial}\n[cancelled]".lstrip("\n"), item.id, cancelled=True)
+            self._complete(batch, attempt, reply, reason=f"cancelled: {reason}")
+        elif final is not None and final.action == YieldAction.PREEMPT:
+            item.session = focus.session
+            batch.ops.extend(self.mailbox.defer_ops(item, None, f"preempted: {final.reason}"))
+        elif error is not None:
+            self._fail(batch, attempt, f"brain raised {type(error).__name__}: {error}")
+        else:
+            self._settle(batch, attempt, spec, result)
+        if attempt.logs:
+            batch.ops.append(InsertLogs(tuple(attempt.take_logs())))
+        return batch
+
+    def _settle(self, batch: _Batch, attempt: Attempt, spec: ItemType, result: Any) -> None:
+        item = attempt.item
+        if result is None:
+            reply = None
+        elif isinstance(result, Reply):
+            reply = replace(result, item_id=item.id)
+        elif isinstance(result, str):
+            reply = Reply(result, item.id)
+        else:
+            self._fail(batch, attempt, f"brain returned {type(result).__name__}, "
+                                       "expected Reply, str or None")
+            return
+        incomplete = None
+        if reply is not None and self._uses_marker and spec.invokes_llm:
+            text, found = strip_marker(reply.text)
+            reply = replace(reply, text=text)
+            if not found:
+                incomplete = "reply lacks the completion marker"
+        if reply is not None and spec.invokes_llm and not reply.text.strip():
+            if not spec.user_interaction:
+                self._fail(batch, attempt, "empty reply")
+                return
+            incomplete = "empty reply"
+        self._complete(batch, attempt, reply, incomplete=incomplete)
+
+    def _complete(self, batch: _Batch, attempt: Attempt, reply: Reply | None, *,
+                  reason: str | None = None, incomplete: str | None = None) -> None:
+        item = attempt.item
+        batch.ops.extend(self.mailbox.complete_ops(item, reason))
+        self._end_activity(batch, attempt, success=incomplete is None and reason is None)
+        if incomplete is not None:
+            attempt.add_log("error", f"incomplete: {incomplete}", {})
+            batch.after.append(lambda: self._incomplete(item, incomplete))
+        ids = [item.id, *attempt.merged_ids]
+        answer = reply if reply is not None else Reply("", item.id)
+        batch.after.append(lambda: self._resolve(ids, reply=answer))
+
+    def _fail(self, batch: _Batch, attempt: Attempt, reason: str) -> None:
+        item = attempt.item
+        mailbox = self.mailbox
+        if item.attempt >= self.config.max_attempts:
+            reason = f"{reason}; gave up after {item.attempt} attempts"
+            batch.ops.extend(mailbox.drop_ops(item, reason))
+            batch.ops.append(mailbox.decision_op(item, DecisionType.DROP, reason,
+                                                 self._context(item)))
+            attempt.add_log("error", reason, {})
+            self._end_activity(batch, attempt, success=False)
+            ids = [item.id, *attempt.merged_ids]
+            batch.after.append(lambda: self._incomplete(item, reason))
+            batch.after.append(lambda: self._resolve(ids, error=ReplyCancelled(
+                f"item {item.id} was dropped: {reason}")))
+        else:
+            attempt.add_log("error", reason, {})
+            batch.ops.extend(mailbox.requeue_ops(item, failed=True, reason=reason))
+            batch.ops.append(mailbox.decision_op(
+                item, DecisionType.REQUEUE, f"{reason}; retrying (attempt {item.attempt} of "
+                f"{self.config.max_attempts})", self._context(item)))
+
+    def _end_activity(self, batch: _Batch, attempt: Attempt, *, success: bool) -> None:
+        entry = self._activities.pop(attempt.item.id, None)
+        if entry is not None:
+            batch.ops.append(UpdateActivity(entry[0], {
+                "ended_at": self.clock.now(), "total_tokens": attempt.tokens,
+                "total_tools": attempt.tools, "success": success}))
+
+    def _incomplete(self, item: MailboxItem, reason: str) -> None:
+        self._emit(INCOMPLETE, {"itemId": item.id, "sourceType": item.source_type,
+                                "reason": reason})
+
+    def _resolve(self, item_ids: list[str], *, reply: Reply | None = None,
+                 error: BaseException | None = None) -> None:
+        for item_id in item_ids:
+            self._stream_listeners.pop(item_id, None)
+            future = self._reply_waiters.pop(item_id, None)
+            if future is None or future.done():
+                continue
+            if error is not None:
+                future.set_exception(error)
+            elif reply is not None:
+                future.set_result(reply)
+
+    # ---------------------------------------------------------- yield points
+
+    async def yield_point(self, attempt: Attempt) -> YieldDecision:
+        """Evaluate pending mail for ``attempt`` (called through :meth:`Focus.yield_point`)."""
+        if not attempt.live:
+            return STALE
+        if attempt.final is not None:
+            return attempt.final  # type: ignore[no-any-return]
+        mailbox = self.mailbox
+        item = attempt.item
+        ops: list[WriteOp] = []
+        if attempt.cancel_request is not None:
+            decision = YieldDecision(YieldAction.CANCEL, reason=attempt.cancel_request)
+            attempt.final = decision
+            attempt.stream_closed = True
+            ops.append(mailbox.decision_op(item, DecisionType.CANCEL,
+                                           f"Cancelled by a person: {attempt.cancel_request}",
+                                           self._context(item)))
+            await mailbox.commit(ops)
+            return decision
+        arrivals = [i for i in self._arrivals
+                    if i.status == ItemStatus.QUEUED and mailbox.find(i.id) is i]
+        self._arrivals.clear()
+        attempt.quiet = True
+        if not arrivals:
+            return CONTINUE
+        self._set_state(AttentionState.DECIDING)
+        preemptable = self.registry.get_type(item.source_type).preemptable
+        merged: list[MailboxItem] = []
+        stopper: tuple[MailboxItem, Verdict] | None = None
+        reasons: list[str] = []
+        for new in arrivals:
+            verdict = await self.judge.judge(item, new)
+            context = self._context(item, arrival=new, rule=verdict.rule)
+            if verdict.decision == DecisionType.MERGE and not new.triggers_execution:
+                ops.extend(mailbox.merge_ops(new, item))
+                ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason, context))
+                merged.append(new)
+                attempt.merged_ids.append(new.id)
+            elif verdict.decision in (DecisionType.PREEMPT, DecisionType.CANCEL) and (
+                stopper is None
+            ):
+                if preemptable:
+                    stopper = (new, verdict)
+                else:
+                    attempt.held.append(new.id)
+                    ops.append(mailbox.decision_op(
+                        new, DecisionType.CONTINUE,
+                        f"{verdict.reason}; the {item.source_type} in focus is not "
+                        "preemptable, so this item runs right after it", context))
+            else:
+                ops.append(mailbox.decision_op(new, DecisionType.CONTINUE, verdict.reason,
+                                               context))
+            reasons.append(verdict.reason)
+        if stopper is not None:
+            new, verdict = stopper
+            action = (YieldAction.CANCEL if verdict.decision == DecisionType.CANCEL
+                      else YieldAction.PREEMPT)
+            decision = YieldDecision(action, tuple(merged), tuple(arrivals), verdict.reason)
+            attempt.final = decision
+            ops.append(mailbox.decision_op(
+                item, DecisionType(action.value), f"{verdict.reason} ({new.source_type} {new.id})",
+                self._context(item, arrival=new, rule=verdict.rule)))
+        else:
+            action = YieldAction.MERGE if merged else YieldAction.CONTINUE
+            decision = YieldDecision(action, tuple(merged), tuple(arrivals), "; ".join(reasons))
+        if attempt.logs:
+            ops.append(InsertLogs(tuple(attempt.take_logs())))
+        await mailbox.commit(ops)
+        if attempt.live:
+            self._set_state(AttentionState.FOCUSED)
+        return decision
+
+    # --------------------------------------------------------------- helpers
+
+    def _context(self, item: MailboxItem, arrival: MailboxItem | None = None,
+                 rule: str | None = None) -> dict[str, Any]:
+        focus = self._attempt.item.id if self._attempt is not None else None
+        context: dict[str, Any] = {
+            "currentFocus": focus, "itemPriority": item.priority,
+            "queueDepth": self.mailbox.depth, "queuedTypes": self.mailbox.queued_types()}
+        if arrival is not None:
+            context["arrivalId"] = arrival.id
+            context["arrivalType"] = arrival.source_type
+        if rule is not None:
+            context["rule"] = rule
+        return context
+
+    def _set_state(self, state: AttentionState) -> None:
+        if state == self.state:
+            return
+        self.state = state
+        if self.bus.active:
+            focus = self.focus_item
+            focus_dict = focus.to_dict() if focus is not None else None
+            self._emit(STATE_CHANGED, {"state": str(state), "currentFocus": focus_dict})
+            if state != AttentionState.DECIDING:
+                self._emit(FOCUS_CHANGED, {"focus": focus_dict,
+                                           "mailboxDepth": self.mailbox.depth})
+
+    def _emit(self, event_type: str, data: dict[str, Any]) -> None:
+        self.bus.emit(Event(event_type, self.agent_id, data, self.clock.now()))
+
+    def _arm_timer(self) -> None:
+        self._cancel_timer()
+        due = self.mailbox.next_resurface_at()
+        if due is None or not self.running or self.paused:
+            return
+        delay_s = (due - self.clock.now()).total_seconds()
+        self._timer = self.clock.call_later(max(0.0, delay_s), self._kick)
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+def _pick_reason(item: MailboxItem, resumed: bool) -> str:
+    if item.redelivered and item.attempt > 1:
+        return f"Redelivered after an interrupted attempt (attempt {item.attempt})"
+    if resumed:
+        return "Resumed earlier work with its saved session"
+    if item.attempt > 1:
+        return f"Retry (attempt {item.attempt})"
+    return f"Idle — picked from queue (priority {item.priority})"
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None

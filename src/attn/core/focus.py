@@ -1,0 +1,154 @@
+"""What a brain receives and returns: the :class:`Focus` handle and :class:`Reply`.
+
+A brain is any ``async def brain(item, focus) -> Reply | str | None``. It calls
+``await focus.yield_point()`` at safe pauses (between model turns, after tool
+results) and stops when the answer says so. The handle belongs to one
+processing attempt: once the attempt is over (finished, timed out, cancelled,
+stopped), its writes are ignored and its yield points answer ``cancel``, so a
+late result of a cancelled attempt can never land (000 §4 backstop).
+
+Spec: 000 §4 (yield points, decisions), §5 (awaitable replies), §20 (marker).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
+
+from attn.core.models import JSON, MailboxItem
+
+if TYPE_CHECKING:
+    from attn.core.attention import Attempt
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A brain's answer to an item.
+
+    Attributes:
+        text: the reply text (for chats: what the person reads).
+        item_id: the item it answers (filled in by attn).
+        data: any JSON the brain wants to hand back.
+        cancelled: True when a person cancelled the work mid-way; ``text`` then
+            holds the partial output followed by ``[cancelled]``.
+    """
+
+    text: str
+    item_id: str = ""
+    data: JSON = field(default_factory=dict)
+    cancelled: bool = False
+
+
+class YieldAction(StrEnum):
+    """What a brain must do after a yield point."""
+
+    CONTINUE = "continue"
+    MERGE = "merge"
+    PREEMPT = "preempt"
+    CANCEL = "cancel"
+
+
+@dataclass(frozen=True, slots=True)
+class YieldDecision:
+    """The answer of :meth:`Focus.yield_point`.
+
+    Attributes:
+        action: continue or merge (keep working), preempt or cancel (return now).
+        merged: items absorbed into the focus at this yield point, in arrival order;
+            their text is also appended to ``focus.item.payload["content"]``.
+        arrived: every item evaluated at this yield point, in arrival order.
+        reason: why, in words.
+    """
+
+    action: YieldAction
+    merged: tuple[MailboxItem, ...] = ()
+    arrived: tuple[MailboxItem, ...] = ()
+    reason: str = ""
+
+    @property
+    def stop(self) -> bool:
+        """True when the brain should return now (preempt or cancel)."""
+        return self.action in (YieldAction.PREEMPT, YieldAction.CANCEL)
+
+    @property
+    def merged_text(self) -> str:
+        """The merged items' texts joined by blank lines."""
+        return "\n\n".join(i.content for i in self.merged)
+
+
+CONTINUE = YieldDecision(YieldAction.CONTINUE)
+STALE = YieldDecision(YieldAction.CANCEL, reason="this attempt is over")
+
+
+class Focus:
+    """The brain's handle on the item it is working on.
+
+    Attributes:
+        item: the mailbox item (a live object: merged text is appended to it).
+        session: a dict the brain may fill; it is saved when the work is
+            preempted, paused or stopped and handed back on resumption.
+        resumed: True when this attempt continues earlier preempted or stopped work.
+        attempt: 1-based attempt number (raised by failures and crashes).
+        redelivered: True when a crash interrupted an earlier attempt.
+        clock: the runtime's clock.
+    """
+
+    __slots__ = ("_attempt", "attempt", "clock", "item", "redelivered", "resumed", "session")
+
+    def __init__(self, attempt: Attempt) -> None:
+        self._attempt = attempt
+        self.item = attempt.item
+        self.session: dict[str, Any] = dict(attempt.item.session or {})
+        self.resumed = attempt.resumed
+        self.attempt = attempt.item.attempt
+        self.redelivered = attempt.item.redelivered
+        #: The runtime's clock: brains sleep with ``await focus.clock.sleep(s)``.
+        self.clock = attempt.controller.clock
+
+    @property
+    def live(self) -> bool:
+        """False once this attempt is over; its writes are then discarded."""
+        return self._attempt.live
+
+    async def yield_point(self) -> YieldDecision:
+        """Check for mail that arrived since the last yield point.
+
+        Returns at once with ``continue`` when nothing is pending (the common
+        case costs well under 2 µs). Otherwise the attention controller decides
+        (heuristics, then an optional judge) and the answer says whether to
+        keep going (continue, merge) or return now (preempt, cancel). Human
+        chat honours only merge, except a person's explicit cancel.
+        """
+        attempt = self._attempt
+        if attempt.quiet:
+            return CONTINUE
+        return await attempt.controller.yield_point(attempt)
+
+    def log(self, type: str, content: str, **metadata: Any) -> None:
+        """Append an activity log entry (``llm_request``, ``text``, ``tool_start``,
+        ``tool_end``, ``error`` or ``status``); stored with the next commit."""
+        if self._attempt.live:
+            self._attempt.add_log(type, content, metadata)
+
+    def report_usage(self, *, tokens: int = 0, tools: int = 0) -> None:
+        """Add model tokens and tool calls to this item's activity totals."""
+        if self._attempt.live:
+            self._attempt.tokens += int(tokens)
+            self._attempt.tools += int(tools)
+
+    def stream(self, delta: str) -> None:
+        """Send a piece of reply text to a streaming caller (and keep it as partial output)."""
+        if self._attempt.live and not self._attempt.stream_closed:
+            self._attempt.stream(delta)
+
+
+class Brain(Protocol):
+    """An agent's own work: called once per processing attempt."""
+
+    def __call__(self, item: MailboxItem, focus: Focus) -> Awaitable[Reply | str | None]: ...
+
+
+#: Called with each streamed text delta of a chat reply.
+StreamListener = Callable[[str], None]

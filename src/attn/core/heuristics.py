@@ -1,0 +1,153 @@
+"""Interrupt heuristics: what to do at a yield point about an item that arrived.
+
+The rules are data: an ordered table of :class:`Rule` rows, first match wins,
+default ``continue``. They never answer ``cancel``; only a person (through the
+API) or a model-backed judge may revoke work (000 §4).
+
+Spec: 000 §4 (R0–R3, "user interactions first"); acceptance CORE-22..26, CORE-29.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from attn.core.models import DecisionType, MailboxItem
+from attn.core.registry import Category, TypeRegistry
+
+
+def is_user_interaction(item: MailboxItem, registry: TypeRegistry) -> bool:
+    """True for human chat and for anything a person authored (sender role ``user``).
+
+    DESIGN.md: a comment written by a person counts as a user interaction.
+    """
+    spec = registry.get_type(item.source_type)
+    return spec.user_interaction or (
+        spec.user_priority is not None and item.metadata.get("senderRole") == "user"
+    )
+
+
+def _same(a: object, b: object) -> bool:
+    return a is not None and a == b
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """What a rule looks at: the focus, the arrival and the registry."""
+
+    focus: MailboxItem
+    new: MailboxItem
+    registry: TypeRegistry
+
+    @property
+    def focus_category(self) -> Category:
+        return self.registry.get_type(self.focus.source_type).category
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the heuristic table."""
+
+    name: str
+    decision: DecisionType
+    reason: str
+    applies: Callable[[Situation], bool]
+
+
+def _same_chat(s: Situation) -> bool:
+    f, n = s.focus, s.new
+    return (
+        f.source_type == n.source_type == "human_chat"
+        and _same(f.metadata.get("senderId"), n.metadata.get("senderId"))
+        and f.metadata.get("sessionId") == n.metadata.get("sessionId")
+    )
+
+
+def _same_task_comment(s: Situation) -> bool:
+    return s.new.source_type == "task_comment" and _same(s.focus.extra("taskId"),
+                                                         s.new.extra("taskId"))
+
+
+def _same_requirement(s: Situation) -> bool:
+    return s.new.source_type in ("requirement_comment", "requirement_update") and _same(
+        s.focus.extra("requirementId"), s.new.extra("requirementId")
+    )
+
+
+def _same_channel(s: Situation) -> bool:
+    return s.focus.source_type == s.new.source_type == "a2a_message" and _same(
+        s.focus.extra("channelKey"), s.new.extra("channelKey")
+    )
+
+
+def _user_over_work(s: Situation) -> bool:
+    return is_user_interaction(s.new, s.registry) and not is_user_interaction(s.focus, s.registry)
+
+
+def _more_urgent(s: Situation) -> bool:
+    return s.new.priority < s.focus.priority
+
+
+def _heartbeat_focus_agent_message(s: Situation) -> bool:
+    return s.focus.source_type == "heartbeat" and s.new.source_type == "a2a_message"
+
+
+def _system_focus_equal_priority(s: Situation) -> bool:
+    return s.focus_category == Category.SYSTEM and s.new.priority == s.focus.priority
+
+
+def _mention_over_normal(s: Situation) -> bool:
+    return s.new.source_type == "mention" and s.focus.priority >= 2
+
+
+M, P = DecisionType.MERGE, DecisionType.PREEMPT
+
+#: The heuristic table, in order. First match wins; no match means continue.
+RULES: tuple[Rule, ...] = (
+    Rule("R0", M, "Same user and session as the running chat: merged as a follow-up", _same_chat),
+    Rule("R2", M, "Comment on the task in focus: merged into the running work",
+         _same_task_comment),
+    Rule("R3", M, "Comment or update on the requirement in focus: merged", _same_requirement),
+    Rule("R2c", M, "Same channel as the message in focus: merged into the running turn",
+         _same_channel),
+    Rule("R1", P, "A person is waiting: user interactions preempt other work", _user_over_work),
+    Rule("R4", P, "Higher priority than the focus", _more_urgent),
+    Rule("R5", P, "Agent message preempts a heartbeat", _heartbeat_focus_agent_message),
+    Rule("R6", P, "System work yields to equal-priority arrivals", _system_focus_equal_priority),
+    Rule("R7", P, "Mention preempts normal-or-lower work", _mention_over_normal),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A judge's answer: the decision, why, and which rule (or judge) said so."""
+
+    decision: DecisionType
+    reason: str
+    rule: str
+
+
+CONTINUE_VERDICT = Verdict(DecisionType.CONTINUE, "Not urgent enough to interrupt the focus",
+                           "default")
+
+
+def decide(focus: MailboxItem, new: MailboxItem, registry: TypeRegistry,
+           rules: tuple[Rule, ...] = RULES) -> Verdict:
+    """Apply the table to one arrival; returns merge, preempt or continue."""
+    situation = Situation(focus, new, registry)
+    for rule in rules:
+        if rule.applies(situation):
+            return Verdict(rule.decision, rule.reason, rule.name)
+    return CONTINUE_VERDICT
+
+
+class HeuristicJudge:
+    """The built-in interrupt judge (tier 1 without a model): the table above."""
+
+    def __init__(self, registry: TypeRegistry, rules: tuple[Rule, ...] = RULES) -> None:
+        self._registry = registry
+        self._rules = rules
+
+    async def judge(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
+        """Decide about ``new`` while ``focus`` is being processed."""
+        return decide(focus, new, self._registry, self._rules)

@@ -1,0 +1,121 @@
+"""Restart recovery: what happens to an agent's stored items when it starts.
+
+1. Items left ``processing`` (no live owner after a crash): work and
+   interaction items are requeued with attempt + 1 and ``redelivered``; types
+   whose registry policy is ``drop`` (heartbeats, reports, consolidation,
+   informational updates) are dropped; items out of attempts are dropped.
+2. Queued items past their type's time-to-live are dropped as expired
+   (never human chat).
+3. Post-recovery dedup: queued heartbeats collapse to the newest; queued
+   comments on one entity merge into the oldest, keeping every text and the
+   highest priority. Execution triggers never merge.
+
+Every change is recorded as a decision with its reason, in one transaction.
+Spec: 000 §17; DESIGN.md "an item left processing by a crash"; CORE-53..57.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from attn.core.config import AgentConfig
+from attn.core.mailbox import Mailbox
+from attn.core.models import DecisionType, ItemStatus, MailboxItem
+from attn.core.registry import Recovery, TypeRegistry
+from attn.store.base import ItemQuery, Store, WriteOp
+
+_ALL = 1 << 62
+
+
+@dataclass(slots=True)
+class RecoveryReport:
+    """What recovery did, by item id."""
+
+    requeued: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+    merged: list[str] = field(default_factory=list)
+    restored: int = 0
+    deferred: int = 0
+
+
+async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config: AgentConfig,
+                  now: datetime) -> RecoveryReport:
+    """Apply the recovery policy to ``mailbox``'s agent and load its queue into memory."""
+    report = RecoveryReport()
+    agent_id = mailbox.agent_id
+    ops: list[WriteOp] = []
+    stale = await store.find_items(ItemQuery(agent_id, statuses=(ItemStatus.PROCESSING,),
+                                             limit=_ALL, oldest_first=True))
+    queued = await store.load_queue(agent_id)
+    deferred = await store.find_items(ItemQuery(agent_id, statuses=(ItemStatus.DEFERRED,),
+                                                limit=_ALL, oldest_first=True))
+    mailbox.restore(deferred)
+    report.deferred = len(deferred)
+
+    for item in stale:
+        spec = registry.get_type(item.source_type) if item.source_type in registry else None
+        if spec is None or spec.recovery == Recovery.DROP:
+            reason = "left processing by a crash; this type is not redelivered"
+            ops += mailbox.drop_ops(item, reason)
+            ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
+            report.dropped.append(item.id)
+        elif item.attempt >= config.max_attempts:
+            reason = (f"left processing by a crash on attempt {item.attempt}; "
+                      f"gave up after {config.max_attempts} attempts")
+            ops += mailbox.drop_ops(item, reason)
+            ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
+            report.dropped.append(item.id)
+        else:
+            reason = "left processing by a crash; redelivered"
+            ops += mailbox.requeue_ops(item, failed=True, reason=reason, redelivered=True)
+            ops.append(mailbox.decision_op(item, DecisionType.REQUEUE,
+                                           f"{reason} (attempt {item.attempt})"))
+            report.requeued.append(item.id)
+
+    survivors: list[MailboxItem] = []
+    for item in queued:
+        spec = registry.get_type(item.source_type) if item.source_type in registry else None
+        ttl_s = spec.ttl_s if spec is not None else None
+        if ttl_s is not None and (now - item.queued_at).total_seconds() > ttl_s:
+            ops += mailbox.drop_ops(item, "expired")
+            ops.append(mailbox.decision_op(
+                item, DecisionType.DROP, f"expired: queued longer than {ttl_s:.0f} s"))
+            report.expired.append(item.id)
+        else:
+            survivors.append(item)
+
+    mailbox.restore(survivors)
+    ops += _dedup(mailbox, registry, report)
+    await mailbox.commit(ops)
+    report.restored = mailbox.depth
+    return report
+
+
+def _dedup(mailbox: Mailbox, registry: TypeRegistry, report: RecoveryReport) -> list[WriteOp]:
+    ops: list[WriteOp] = []
+    items = sorted(mailbox.queued_items(), key=lambda i: i.seq)
+    heartbeats = [i for i in items if i.source_type == "heartbeat"]
+    for old in heartbeats[:-1]:
+        reason = "redundant heartbeat collapsed on restart (newest kept)"
+        ops += mailbox.drop_ops(old, reason)
+        ops.append(mailbox.decision_op(old, DecisionType.DROP, reason))
+        report.dropped.append(old.id)
+    groups: dict[tuple[str, object], MailboxItem] = {}
+    for item in items:
+        spec = registry.get_type(item.source_type) if item.source_type in registry else None
+        if spec is None or spec.merge_key is None or item.triggers_execution:
+            continue
+        key_value = item.extra(spec.merge_key)
+        if key_value is None or not isinstance(key_value, str | int):
+            continue
+        survivor = groups.setdefault((item.source_type, key_value), item)
+        if survivor is item:
+            continue
+        ops += mailbox.merge_ops(item, survivor)
+        ops.append(mailbox.decision_op(
+            item, DecisionType.MERGE,
+            f"same {spec.merge_key} {key_value!r} as queued {survivor.id}: merged on restart"))
+        report.merged.append(item.id)
+    return ops

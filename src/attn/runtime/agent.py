@@ -1,0 +1,273 @@
+"""An agent: a name, a mailbox, an attention controller and a brain.
+
+All outside code talks to an agent through its mailbox (000 §5): ``enqueue``
+for fire-and-forget items, ``send_message`` for an awaited reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from attn.clock import Clock
+from attn.core.attention import AttentionController, InterruptJudge
+from attn.core.config import AgentConfig
+from attn.core.events import AGENT_PAUSED, AGENT_RESUMED, AGENT_STARTED, AGENT_STOPPED, Event, EventBus
+from attn.core.focus import Brain, Reply
+from attn.core.mailbox import Mailbox
+from attn.core.models import AttentionState, ItemStatus, MailboxItem
+from attn.core.recovery import RecoveryReport, recover
+from attn.core.registry import Category, TypeRegistry
+from attn.errors import AgentNotRunning, InvalidInput, ReplyCancelled
+from attn.store.base import ItemQuery, Store
+
+
+class Agent:
+    """One hosted agent. Made by :meth:`attn.runtime.Runtime.add_agent`.
+
+    Attributes:
+        name: the agent's unique name (its id in the store).
+        description: free text for people.
+        mailbox: its :class:`~attn.core.mailbox.Mailbox`.
+        controller: its :class:`~attn.core.attention.AttentionController`.
+        recovery: what restart recovery did when the agent was added.
+    """
+
+    def __init__(self, name: str, brain: Brain, store: Store, registry: TypeRegistry,
+                 clock: Clock, runtime_bus: EventBus, config: AgentConfig, *,
+                 description: str = "", judge: InterruptJudge | None = None) -> None:
+        self.name = name
+        self.description = description
+        self.config = config
+        self.brain = brain
+        self._store = store
+        self._registry = registry
+        self._clock = clock
+        self.bus = EventBus(parent=runtime_bus)
+        self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
+        self.controller = AttentionController(self.mailbox, brain, registry, clock, self.bus,
+                                              config, judge)
+        self.recovery = RecoveryReport()
+
+    async def _open(self) -> None:
+        self.recovery = await recover(self.mailbox, self._store, self._registry, self.config,
+                                      self._clock.now())
+
+    # ----------------------------------------------------------------- state
+
+    @property
+    def state(self) -> AttentionState:
+        """idle, focused or deciding."""
+        return self.controller.state
+
+    @property
+    def running(self) -> bool:
+        return self.controller.running
+
+    @property
+    def paused(self) -> bool:
+        return self.controller.paused
+
+    @property
+    def focus_item(self) -> MailboxItem | None:
+        return self.controller.focus_item
+
+    @property
+    def depth(self) -> int:
+        """Number of queued items."""
+        return self.mailbox.depth
+
+    # ------------------------------------------------------------- enqueueing
+
+    async def enqueue(self, source_type: str, payload: object, priority: object = None,
+                      metadata: object = None, idempotency_key: object = None) -> str:
+        """Put an item in this agent's mailbox; return its id once committed.
+
+        Args:
+            source_type: a registered type name, e.g. ``"a2a_message"``.
+            payload: JSON object; ``content`` holds the text.
+            priority: 0 (critical) .. 4 (background); None for the type's default.
+            metadata: JSON object about the sender (``senderId``, ``senderRole``…).
+            idempotency_key: a repeat with the same key returns the first item's id.
+
+        Raises:
+            UnknownItemType, InvalidPriority, InvalidInput, PayloadTooLarge,
+            MailboxFull: the item is rejected and nothing changes.
+        """
+        item = await self.mailbox.enqueue(source_type, payload, priority, metadata,
+                                          idempotency_key)
+        return item.id
+
+    async def send_message(self, text: str, *, sender_id: str = "user",
+                           sender_name: str | None = None, session_id: str | None = None,
+                           source_type: str = "human_chat", timeout_s: float | None = None,
+                           on_delta: Callable[[str], None] | None = None,
+                           metadata: dict[str, Any] | None = None) -> Reply:
+        """Send a message and wait for the reply (000 §5 ``sendMessage``).
+
+        Args:
+            text: the message; must not be blank.
+            sender_id, sender_name, session_id: who sends it and in which session.
+            source_type: ``human_chat`` (default) or another text type.
+            timeout_s: seconds to wait for the reply; None waits until it comes.
+            on_delta: called with each streamed piece of the reply.
+
+        Returns:
+            The :class:`~attn.core.focus.Reply`.
+
+        Raises:
+            InvalidInput: blank text or bad arguments (nothing is enqueued).
+            ReplyCancelled: the item was dropped, or the agent or runtime stopped.
+            TimeoutError: no reply within ``timeout_s`` (the item stays queued).
+        """
+        if not isinstance(text, str):
+            raise InvalidInput(f"text must be a string, got {type(text).__name__}")
+        meta: dict[str, Any] = dict(metadata or {})
+        meta.setdefault("senderId", sender_id)
+        meta.setdefault("senderName", sender_name or sender_id)
+        meta.setdefault("senderRole", "user" if source_type == "human_chat" else "agent")
+        if session_id is not None:
+            meta["sessionId"] = session_id
+        item = self.mailbox.build_item(source_type, {"content": text}, None, meta)
+        future = self.controller.expect_reply(item.id, on_delta)
+        try:
+            await self.mailbox.insert(item)
+        except BaseException:
+            self.controller.forget_reply(item.id)
+            raise
+        try:
+            if timeout_s is None:
+                return await future
+            return await asyncio.wait_for(future, timeout_s)
+        except TimeoutError:
+            self.controller.forget_reply(item.id)
+            raise
+
+    # ---------------------------------------------------------------- control
+
+    def start(self) -> None:
+        """Start (or restart) the attention loop."""
+        was_running = self.running
+        self.controller.start()
+        if not was_running:
+            self._emit(AGENT_STARTED)
+
+    async def stop(self) -> None:
+        """Stop the loop; in-flight work is requeued, deferred items stay deferred."""
+        await self.controller.stop()
+        self._emit(AGENT_STOPPED)
+
+    async def pause(self) -> None:
+        """Pause like :meth:`stop`; :meth:`resume` continues."""
+        await self.controller.stop(pause=True)
+        self._emit(AGENT_PAUSED)
+
+    async def resume(self) -> None:
+        self.controller.resume()
+        self._emit(AGENT_RESUMED)
+
+    async def cancel_processing(self, reason: str = "cancelled by user", *,
+                                hard: bool = False) -> str | None:
+        """Cancel the current work (a person's decision); see
+        :meth:`AttentionController.cancel_processing`. Returns the item id or None."""
+        if not self.running:
+            raise AgentNotRunning(f"agent {self.name!r} is stopped")
+        return self.controller.cancel_processing(reason, hard=hard)
+
+    async def close(self) -> None:
+        """Stop for good and fail every waiting caller with ReplyCancelled."""
+        await self.controller.close()
+
+    async def wait_idle(self) -> None:
+        await self.controller.wait_idle()
+
+    # ------------------------------------------------------------------ views
+
+    async def mind(self) -> dict[str, Any]:
+        """The Agent Mind snapshot (000 §5 ``/mind``): state, focus, queue."""
+        focus = self.focus_item
+        return {
+            "agentId": self.name,
+            "description": self.description,
+            "state": str(self.state),
+            "running": self.running,
+            "paused": self.paused,
+            "currentFocus": focus.to_dict() if focus is not None else None,
+            "queue": [i.to_dict() for i in self.mailbox.queued_items()],
+            "queueDepth": self.depth,
+            "deferred": [i.to_dict() for i in self.mailbox.deferred_items()],
+        }
+
+    async def mailbox_timeline(self, types: list[str] | None = None, category: str | None = None,
+                               statuses: list[str] | None = None, limit: int = 50,
+                               offset: int = 0) -> dict[str, Any]:
+        """The enriched mailbox timeline (000 §5): queued items, and history with
+        each item's decisions and activity summary, newest first.
+
+        Raises:
+            InvalidInput: unknown status or category, or limit/offset out of range
+                (limit 1..1000, offset ≥ 0). UnknownItemType: unknown type.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInput(f"offset must be a non-negative integer, got {offset!r}")
+        wanted: set[str] | None = None
+        if types:
+            wanted = {self._registry.get_type(t).name for t in types}
+        if category:
+            if category not in {c.value for c in Category}:
+                allowed = ", ".join(c.value for c in Category)
+                raise InvalidInput(f"category must be one of {allowed}, got {category!r}")
+            in_category = {t.name for t in self._registry.by_category(category)}
+            wanted = in_category if wanted is None else wanted & in_category
+        status_filter: tuple[ItemStatus, ...] | None = None
+        if statuses:
+            try:
+                status_filter = tuple(ItemStatus(s) for s in statuses)
+            except ValueError:
+                allowed = ", ".join(s.value for s in ItemStatus)
+                raise InvalidInput(
+                    f"status must be among {allowed}, got {statuses!r}") from None
+        query = ItemQuery(self.name, statuses=status_filter,
+                          source_types=tuple(sorted(wanted)) if wanted is not None else None,
+                          limit=limit, offset=offset)
+        items = await self._store.find_items(query) if wanted != set() else []
+        total = await self._store.count_items(query) if wanted != set() else 0
+        ids = [i.id for i in items]
+        decisions: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+        for item_id in ids:
+            for decision in reversed(await self._store.find_decisions(self.name, item_id)):
+                decisions[item_id].append(decision.to_dict())
+        activities = {a.item_id: a.to_dict()
+                      for a in await self._store.find_activities(self.name, ids)}
+        history = [{**i.to_dict(), "decisions": decisions[i.id],
+                    "activity": activities.get(i.id)} for i in items]
+        return {"queued": [i.to_dict() for i in self.mailbox.queued_items()],
+                "queueDepth": self.depth, "history": history, "total": total}
+
+    async def decisions(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+        """This agent's decisions, newest first."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInput(f"offset must be a non-negative integer, got {offset!r}")
+        return [d.to_dict() for d in await self._store.find_decisions(self.name, None, limit,
+                                                                        offset)]
+
+    async def activity_logs(self, activity_id: str) -> list[dict[str, Any]]:
+        """Log entries of one activity, in order."""
+        return [entry.to_dict() for entry in await self._store.find_activity_logs(activity_id)]
+
+    def statistics(self) -> dict[str, Any]:
+        """Depth, state and lifetime counters."""
+        return {"agentId": self.name, "state": str(self.state), **self.mailbox.statistics()}
+
+    def _emit(self, event_type: str) -> None:
+        if self.bus.active:
+            self.bus.emit(Event(event_type, self.name, {"agentId": self.name},
+                                self._clock.now()))
+
+
+__all__ = ["Agent", "ReplyCancelled"]

@@ -1,0 +1,161 @@
+"""The runtime: hosts many agents on one store and one event bus.
+
+An idle agent costs memory only: no task, no timer. One runtime hosts a
+database's agents at a time; a second process trying the same SQLite file
+gets :class:`~attn.errors.RuntimeLocked`.
+
+Spec: 000 §19 (buses), §5 (entry points); DESIGN.md "The pieces".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from types import TracebackType
+
+from attn.clock import SYSTEM_CLOCK, Clock
+from attn.core.attention import InterruptJudge
+from attn.core.config import AgentConfig
+from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
+from attn.core.focus import Brain
+from attn.core.registry import TypeRegistry
+from attn.errors import AgentExists, InvalidInput, UnknownAgent
+from attn.runtime.agent import Agent
+from attn.store.base import Store
+from attn.store.memory import MemoryStore
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class Runtime:
+    """Hosts agents. Use as ``async with Runtime(store) as rt:``.
+
+    Args:
+        store: persistence; an in-memory store when None.
+        clock: the time source (``attn.testing.FakeClock`` in tests).
+        registry: the type registry; a fresh one with the built-in types when None.
+        host: claim the store's host lock on start (one hosting process per database).
+    """
+
+    def __init__(self, store: Store | None = None, *, clock: Clock | None = None,
+                 registry: TypeRegistry | None = None, host: bool = True) -> None:
+        self.store: Store = store if store is not None else MemoryStore()
+        self.clock: Clock = clock or SYSTEM_CLOCK
+        self.registry = registry if registry is not None else TypeRegistry()
+        self.bus = EventBus()
+        self._agents: dict[str, Agent] = {}
+        self._host = host
+        self._started = False
+        self._closed = False
+
+    async def __aenter__(self) -> Runtime:
+        await self.start()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Open the store and claim the host lock.
+
+        Raises:
+            RuntimeLocked: another process hosts this database's agents.
+        """
+        if self._started:
+            return
+        await self.store.open()
+        if self._host:
+            try:
+                await self.store.acquire_host()
+            except BaseException:
+                await self.store.close()
+                raise
+        self._started = True
+
+    async def close(self) -> None:
+        """Stop every agent (in-flight work requeued), fail waiting callers, close the store."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.gather(*(agent.close() for agent in self._agents.values()))
+        if self._started:
+            await self.store.release_host()
+            await self.store.close()
+
+    @property
+    def agents(self) -> list[Agent]:
+        """Hosted agents in the order they were added."""
+        return list(self._agents.values())
+
+    def get_agent(self, name: object) -> Agent:
+        """The agent called exactly ``name``.
+
+        Raises:
+            UnknownAgent: no agent has that exact name (case and spaces count);
+                nothing is created (CORE-61).
+        """
+        agent = self._agents.get(name) if isinstance(name, str) else None
+        if agent is None:
+            known = ", ".join(self._agents) or "none"
+            raise UnknownAgent(f"unknown recipient {name!r}: no agent has that name "
+                               f"(agents: {known})")
+        return agent
+
+    async def add_agent(self, name: str, brain: Brain, config: AgentConfig | None = None, *,
+                        description: str = "", judge: InterruptJudge | None = None,
+                        start: bool = True) -> Agent:
+        """Host a new agent: recover its stored mailbox, then start its loop.
+
+        Args:
+            name: 1-64 characters of letters, digits, ``_ . -``, starting with a
+                letter or digit.
+            brain: the agent's work (any async callable ``(item, focus)``).
+            config: mailbox and loop settings.
+            start: start the attention loop at once.
+
+        Raises:
+            InvalidInput: bad name or brain. AgentExists: the name is taken.
+        """
+        if not isinstance(name, str) or not _NAME_RE.match(name):
+            raise InvalidInput(
+                f"agent name must be 1-64 letters, digits, '_', '.' or '-', got {name!r}")
+        if not callable(brain):
+            raise InvalidInput(f"brain must be an async callable, got {type(brain).__name__}")
+        if name in self._agents:
+            raise AgentExists(f"agent {name!r} is already hosted")
+        await self.start()
+        agent = Agent(name, brain, self.store, self.registry, self.clock, self.bus,
+                      config or AgentConfig(), description=description, judge=judge)
+        self._agents[name] = agent
+        try:
+            await agent._open()
+        except BaseException:
+            del self._agents[name]
+            raise
+        if self.bus.active:
+            self.bus.emit(Event(AGENT_CREATED, name, {"agentId": name}, self.clock.now()))
+        if start:
+            agent.start()
+        return agent
+
+    async def remove_agent(self, name: str) -> None:
+        """Stop an agent and stop hosting it; its stored items stay.
+
+        Raises:
+            UnknownAgent: no such agent.
+        """
+        agent = self.get_agent(name)
+        await agent.close()
+        del self._agents[name]
+        if self.bus.active:
+            self.bus.emit(Event(AGENT_REMOVED, name, {"agentId": name}, self.clock.now()))
+
+    async def run_until_idle(self) -> None:
+        """Wait until every running agent is idle with an empty queue."""
+        while True:
+            busy = [a for a in self._agents.values()
+                    if a.controller._task is not None]
+            if not busy:
+                return
+            await asyncio.gather(*(a.wait_idle() for a in busy))
