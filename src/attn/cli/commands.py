@@ -1,0 +1,218 @@
+"""Client commands: ``attn agents``, ``attn send``, ``attn mailbox``.
+
+They talk to a running ``attn serve`` over HTTP (``--url``, default
+``http://127.0.0.1:8765`` or ``$ATTN_URL``) and print a table, or the server's
+JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, ApiClient, CliError
+from attn.cli.output import console, handle_errors, print_json, shorten
+
+UrlOption = Annotated[
+    str,
+    typer.Option("--url", envvar=URL_ENV, help="Base URL of the attn server.", show_default=True),
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option("--token", envvar=TOKEN_ENV, help="API token, when the server requires one."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the server's JSON instead.")]
+
+_STATUS_STYLE = {
+    "queued": "cyan",
+    "processing": "yellow",
+    "completed": "green",
+    "deferred": "magenta",
+    "merged": "blue",
+    "dropped": "red",
+}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the client commands to ``app``."""
+    app.command(
+        "agents",
+        epilog="Example: attn agents --url http://127.0.0.1:8765",
+    )(agents)
+    app.command(
+        "send",
+        epilog=(
+            "Examples: attn send alice 'hello there'  ·  "
+            "attn send bob 'build finished' --type a2a_message --priority 1 --no-wait"
+        ),
+    )(send)
+    app.command(
+        "mailbox",
+        epilog="Example: attn mailbox alice --status completed,dropped --limit 10",
+    )(mailbox)
+
+
+@handle_errors
+def agents(
+    url: UrlOption = DEFAULT_URL, token: TokenOption = None, as_json: JsonOption = False
+) -> None:
+    """List the agents of a running server: attention state, queue depth, current focus."""
+    with ApiClient(url, token=token) as client:
+        data = client.request("GET", "/api/agents")
+    if as_json:
+        print_json(data)
+        return
+    table = Table(title=escape(f"agents at {url}"))
+    for column in ("name", "state", "depth", "focus", "description"):
+        table.add_column(column, justify="right" if column == "depth" else "left")
+    for agent in data.get("agents", []):
+        focus = agent.get("focus")
+        focus_text = f"{focus['sourceType']}: {shorten(focus.get('summary'), 40)}" if focus else ""
+        focus_text = escape(focus_text)
+        state = agent.get("state", "")
+        if agent.get("paused"):
+            state += " (paused)"
+        elif not agent.get("running", True):
+            state += " (stopped)"
+        table.add_row(
+            escape(str(agent["name"])),
+            state,
+            str(agent.get("depth", "")),
+            focus_text,
+            escape(shorten(agent.get("description"), 50)),
+        )
+    console().print(table)
+
+
+@handle_errors
+def send(
+    agent: Annotated[str, typer.Argument(help="Name of the receiving agent.")],
+    text: Annotated[str, typer.Argument(help="The message text.")],
+    source_type: Annotated[
+        str, typer.Option("--type", help="Mailbox item type, e.g. human_chat, a2a_message.")
+    ] = "human_chat",
+    priority: Annotated[
+        int | None,
+        typer.Option(help="0 (critical) .. 4 (background); default: the type's own."),
+    ] = None,
+    wait: Annotated[
+        bool | None,
+        typer.Option(
+            "--wait/--no-wait",
+            help="Wait for the agent's reply and print it. Default: wait for human_chat only.",
+            show_default=False,
+        ),
+    ] = None,
+    sender: Annotated[str, typer.Option(help="Sender id recorded with the item.")] = "user",
+    session: Annotated[str | None, typer.Option(help="Conversation (session) id.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help="Seconds to wait for the reply (default: no limit)."),
+    ] = None,
+    url: UrlOption = DEFAULT_URL,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Put a message in an agent's mailbox; for a chat, wait for the reply and print it."""
+    should_wait = (source_type == "human_chat") if wait is None else wait
+    if timeout is not None and timeout <= 0:
+        raise CliError(f"--timeout must be positive seconds, got {timeout}", exit_code=2)
+    with ApiClient(url, token=token) as client:
+        if should_wait:
+            if priority is not None:
+                raise CliError("--priority only applies with --no-wait", exit_code=2)
+            body: dict[str, Any] = {"text": text, "senderId": sender, "sourceType": source_type}
+            if session is not None:
+                body["sessionId"] = session
+            if timeout is not None:
+                body["timeoutS"] = timeout
+            data = client.request(
+                "POST",
+                f"/api/agents/{_path(agent)}/chat",
+                json=body,
+                read_timeout_s=None if timeout is None else timeout + 10.0,
+                wait_forever=timeout is None,
+            )
+            if as_json:
+                print_json(data)
+            else:
+                typer.echo(data.get("reply", ""))
+            return
+        metadata: dict[str, Any] = {"senderId": sender, "senderRole": "user"}
+        if session is not None:
+            metadata["sessionId"] = session
+        enqueue: dict[str, Any] = {
+            "sourceType": source_type,
+            "payload": {"content": text},
+            "metadata": metadata,
+        }
+        if priority is not None:
+            enqueue["priority"] = priority
+        data = client.request("POST", f"/api/agents/{_path(agent)}/mailbox", json=enqueue)
+    if as_json:
+        print_json(data)
+    else:
+        typer.echo(f"queued {data['id']} for {agent}")
+
+
+@handle_errors
+def mailbox(
+    agent: Annotated[str, typer.Argument(help="Name of the agent.")],
+    status: Annotated[
+        str | None,
+        typer.Option(help="Only these statuses, comma-separated (queued, completed, ...)."),
+    ] = None,
+    source_type: Annotated[
+        str | None, typer.Option("--type", help="Only these item types, comma-separated.")
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, max=500, help="History rows to show.")] = 20,
+    offset: Annotated[int, typer.Option(min=0, help="History rows to skip.")] = 0,
+    url: UrlOption = DEFAULT_URL,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show an agent's queue and history: each item with its status and decisions."""
+    params = {"status": status, "type": source_type, "limit": limit, "offset": offset}
+    with ApiClient(url, token=token) as client:
+        data = client.request("GET", f"/api/agents/{_path(agent)}/mailbox", params=params)
+    if as_json:
+        print_json(data)
+        return
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for item in [*data.get("queued", []), *data.get("history", [])]:
+        if item.get("id") not in seen:
+            seen.add(item.get("id", ""))
+            rows.append(item)
+    queued = data.get("queueDepth", len(data.get("queued", [])))
+    total = data.get("total", len(data.get("history", [])))
+    table = Table(title=escape(f"{agent}: {queued} queued, {total} in history"))
+    for column in ("id", "type", "priority", "status", "summary", "decisions"):
+        table.add_column(column, justify="right" if column == "priority" else "left",
+                         no_wrap=column in ("id", "status"))  # fmt: skip
+    for item in rows:
+        item_status = str(item.get("status", ""))
+        style = _STATUS_STYLE.get(item_status, "")
+        decisions = ", ".join(
+            str(d.get("decisionType", "")) for d in item.get("decisions") or [] if d
+        )
+        table.add_row(
+            escape(str(item.get("id", ""))),
+            escape(str(item.get("sourceType", ""))),
+            str(item.get("priority", "")),
+            f"[{style}]{item_status}[/]" if style else escape(item_status),
+            escape(shorten(item.get("summary"))),
+            escape(decisions),
+        )
+    console().print(table)
+
+
+def _path(name: str) -> str:
+    """``name`` as one URL path segment."""
+    if not name.strip():
+        raise CliError("the agent name is empty", exit_code=2)
+    return quote(name, safe="")

@@ -1,0 +1,106 @@
+"""The ``attn`` command line.
+
+``attn serve`` hosts the agents and the HTTP API; the other commands talk to a
+running server. Every command has ``--help`` with an example.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from attn.cli import commands
+from attn.cli.client import DEFAULT_URL
+from attn.cli.output import handle_errors, state
+from attn.version import attn_version
+
+app = typer.Typer(
+    name="attn",
+    help=(
+        "Durable mailboxes and a single-threaded attention loop for LLM agents.\n\n"
+        "Start a server with `attn serve`, then talk to it from another terminal."
+    ),
+    epilog="Example: attn serve  ·  then: attn send alice 'hello'  ·  attn mailbox alice",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    rich_markup_mode="markdown",
+)
+
+
+@app.callback()
+def main(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks instead of one-line errors.")
+    ] = False,
+) -> None:
+    """Durable mailboxes and a single-threaded attention loop for LLM agents."""
+    if debug:
+        state.debug = True
+
+
+@app.command(
+    epilog=(
+        "Example: attn serve --port 8765  ·  "
+        "ATTN_DATABASE_URL=postgresql://127.0.0.1/attn attn serve --config team.toml"
+    )
+)
+@handle_errors
+def serve(
+    host: Annotated[
+        str | None,
+        typer.Option(help="Address to bind (default 127.0.0.1; others need ATTN_TOKEN)."),
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(min=0, max=65535, help="TCP port (default 8765).")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="Config file (default ./attn.toml when present, else a demo team).",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Run the agents of attn.toml (or a demo team) and the HTTP API until Ctrl+C.
+
+    The database comes from ATTN_DATABASE_URL or [database] url, default ./attn.db (SQLite).
+    """
+    from attn.config import load_config
+    from attn.server.serve import ServeInfo
+    from attn.server.serve import serve as run_server
+
+    settings = load_config(config)
+
+    def ready(info: ServeInfo) -> None:
+        names = ", ".join(info.agents) or "none"
+        where = "demo team" if settings.source == "demo" else settings.source
+        typer.echo(
+            f"attn {attn_version()} serving {len(info.agents)} agents ({names}) at {info.url}"
+        )
+        typer.echo(f"  agents from: {where}")
+        typer.echo(f"  database:    {info.database_url}")
+        hint = "" if info.url == DEFAULT_URL else f"ATTN_URL={info.url} "
+        first = info.agents[0] if info.agents else "AGENT"
+        typer.echo(f"  try:         {hint}attn send {first} 'hello'   (Ctrl+C stops)")
+
+    asyncio.run(run_server(settings, host=host, port=port, on_ready=ready))
+
+
+@app.command(epilog="Example: attn version")
+def version() -> None:
+    """Print attn's version."""
+    typer.echo(f"attn {attn_version()}")
+
+
+commands.register(app)
+
+# --- Trace commands: `attn import`, `attn replay` ----------------------------------------
+# Registration point for src/attn/cli/trace.py (owned by the trace work). Add here:
+#     from attn.cli import trace
+#     trace.register(app)
+# ------------------------------------------------------------------------------------------

@@ -1,0 +1,261 @@
+"""The HTTP API: a FastAPI app over one :class:`~attn.runtime.Runtime`.
+
+:func:`create_app` builds the app; it neither starts nor closes the runtime
+(that is :mod:`attn.server.serve`'s job), so tests and embedders can host it
+next to a runtime they own.
+
+Routes (all JSON; errors are ``{"error": {"code", "message"}}``, see
+:mod:`attn.server.errors`)::
+
+    GET  /health                               liveness, never needs the token
+    GET  /api/types                            the item type registry
+    GET  /api/agents                           every agent: state, depth, focus
+    GET  /api/agents/{name}                    one agent, with statistics
+    POST /api/agents/{name}/mailbox            enqueue (202 + item id); Idempotency-Key header
+    GET  /api/agents/{name}/mailbox            queue and history (filters: type, category,
+                                               status; paging: limit, offset)
+    POST /api/agents/{name}/chat               send a message and wait for the reply
+    GET  /api/agents/{name}/mind               attention state, focus, queue, deferred items
+    GET  /api/agents/{name}/decisions          decision timeline; limit, offset
+    GET  /api/agents/{name}/activity-logs      log entries of one activity; activityId
+
+Spec: 000 §5, §16; acceptance SRV-01..SRV-07.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import FastAPI, Header, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from attn.errors import AttnError
+from attn.server.errors import (
+    CODE_BY_STATUS,
+    INTERNAL_ERROR,
+    MALFORMED_JSON,
+    VALIDATION_ERROR,
+    attn_error_response,
+    error_response,
+)
+from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
+from attn.server.schemas import ChatBody, EnqueueBody
+from attn.version import attn_version
+
+if TYPE_CHECKING:
+    from attn.runtime import Agent, Runtime
+
+log = logging.getLogger(__name__)
+
+#: Largest page of the mailbox and decision listings.
+MAX_PAGE = 1000
+
+
+def create_app(
+    runtime: Runtime,
+    *,
+    token: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> FastAPI:
+    """Build the API app over ``runtime``.
+
+    Args:
+        runtime: a started runtime; the app reads and enqueues through it and
+            does not manage its lifecycle.
+        token: when set, every route but ``/health`` requires
+            ``Authorization: Bearer <token>`` and answers 401 otherwise.
+        max_body_bytes: request bodies over this many bytes are refused with 413.
+
+    Returns:
+        The FastAPI application (an ASGI app).
+    """
+    app = FastAPI(
+        title="attn",
+        version=attn_version(),
+        description="Durable mailboxes and a single-threaded attention loop for LLM agents.",
+    )
+    _install_error_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
+    if token:
+        app.add_middleware(TokenMiddleware, token=token)
+
+    @app.get("/health", tags=["meta"])
+    async def health() -> dict[str, Any]:
+        """Liveness: ``{"status": "ok"}``. Never needs the token."""
+        return {"status": "ok", "agents": len(runtime.agents)}
+
+    @app.get("/api/types", tags=["meta"])
+    async def list_types() -> dict[str, Any]:
+        """Every mailbox item type the runtime knows, with its defaults."""
+        return {"types": runtime.registry.to_list()}
+
+    @app.get("/api/agents", tags=["agents"])
+    async def list_agents() -> dict[str, Any]:
+        """Every hosted agent, in the order they were added."""
+        return {"agents": [agent_summary(agent) for agent in runtime.agents]}
+
+    @app.get("/api/agents/{name}", tags=["agents"])
+    async def get_agent(name: str) -> dict[str, Any]:
+        """One agent: state, depth, focus and counters. 404 for an unknown name."""
+        agent = runtime.get_agent(name)
+        return {**agent_summary(agent), "statistics": agent.statistics()}
+
+    @app.post("/api/agents/{name}/mailbox", status_code=202, tags=["mailbox"])
+    async def enqueue(
+        name: str,
+        body: EnqueueBody,
+        idempotency_key: Annotated[
+            str | None, Header(alias="Idempotency-Key", min_length=1, max_length=200)
+        ] = None,
+    ) -> dict[str, Any]:
+        """Enqueue one item; answers 202 with its id once it is committed.
+
+        A repeated request with the same ``Idempotency-Key`` returns the first item's id.
+        """
+        agent = runtime.get_agent(name)
+        item_id = await agent.enqueue(
+            body.source_type,
+            body.payload,
+            priority=body.priority,
+            metadata=body.metadata,
+            idempotency_key=idempotency_key,
+        )
+        return {"id": item_id}
+
+    @app.get("/api/agents/{name}/mailbox", tags=["mailbox"])
+    async def mailbox(
+        name: str,
+        type: Annotated[str | None, Query(description="comma-separated source types")] = None,
+        category: Annotated[str | None, Query(description="a type category")] = None,
+        status: Annotated[str | None, Query(description="comma-separated statuses")] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> dict[str, Any]:
+        """The queue and the history, newest first, with each item's decisions."""
+        agent = runtime.get_agent(name)
+        # The agent validates the filters (unknown type, status or category: 422).
+        return await agent.mailbox_timeline(
+            types=_split(type),
+            category=category or None,
+            statuses=_split(status),
+            limit=limit,
+            offset=offset,
+        )
+
+    @app.post("/api/agents/{name}/chat", tags=["mailbox"])
+    async def chat(name: str, body: ChatBody) -> dict[str, Any]:
+        """Send a message and wait for the agent's reply (same mailbox path as enqueue)."""
+        agent = runtime.get_agent(name)
+        reply = await agent.send_message(
+            body.text,
+            sender_id=body.sender_id,
+            sender_name=body.sender_name,
+            session_id=body.session_id,
+            source_type=body.source_type,
+            timeout_s=body.timeout_s,
+        )
+        return {"reply": reply.text, "itemId": reply.item_id, "data": reply.data}
+
+    @app.get("/api/agents/{name}/mind", tags=["agents"])
+    async def mind(name: str) -> dict[str, Any]:
+        """The agent's mind: attention state, current focus, queue, deferred items."""
+        return await runtime.get_agent(name).mind()
+
+    @app.get("/api/agents/{name}/decisions", tags=["agents"])
+    async def decisions(
+        name: str,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> dict[str, Any]:
+        """The decision timeline, newest first."""
+        agent = runtime.get_agent(name)
+        return {"decisions": await agent.decisions(limit=limit, offset=offset)}
+
+    @app.get("/api/agents/{name}/activity-logs", tags=["agents"])
+    async def activity_logs(
+        name: str,
+        activity_id: Annotated[str, Query(alias="activityId", min_length=1, max_length=200)],
+    ) -> dict[str, Any]:
+        """The log entries of one activity, in sequence order."""
+        agent = runtime.get_agent(name)
+        return {"logs": await agent.activity_logs(activity_id)}
+
+    return app
+
+
+def agent_summary(agent: Agent) -> dict[str, Any]:
+    """The listing entry of one agent: name, state, depth and a short focus."""
+    focus = agent.focus_item
+    return {
+        "name": agent.name,
+        "description": agent.description,
+        "state": str(agent.state),
+        "running": agent.running,
+        "paused": agent.paused,
+        "depth": agent.depth,
+        "focus": None
+        if focus is None
+        else {
+            "id": focus.id,
+            "sourceType": focus.source_type,
+            "priority": focus.priority,
+            "summary": focus.summary,
+            "startedAt": focus.started_at.isoformat() if focus.started_at else None,
+        },
+    }
+
+
+def _split(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    parts = [part.strip() for part in value.split(",") if part.strip()]
+    return parts or None
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(AttnError)
+    async def on_attn_error(request: Request, exc: AttnError) -> JSONResponse:
+        return attn_error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = list(exc.errors())
+        if any(err.get("type") == "json_invalid" for err in errors):
+            detail = next(
+                (err.get("ctx", {}).get("error") for err in errors if err.get("ctx")), None
+            )
+            message = "request body is not valid JSON" + (f": {detail}" if detail else "")
+            return error_response(400, MALFORMED_JSON, message)
+        problems = [_describe_validation(err) for err in errors]
+        return error_response(422, VALIDATION_ERROR, "; ".join(problems) or "invalid request")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = CODE_BY_STATUS.get(exc.status_code, f"http_{exc.status_code}")
+        message = str(exc.detail)
+        if exc.status_code == 404 and message == "Not Found":
+            message = f"no route {request.method} {request.url.path}"
+        return error_response(exc.status_code, code, message, headers=exc.headers)
+
+    @app.exception_handler(TimeoutError)
+    async def on_timeout(request: Request, exc: TimeoutError) -> JSONResponse:
+        return error_response(504, "timeout", "the reply did not come in time")
+
+    @app.exception_handler(Exception)
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, INTERNAL_ERROR, "internal error; see the server log")
+
+
+def _describe_validation(err: Any) -> str:
+    loc = [str(part) for part in err.get("loc", ()) if part not in ("body",)]
+    where = ".".join(loc)
+    msg = str(err.get("msg", "invalid"))
+    if err.get("type") == "extra_forbidden":
+        msg = "unknown field"
+    elif err.get("type") == "missing":
+        msg = "required"
+    return f"{where}: {msg}" if where else msg

@@ -1,0 +1,128 @@
+"""ASGI middleware of the API: bearer-token check and request body size limit.
+
+Both are plain ASGI (no ``BaseHTTPMiddleware``), so they add no task per request
+and never cancel a handler that is waiting for an agent's reply.
+
+Spec: acceptance SRV-06 (oversized bodies are 413), SRV-07 (token).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from fastapi import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from attn.server.errors import BODY_TOO_LARGE, UNAUTHORIZED, error_response
+
+#: Default limit of a request body, in bytes.
+DEFAULT_MAX_BODY_BYTES = 1_048_576
+
+#: How much of an oversized body is read before answering 413.
+_DRAIN_LIMIT_BYTES = 16 * 1_048_576
+
+#: Paths that never need the token.
+OPEN_PATHS = frozenset({"/health"})
+
+
+class BodyTooLarge(HTTPException):
+    """A request body over the limit; rendered as 413 by the app's handler."""
+
+    def __init__(self, limit_bytes: int) -> None:
+        super().__init__(413, f"request body is larger than {limit_bytes} bytes")
+
+
+class BodyLimitMiddleware:
+    """Refuse request bodies over ``max_body_bytes`` with 413.
+
+    A declared ``Content-Length`` over the limit is refused before the body is
+    read; a body without one (chunked) is counted while it streams in.
+
+    Args:
+        app: the wrapped ASGI app.
+        max_body_bytes: the limit in bytes.
+    """
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.max_body_bytes
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = -1
+                if declared > limit:
+                    await self._refuse(scope, receive, send)
+                    return
+        received = 0
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge(limit)
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Read (and discard) a bounded amount first: a client still writing its
+        # body when the connection closes sees a broken pipe instead of the 413.
+        drained = 0
+        while drained <= _DRAIN_LIMIT_BYTES:
+            message_in = await receive()
+            if message_in["type"] != "http.request":
+                break
+            drained += len(message_in.get("body", b""))
+            if not message_in.get("more_body", False):
+                break
+        message = f"request body is larger than {self.max_body_bytes} bytes"
+        response = error_response(413, BODY_TOO_LARGE, message, headers={"Connection": "close"})
+        await response(scope, receive, send)
+
+
+class TokenMiddleware:
+    """Require ``Authorization: Bearer <token>`` on every path but :data:`OPEN_PATHS`.
+
+    Args:
+        app: the wrapped ASGI app.
+        token: the expected token (compared in constant time).
+    """
+
+    def __init__(self, app: ASGIApp, *, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        given = b""
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                given = value
+                break
+        if secrets.compare_digest(given, self._expected):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            # Closing before accept makes the server answer the handshake with 403.
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        message = "missing bearer token" if not given else "wrong bearer token"
+        response = error_response(
+            401,
+            UNAUTHORIZED,
+            f"{message}; send the header 'Authorization: Bearer <token>'",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+        await response(scope, receive, send)

@@ -1,0 +1,82 @@
+"""Request bodies of the HTTP API, validated with pydantic.
+
+Models are strict (no string-to-number coercion) and refuse unknown fields, so a
+typo such as ``"priorty"`` is a 422 instead of being silently ignored. JSON
+values must be finite: ``NaN`` and ``Infinity`` are refused, because they
+cannot be stored or sent back as JSON.
+
+Spec: 000 §5; acceptance SRV-04, SRV-06.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+#: How deep a payload or metadata object may nest.
+MAX_JSON_DEPTH = 32
+
+
+def check_json(value: Any, *, depth: int = 0) -> Any:
+    """Return ``value`` unchanged if it is finite JSON no deeper than :data:`MAX_JSON_DEPTH`.
+
+    Raises:
+        ValueError: for NaN or infinite numbers, or nesting that is too deep.
+    """
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("numbers must be finite (no NaN or Infinity)")
+    if isinstance(value, dict):
+        for item in value.values():
+            check_json(item, depth=depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            check_json(item, depth=depth + 1)
+    return value
+
+
+class _Body(BaseModel):
+    # Fields are snake_case in Python and camelCase on the wire (000 §5).
+    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=to_camel)
+
+
+class EnqueueBody(_Body):
+    """``POST /api/agents/{name}/mailbox``.
+
+    Attributes:
+        source_type (``sourceType``): a registered source type, e.g. ``"a2a_message"``.
+        payload: the item's JSON payload; ``content`` holds its text.
+        priority: 0 (critical) .. 4 (background); None for the type's default.
+        metadata: sender facts: ``senderId``, ``senderName``, ``senderRole``, ``sessionId``.
+    """
+
+    source_type: str = Field(min_length=1, max_length=64)
+    payload: dict[str, Any]
+    priority: int | None = None
+    metadata: dict[str, Any] | None = None
+
+    _finite = field_validator("payload", "metadata")(check_json)
+
+
+class ChatBody(_Body):
+    """``POST /api/agents/{name}/chat``: send a message and wait for the reply.
+
+    Attributes:
+        text: the message.
+        sender_id (``senderId``): who sends it (default ``"user"``).
+        sender_name (``senderName``): display name of the sender.
+        session_id (``sessionId``): conversation id; messages of one session can merge.
+        source_type (``sourceType``): item type (default ``"human_chat"``).
+        timeout_s (``timeoutS``): seconds to wait for the reply; None waits until it comes.
+    """
+
+    text: str
+    sender_id: str = Field(default="user", min_length=1, max_length=200)
+    sender_name: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=200)
+    source_type: str = Field(default="human_chat", min_length=1, max_length=64)
+    timeout_s: float | None = Field(default=None, gt=0, le=86_400, allow_inf_nan=False)

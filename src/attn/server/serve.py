@@ -1,0 +1,227 @@
+"""``attn serve``: host the configured agents and the HTTP API in one event loop.
+
+:func:`serve` binds the socket first (so a busy port fails before the database
+is touched), starts the runtime with the agents of the configuration, runs
+uvicorn on the same loop, and on SIGINT/SIGTERM stops accepting requests,
+then closes the runtime (in-flight work is requeued, nothing is lost).
+
+Spec: 000 §16 (server), DESIGN.md (binds 127.0.0.1 unless a token is set).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import signal
+import socket
+import sys
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+
+import uvicorn
+
+from attn.config import AttnConfig, ConfigError, is_loopback
+from attn.core.config import AgentConfig
+from attn.errors import AttnError
+from attn.server.app import create_app
+from attn.store.url import default_database_url, open_store
+
+
+class ServeError(AttnError):
+    """The server could not start."""
+
+    code = "serve_error"
+
+
+@dataclass(frozen=True, slots=True)
+class ServeInfo:
+    """What :func:`serve` tells its ``on_ready`` callback once it accepts requests.
+
+    Attributes:
+        url: base URL of the API, e.g. ``http://127.0.0.1:8765``.
+        database_url: the store's URL.
+        agents: names of the hosted agents, in order.
+    """
+
+    url: str
+    database_url: str
+    agents: tuple[str, ...]
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse a non-loopback bind without an API token.
+
+    Raises:
+        ConfigError: ``host`` is reachable from other machines and ``token`` is unset.
+    """
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"refusing to listen on {host} without an API token; set ATTN_TOKEN "
+            "(or token in the [server] table of attn.toml) to at least 8 characters, "
+            "or bind 127.0.0.1"
+        )
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (port 0 picks a free one).
+
+    Raises:
+        ServeError: the address cannot be resolved or is in use.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ServeError(f"cannot resolve host {host!r}: {exc}") from exc
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        reason = (
+            "address already in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        )
+        raise ServeError(f"cannot listen on {host}:{port}: {reason}") from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url(sock: socket.socket) -> str:
+    """``http://host:port`` of a bound socket, with IPv6 hosts in brackets."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+async def serve(
+    config: AttnConfig,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    on_ready: Callable[[ServeInfo], None] | None = None,
+    install_signal_handlers: bool = True,
+    stop: asyncio.Event | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Run the runtime and the API until SIGINT/SIGTERM (or cancellation).
+
+    Args:
+        config: the configuration (agents, database, server section).
+        host: bind address; None means ``config.server.host``.
+        port: TCP port; None means ``config.server.port``; 0 picks a free port.
+        on_ready: called once requests are accepted.
+        install_signal_handlers: stop gracefully on SIGINT/SIGTERM (main thread only).
+        stop: when given, setting it stops the server gracefully (for embedders and tests).
+        log_level: uvicorn's log level.
+
+    Raises:
+        ConfigError: non-loopback host without a token.
+        ServeError: the port is in use or the host cannot be resolved.
+        AttnError: the store cannot be opened (``RuntimeLocked`` when another
+            process hosts it), or an agent's brain cannot be built.
+    """
+    from attn.brains import build_brain
+    from attn.runtime import Runtime
+
+    host = host if host is not None else config.server.host
+    port = port if port is not None else config.server.port
+    token = config.server.token
+    check_bind(host, token)
+    database_url = config.database.url or default_database_url()
+    # Build every brain before touching the database: a typo fails fast.
+    brains = [build_brain(section.brain, dict(section.options)) for section in config.agents]
+    sock = bind_socket(host, port)
+    try:
+        runtime = Runtime(open_store(database_url))
+        await runtime.start()
+        try:
+            for section, brain in zip(config.agents, brains, strict=True):
+                settings = config.agent_settings(section)
+                agent_config = AgentConfig(
+                    capacity=settings.capacity,
+                    backstop_s=settings.backstop_s,
+                    max_attempts=settings.max_attempts,
+                )
+                await runtime.add_agent(
+                    section.name, brain, agent_config, description=section.description
+                )
+            app = create_app(runtime, token=token)
+            server = _Server(
+                uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False)
+            )
+            info = ServeInfo(
+                url=base_url(sock),
+                database_url=database_url,
+                agents=tuple(a.name for a in config.agents),
+            )
+            server.on_ready = (lambda: on_ready(info)) if on_ready is not None else None
+            with _signals_stop(server, enabled=install_signal_handlers):
+                if stop is None:
+                    await server.serve(sockets=[sock])
+                else:
+                    await _serve_until(server, sock, stop)
+            if not server.started:
+                raise ServeError(f"the HTTP server did not start on {info.url}")
+        finally:
+            await runtime.close()
+    finally:
+        sock.close()
+
+
+async def _serve_until(server: uvicorn.Server, sock: socket.socket, stop: asyncio.Event) -> None:
+    async def watch() -> None:
+        await stop.wait()
+        server.should_exit = True
+
+    async with asyncio.TaskGroup() as group:
+        watcher = group.create_task(watch(), name="attn-serve-stop-watch")
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            watcher.cancel()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server without its own signal handling.
+
+    uvicorn re-raises a captured SIGINT after ``serve`` returns, which would
+    cancel the runtime's shutdown; :func:`serve` handles signals itself.
+    """
+
+    on_ready: Callable[[], None] | None = None
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+    async def startup(self, sockets: Sequence[socket.socket] | None = None) -> None:
+        await super().startup(sockets=list(sockets) if sockets is not None else None)
+        if self.started and self.on_ready is not None:
+            self.on_ready()
+
+
+@contextlib.contextmanager
+def _signals_stop(server: _Server, *, enabled: bool) -> Generator[None, None, None]:
+    """First SIGINT/SIGTERM: graceful stop; a second one: stop without waiting for requests."""
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    if not enabled or sys.platform == "win32":
+        yield
+        return
+
+    def request_exit() -> None:
+        if server.should_exit:
+            server.force_exit = True
+        server.should_exit = True
+
+    installed = []
+    try:
+        for sig in signals:
+            with contextlib.suppress(RuntimeError, ValueError):  # not the main thread
+                loop.add_signal_handler(sig, request_exit)
+                installed.append(sig)
+        yield
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
