@@ -73,7 +73,11 @@ class FakeClock:
 
     async def sleep(self, delay_s: float) -> None:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        timer = self.call_later(delay_s, lambda: future.done() or future.set_result(None))
+        def wake() -> None:
+            if not future.done():
+                future.set_result(None)
+
+        timer = self.call_later(delay_s, wake)
         try:
             await future
         finally:

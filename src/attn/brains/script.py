@@ -18,8 +18,10 @@ from attn.core.focus import Focus, Reply
 from attn.core.models import MailboxItem
 from attn.errors import InvalidInput
 
-_KINDS = {"say": str, "sleep_s": (int, float), "yield": bool, "log": str, "tool": str,
-          "fail": str, "reply": str}
+_KINDS: dict[str, type | tuple[type, ...]] = {
+    "say": str, "sleep_s": (int, float), "yield": bool, "log": str, "tool": str, "fail": str,
+    "reply": str,
+}
 
 
 class ScriptFailure(RuntimeError):
@@ -41,7 +43,8 @@ class ScriptBrain:
             raise InvalidInput("script brain needs a non-empty list of steps")
         for index, step in enumerate(steps):
             if not isinstance(step, dict) or len(step) != 1:
-                raise InvalidInput(f"script step {index} must be a table with one key, got {step!r}")
+                raise InvalidInput(
+                    f"script step {index} must be a table with one key, got {step!r}")
             (kind, value), = step.items()
             expected = _KINDS.get(kind)
             if expected is None:
@@ -49,7 +52,7 @@ class ScriptBrain:
                                    f"known: {', '.join(_KINDS)}")
             if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
                 raise InvalidInput(f"script step {index}: {kind} has the wrong type: {value!r}")
-            if kind == "sleep_s" and value < 0:
+            if kind == "sleep_s" and float(value) < 0:
                 raise InvalidInput(f"script step {index}: sleep_s must be ≥ 0")
         self.steps = steps
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from attn.core.models import JSON, MailboxItem
 
 if TYPE_CHECKING:
-    from attn.core.attention import Attempt
+    from attn.core.attempt import Attempt
 
 
 @dataclass(frozen=True, slots=True)

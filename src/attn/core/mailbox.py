@@ -323,9 +323,7 @@ class Mailbox:
                 if remaining <= 0:
                     self._getters.remove(getter)
                     raise TimeoutError(f"no item for agent {self.agent_id!r} in {timeout_s} s")
-                handle = self._clock.call_later(
-                    remaining, lambda g=getter: g.done() or g.set_exception(TimeoutError())
-                )
+                handle = self._clock.call_later(remaining, _timeout_setter(getter))
             try:
                 await getter
             except BaseException:
@@ -343,7 +341,7 @@ class Mailbox:
         try:
             await asyncio.shield(write)
         except asyncio.CancelledError:
-            write.add_done_callback(lambda _w, i=item: self._spawn(self.release(i)))
+            write.add_done_callback(lambda _w: self._spawn(self.release(item)))
             raise
         return item
 
@@ -576,6 +574,14 @@ class Mailbox:
 
     def _emit(self, event_type: str, data: dict[str, Any]) -> None:
         self._bus.emit(Event(event_type, self.agent_id, data, self._clock.now()))
+
+
+def _timeout_setter(getter: asyncio.Future[None]) -> Callable[[], None]:
+    def expire() -> None:
+        if not getter.done():
+            getter.set_exception(TimeoutError())
+
+    return expire
 
 
 def merge_payload(into: MailboxItem, item: MailboxItem) -> None:

@@ -7,7 +7,7 @@ brain's saved context across preemption) and ``reason`` (why it ended so).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -131,14 +131,11 @@ class MailboxItem:
 
     def copy(self) -> MailboxItem:
         """A copy whose payload, metadata and session are independent of this one."""
-        return MailboxItem(
-            **{
-                f.name: (
-                    dict(v) if isinstance(v := getattr(self, f.name), dict) else v
-                )
-                for f in fields(self)
-            }
-        )
+        clone = replace(self)
+        clone.payload = dict(self.payload)
+        clone.metadata = dict(self.metadata)
+        clone.session = dict(self.session) if self.session is not None else None
+        return clone
 
     def to_dict(self) -> JSON:
         """JSON-ready form with camelCase keys, as the API shows it (000 §5)."""

@@ -13,7 +13,14 @@ from typing import Any
 from attn.clock import Clock
 from attn.core.attention import AttentionController, InterruptJudge
 from attn.core.config import AgentConfig
-from attn.core.events import AGENT_PAUSED, AGENT_RESUMED, AGENT_STARTED, AGENT_STOPPED, Event, EventBus
+from attn.core.events import (
+    AGENT_PAUSED,
+    AGENT_RESUMED,
+    AGENT_STARTED,
+    AGENT_STOPPED,
+    Event,
+    EventBus,
+)
 from attn.core.focus import Brain, Reply
 from attn.core.mailbox import Mailbox
 from attn.core.models import AttentionState, ItemStatus, MailboxItem
