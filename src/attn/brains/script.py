@@ -52,7 +52,7 @@ class ScriptBrain:
                                    f"known: {', '.join(_KINDS)}")
             if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
                 raise InvalidInput(f"script step {index}: {kind} has the wrong type: {value!r}")
-            if kind == "sleep_s" and float(value) < 0:
+            if kind == "sleep_s" and isinstance(value, int | float) and value < 0:
                 raise InvalidInput(f"script step {index}: sleep_s must be ≥ 0")
         self.steps = steps
 
