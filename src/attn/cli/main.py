@@ -104,3 +104,6 @@ commands.register(app)
 #     from attn.cli import trace
 #     trace.register(app)
 # ------------------------------------------------------------------------------------------
+from attn.cli import trace  # noqa: E402
+
+trace.register(app)

@@ -220,9 +220,7 @@ def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
         InvalidInput: when the file cannot be written.
     """
     target = Path(path)
-    lines = [_dumps(trace.header_json())]
-    lines.extend(_dumps(event.to_json()) for event in trace.events)
-    text = "\n".join(lines) + "\n"
+    text = trace_text(trace)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
         try:
@@ -235,6 +233,13 @@ def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
     except OSError as exc:
         raise InvalidInput(f"cannot write trace file {target}: {exc.strerror or exc}") from exc
     return target
+
+
+def trace_text(trace: Trace) -> str:
+    """The whole trace file as text: the header line, then one line per event."""
+    lines = [_dumps(trace.header_json())]
+    lines.extend(_dumps(event.to_json()) for event in trace.events)
+    return "\n".join(lines) + "\n"
 
 
 def read_trace(path: str | os.PathLike[str]) -> Trace:
