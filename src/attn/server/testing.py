@@ -1,0 +1,128 @@
+"""A real attn server on a background thread, for tests and for embedding.
+
+:class:`LiveServer` runs :func:`attn.server.serve.serve` (runtime, agents,
+uvicorn) on its own thread and event loop and hands back the URL once requests
+are accepted, so a test can talk to it over real HTTP with any client::
+
+    config = parse_config(TEAM_TOML, environ={"ATTN_DATABASE_URL": f"sqlite:///{db}"})
+    with LiveServer(config) as server:
+        httpx.get(f"{server.url}/health")
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from types import TracebackType
+
+from attn.config import AttnConfig
+from attn.server.serve import ServeInfo, serve
+
+
+class LiveServer:
+    """``attn serve`` in a thread: ``with LiveServer(config) as server: ... server.url``.
+
+    Args:
+        config: agents, database and token to serve.
+        host: bind address (loopback by default).
+        port: TCP port; 0 (the default) picks a free one.
+        start_timeout_s: how long ``__enter__`` waits for the server to accept requests.
+
+    Raises (from ``__enter__``):
+        TimeoutError: the server did not start in time.
+        AttnError and others: whatever :func:`serve` raised while starting.
+    """
+
+    def __init__(
+        self,
+        config: AttnConfig,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        start_timeout_s: float = 30.0,
+    ) -> None:
+        self.config = config
+        self.host = host
+        self.port = port
+        self.start_timeout_s = start_timeout_s
+        self.info: ServeInfo | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, name="attn-live-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        """Base URL, e.g. ``http://127.0.0.1:54321``; valid after start."""
+        if self.info is None:
+            raise RuntimeError("the server is not started")
+        return self.info.url
+
+    def start(self) -> None:
+        """Start the thread and wait until the server accepts requests."""
+        self._thread.start()
+        if not self._ready.wait(self.start_timeout_s):
+            self.stop()
+            raise TimeoutError(f"attn server did not start within {self.start_timeout_s} s")
+        if self._error is not None:
+            self._thread.join(self.start_timeout_s)
+            raise self._error
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Stop gracefully (the runtime is closed) and wait for the thread to end.
+
+        Raises:
+            TimeoutError: the thread did not end in time.
+            Exception: whatever the server raised while running or shutting down.
+        """
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(stop.set)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+        if self._thread.is_alive():
+            self._thread.join(timeout_s)
+        if self._thread.is_alive():
+            raise TimeoutError(f"attn server did not stop within {timeout_s} s")
+        if self._error is not None and self.info is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def __enter__(self) -> LiveServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as exc:
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+
+        def ready(info: ServeInfo) -> None:
+            self.info = info
+            self._ready.set()
+
+        await serve(
+            self.config,
+            host=self.host,
+            port=self.port,
+            on_ready=ready,
+            install_signal_handlers=False,
+            stop=self._stop,
+        )
