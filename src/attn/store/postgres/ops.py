@@ -38,6 +38,8 @@ class Step:
 
     kind: str
     sql: str
+    #: True when the op is one statement, atomic without an explicit transaction.
+    single: bool
     args: tuple[Any, ...] = ()
     rows: tuple[tuple[Any, ...], ...] = ()
     item: MailboxItem | None = None
@@ -62,7 +64,9 @@ def plan_step(op: WriteOp) -> Step:
             value of the wrong type (naive datetime, non-JSON payload, ...).
     """
     if isinstance(op, InsertItem):
-        return Step("insert_item", queries.INSERT_ITEM, codec.item_params(op.item), item=op.item)
+        return Step(
+            "insert_item", queries.INSERT_ITEM, True, codec.item_params(op.item), item=op.item
+        )
     if isinstance(op, UpdateItem):
         what = f"mailbox item {op.item_id!r}"
         sql, args = _update("mailbox_items", op.item_id, op.values, ITEM_UPDATE_FIELDS, what)
@@ -70,29 +74,28 @@ def plan_step(op: WriteOp) -> Step:
             statuses = [codec.encode_column("status", s, what) for s in op.only_if_status]
             sql += f" AND status = ANY(${len(args) + 1}::text[])"
             args = (*args, statuses)
-        return Step("update", sql, args)
+        return Step("update", sql, True, args)
     if isinstance(op, InsertDecision):
-        return Step("execute", queries.INSERT_DECISION, codec.decision_params(op.decision))
+        return Step("execute", queries.INSERT_DECISION, True, codec.decision_params(op.decision))
     if isinstance(op, InsertActivity):
-        return Step("execute", queries.INSERT_ACTIVITY, codec.activity_params(op.activity))
+        return Step("execute", queries.INSERT_ACTIVITY, True, codec.activity_params(op.activity))
     if isinstance(op, UpdateActivity):
         what = f"activity {op.activity_id!r}"
         sql, args = _update(
             "agent_activities", op.activity_id, op.values, ACTIVITY_UPDATE_FIELDS, what
         )
-        return Step("update", sql, args)
+        return Step("update", sql, True, args)
     if isinstance(op, InsertLogs):
         rows = tuple(codec.log_params(log) for log in op.logs)
-        return Step("many", queries.INSERT_LOG, rows=rows)
+        return Step("many", queries.INSERT_LOG, len(rows) <= 1, rows=rows)
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 
-async def apply_step(conn: Connection, step: Step) -> tuple[Any, str | None]:
-    """Run ``step`` on ``conn`` (inside the caller's transaction).
+async def apply_step(conn: Connection, step: Step) -> Any:
+    """Run ``step`` on ``conn``, inside the caller's transaction unless ``step.single``.
 
     Returns:
-        ``(result, woken_agent_id)``: the op's result as :mod:`attn.store.base`
-        defines it, and the agent to notify when an item was inserted.
+        The op's result as :mod:`attn.store.base` defines it.
     """
     item = step.item
     if item is not None:
@@ -100,7 +103,7 @@ async def apply_step(conn: Connection, step: Step) -> tuple[Any, str | None]:
         if seq is not None:
             stored = item.copy()
             stored.seq = seq
-            return (stored, True), item.agent_id
+            return (stored, True)
         row = await conn.fetchrow(
             queries.SELECT_BY_IDEMPOTENCY_KEY, item.agent_id, item.idempotency_key
         )
@@ -109,13 +112,13 @@ async def apply_step(conn: Connection, step: Step) -> tuple[Any, str | None]:
                 f"mailbox item {item.id!r}: idempotency key {item.idempotency_key!r}"
                 " conflicted but no item holds it"
             )
-        return (codec.row_to_item(row), False), None
+        return (codec.row_to_item(row), False)
     if step.kind == "update":
         status = await conn.execute(step.sql, *step.args)
-        return status.rsplit(" ", 1)[-1] != "0", None
+        return status.rsplit(" ", 1)[-1] != "0"
     if step.kind == "many":
         if step.rows:
             await conn.executemany(step.sql, step.rows)
-        return None, None
+        return None
     await conn.execute(step.sql, *step.args)
-    return None, None
+    return None

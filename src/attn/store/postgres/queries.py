@@ -27,17 +27,20 @@ ITEM_COLUMNS = (
 )
 ITEM_SELECT = f"SELECT seq, {ITEM_COLUMNS} FROM mailbox_items"
 
-# ON CONFLICT names the idempotency index's columns, so a clash on ``id`` still raises.
+# ON CONFLICT names the idempotency index's columns, so a clash on ``id`` still
+# raises. A new row notifies its agent in the same statement (delivered on
+# commit; PostgreSQL folds repeats within one transaction into one).
 INSERT_ITEM = f"""
-INSERT INTO mailbox_items ({ITEM_COLUMNS})
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-ON CONFLICT (agent_id, idempotency_key) DO NOTHING
-RETURNING seq
+WITH inserted AS (
+    INSERT INTO mailbox_items ({ITEM_COLUMNS})
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+    ON CONFLICT (agent_id, idempotency_key) DO NOTHING
+    RETURNING seq, agent_id
+)
+SELECT seq, pg_notify('{NOTIFY_CHANNEL}', agent_id)::text FROM inserted
 """
 
 SELECT_BY_IDEMPOTENCY_KEY = f"{ITEM_SELECT} WHERE agent_id = $1 AND idempotency_key = $2"
-
-NOTIFY = "SELECT pg_notify($1, $2)"
 
 INSERT_DECISION = """
 INSERT INTO agent_decisions

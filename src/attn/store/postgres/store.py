@@ -147,11 +147,19 @@ class PostgresStore:
         return self._pool
 
     @asynccontextmanager
-    async def _transaction(self, what: str) -> AsyncIterator[PooledConnection]:
+    async def _transaction(
+        self, what: str, *, atomic: bool = True
+    ) -> AsyncIterator[PooledConnection]:
+        """A pooled connection, in a transaction unless ``atomic`` is False
+        (then each statement commits on its own: right for a single statement)."""
         pool = self._require()
         try:
-            async with pool.acquire() as conn, conn.transaction():
-                yield conn
+            async with pool.acquire() as conn:
+                if atomic:
+                    async with conn.transaction():
+                        yield conn
+                else:
+                    yield conn
         except DRIVER_ERRORS as exc:
             if self._closed:
                 raise StoreClosed(f"the PostgreSQL store was closed during {what}") from exc
@@ -170,8 +178,8 @@ class PostgresStore:
     async def write(self, ops: Sequence[WriteOp]) -> list[Any]:
         """Apply ``ops`` in one transaction; one result per op (see :mod:`attn.store.base`).
 
-        Inserting items also sends ``NOTIFY attn_mailbox, '<agent_id>'`` once per
-        agent, delivered when the transaction commits.
+        Each inserted item also sends ``NOTIFY attn_mailbox, '<agent_id>'``,
+        delivered when the transaction commits (once per agent and transaction).
 
         Raises:
             StoreError: an op is malformed (nothing is sent) or the database
@@ -180,16 +188,10 @@ class PostgresStore:
         """
         self._require()
         steps: list[Step] = [plan_step(op) for op in ops]
-        async with self._transaction(f"write of {len(steps)} op(s)") as conn:
-            results: list[Any] = []
-            woken: dict[str, None] = {}
-            for step in steps:
-                result, agent_id = await apply_step(conn, step)
-                results.append(result)
-                if agent_id is not None:
-                    woken[agent_id] = None
-            for agent_id in woken:
-                await conn.execute(queries.NOTIFY, queries.NOTIFY_CHANNEL, agent_id)
+        # One statement is atomic by itself: skip BEGIN/COMMIT round trips.
+        atomic = len(steps) > 1 or not all(step.single for step in steps)
+        async with self._transaction(f"write of {len(steps)} op(s)", atomic=atomic) as conn:
+            results = [await apply_step(conn, step) for step in steps]
         self._stats.write_calls += 1
         self._stats.largest_batch = max(self._stats.largest_batch, 1)
         return results
