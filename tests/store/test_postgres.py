@@ -161,10 +161,7 @@ async def test_values_round_trip_with_native_types(
         original.id,
     )
     assert row is not None
-    assert (
-        row["payload"]
-        == '{"content":"h\\u00e9llo \\u2713","extra":{"taskId":"tsk_1","n":[1,2.5,null]}}'
-    )
+    assert row["payload"] == '{"content":"héllo ✓","extra":{"taskId":"tsk_1","n":[1,2.5,null]}}'
     assert row["redelivered"] is True and row["booltype"] == "boolean"
     assert row["ts"] == "timestamp with time zone"
 
@@ -180,6 +177,8 @@ async def test_bad_values_are_refused_before_anything_is_written(store: Postgres
         (UpdateItem(good.id, {"agent_id": "bob"}), "cannot update"),
         (UpdateItem(good.id, {"started_at": datetime(2026, 1, 1)}), "timezone-aware"),
         (UpdateActivity("act_x", {"agent_id": "bob"}), "cannot update"),
+        (item(reason="nul \x00 byte"), "0x00"),
+        (item(payload={"content": "lone \ud800 surrogate"}), "surrogates not allowed"),
     ]
     for bad, message in cases:
         op = InsertItem(bad) if isinstance(bad, MailboxItem) else bad

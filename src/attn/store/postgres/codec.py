@@ -42,7 +42,7 @@ def dump_json(value: Any, what: str) -> str:
         StoreError: ``value`` is not JSON-serializable (``what`` names the field).
     """
     try:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
 

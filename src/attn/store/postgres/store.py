@@ -188,6 +188,9 @@ class PostgresStore:
         """
         self._require()
         steps: list[Step] = [plan_step(op) for op in ops]
+        if not steps:
+            self._stats.write_calls += 1
+            return []
         # One statement is atomic by itself: skip BEGIN/COMMIT round trips.
         atomic = len(steps) > 1 or not all(step.single for step in steps)
         async with self._transaction(f"write of {len(steps)} op(s)", atomic=atomic) as conn:
