@@ -13,6 +13,7 @@ the same trace into the same database twice never duplicates an item.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -149,6 +150,9 @@ async def replay(
             )
             enqueued += 1
             report()
+            # Let the agents run between enqueues (the in-memory store never yields),
+            # so enqueue-to-pick latency measures the runtime, not this loop.
+            await asyncio.sleep(0)
         await runtime.run_until_idle()
     finally:
         if unsubscribe is not None:
