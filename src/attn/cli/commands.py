@@ -192,8 +192,12 @@ def mailbox(
     total = data.get("total", len(data.get("history", [])))
     table = Table(title=escape(f"{agent}: {queued} queued, {total} in history"))
     for column in ("id", "type", "priority", "status", "summary", "decisions"):
-        table.add_column(column, justify="right" if column == "priority" else "left",
-                         no_wrap=column in ("id", "status"))  # fmt: skip
+        table.add_column(
+            column,
+            justify="right" if column == "priority" else "left",
+            no_wrap=column != "summary",
+            min_width=len(column),
+        )
     for item in rows:
         item_status = str(item.get("status", ""))
         style = _STATUS_STYLE.get(item_status, "")

@@ -7,12 +7,13 @@ running server. Every command has ``--help`` with an example.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from attn.cli import commands
+from attn.cli import commands, trace
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import handle_errors, state
 from attn.version import attn_version
@@ -38,8 +39,7 @@ def main(
     ] = False,
 ) -> None:
     """Durable mailboxes and a single-threaded attention loop for LLM agents."""
-    if debug:
-        state.debug = True
+    state.debug = debug or bool(os.environ.get("ATTN_DEBUG"))
 
 
 @app.command(
@@ -98,12 +98,5 @@ def version() -> None:
 
 
 commands.register(app)
-
-# --- Trace commands: `attn import`, `attn replay` ----------------------------------------
-# Registration point for src/attn/cli/trace.py (owned by the trace work). Add here:
-#     from attn.cli import trace
-#     trace.register(app)
-# ------------------------------------------------------------------------------------------
-from attn.cli import trace  # noqa: E402
-
+# Trace commands (`attn import`, `attn replay`) live in src/attn/cli/trace.py.
 trace.register(app)

@@ -77,8 +77,18 @@ def print_json(data: Any) -> None:
 
 
 def console() -> Console:
-    """A Rich console on stdout (plain text when stdout is not a terminal)."""
-    return Console(highlight=False, soft_wrap=False)
+    """A Rich console on stdout.
+
+    On a terminal it uses the terminal's width; piped or captured output gets
+    a wide page (``$COLUMNS`` or 200) so tables are not squeezed into 80 columns.
+    """
+    if sys.stdout.isatty():
+        return Console(highlight=False)
+    try:
+        width = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        width = 200
+    return Console(highlight=False, width=max(width, 80))
 
 
 def shorten(text: object, width: int = 60) -> str:

@@ -77,9 +77,16 @@ def import_claude_team_command(
     written = write_trace(trace, output)
     per_type = Counter(e.source_type for e in trace.events)
     if as_json:
-        print_json({"output": str(written), "events": len(trace.events),
-                    "agents": len(trace.agents), "perType": dict(sorted(per_type.items())),
-                    "types": [t.name for t in trace.types], "files": trace.origin["files"]})
+        print_json(
+            {
+                "output": str(written),
+                "events": len(trace.events),
+                "agents": len(trace.agents),
+                "perType": dict(sorted(per_type.items())),
+                "types": [t.name for t in trace.types],
+                "files": trace.origin["files"],
+            }
+        )
         return
     out = console()
     table = Table(title=escape(f"{len(trace.events)} messages from {path}"))
@@ -89,24 +96,29 @@ def import_claude_team_command(
         table.add_row(escape(entry["file"]), escape(entry["agent"]), str(entry["messages"]))
     out.print(table)
     out.print(", ".join(f"{name} {count}" for name, count in sorted(per_type.items())))
-    out.print(f"wrote {escape(str(written))} ({len(trace.agents)} agents, "
-              f"{len(trace.types)} protocol types)")
+    out.print(
+        f"wrote {escape(str(written))} ({len(trace.agents)} agents, "
+        f"{len(trace.types)} protocol types)"
+    )
 
 
 @handle_errors
 def replay_command(
     trace: Annotated[Path, typer.Argument(help="Trace file (JSONL) to replay.")],
     database: Annotated[
-        str, typer.Option("--database", help="Store URL: memory://, sqlite:///file.db, postgresql://…")
+        str,
+        typer.Option("--database", help="Store URL: memory://, sqlite:///file.db, postgresql://…"),
     ] = "memory://",
     speed: Annotated[
         float | None,
-        typer.Option(help="Honour the events' time gaps divided by this factor; "
-                          "default: as fast as possible."),
+        typer.Option(
+            help="Honour the events' time gaps divided by this factor; "
+            "default: as fast as possible."
+        ),
     ] = None,
     max_gap: Annotated[
-        float | None, typer.Option("--max-gap", help="With --speed, cap each gap at this many "
-                                                     "trace seconds.")
+        float | None,
+        typer.Option("--max-gap", help="With --speed, cap each gap at this many trace seconds."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
@@ -117,17 +129,25 @@ def replay_command(
     else:
         _print_summary(summary, console())
     if not summary.ok:
-        problems = [f"{len(summary.lost)} lost", f"{len(summary.duplicates)} duplicated",
-                    f"{len(summary.reprocessed)} processed twice",
-                    f"{len(summary.order_violations)} sender order violations"]
+        problems = [
+            f"{len(summary.lost)} lost",
+            f"{len(summary.duplicates)} duplicated",
+            f"{len(summary.reprocessed)} processed twice",
+            f"{len(summary.order_violations)} sender order violations",
+        ]
         fail("replay check failed: " + ", ".join(problems))
 
 
-async def _replay(path: Path, database: str, speed: float | None,
-                  max_gap: float | None) -> ReplaySummary:
+async def _replay(
+    path: Path, database: str, speed: float | None, max_gap: float | None
+) -> ReplaySummary:
     err = Console(stderr=True)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=err, disable=not err.is_terminal, transient=False) as bar:
         enqueue = bar.add_task("enqueued", total=None)
         settle = bar.add_task("processed", total=None)
@@ -151,8 +171,9 @@ def _print_summary(summary: ReplaySummary, out: Console) -> None:
     for agent, types in summary.items.items():
         for source_type, statuses in types.items():
             status_text = ", ".join(f"{s} {n}" for s, n in sorted(statuses.items()))
-            table.add_row(escape(agent), escape(source_type), str(sum(statuses.values())),
-                          escape(status_text))
+            table.add_row(
+                escape(agent), escape(source_type), str(sum(statuses.values())), escape(status_text)
+            )
     out.print(table)
     facts = Table(title="replay summary", show_header=False)
     facts.add_column("what")
@@ -160,9 +181,11 @@ def _print_summary(summary: ReplaySummary, out: Console) -> None:
     facts.add_row("events / agents", f"{summary.events} / {summary.agents}")
     facts.add_row("completed / merged", f"{summary.completed} / {summary.merged}")
     facts.add_row("decisions", ", ".join(f"{k} {v}" for k, v in summary.decisions.items()) or "-")
-    facts.add_row("enqueue→pick p50 / p99 / max",
-                  f"{_fmt_s(summary.latency_p50_s)} / {_fmt_s(summary.latency_p99_s)} / "
-                  f"{_fmt_s(summary.latency_max_s)} ({summary.latency_samples} items)")
+    facts.add_row(
+        "enqueue→pick p50 / p99 / max",
+        f"{_fmt_s(summary.latency_p50_s)} / {_fmt_s(summary.latency_p99_s)} / "
+        f"{_fmt_s(summary.latency_max_s)} ({summary.latency_samples} items)",
+    )
     facts.add_row("items lost", str(len(summary.lost)))
     facts.add_row("processed exactly once", "yes" if summary.exactly_once else "NO")
     facts.add_row("each sender's order kept", "yes" if summary.in_order else "NO")
@@ -170,9 +193,13 @@ def _print_summary(summary: ReplaySummary, out: Console) -> None:
     facts.add_row("elapsed", f"{summary.elapsed_s:.3f} s")
     out.print(facts)
     for lost in summary.lost[:20]:
-        out.print(f"lost: {escape(lost.agent)} {escape(lost.source_type)} {lost.key}: "
-                  f"{escape(lost.reason)}")
+        out.print(
+            f"lost: {escape(lost.agent)} {escape(lost.source_type)} {lost.key}: "
+            f"{escape(lost.reason)}"
+        )
     for violation in summary.order_violations[:20]:
-        out.print(f"order: {escape(violation.agent)} from {escape(violation.sender)} "
-                  f"(priority {violation.priority}): expected {', '.join(violation.expected)}; "
-                  f"picked {', '.join(violation.actual)}")
+        out.print(
+            f"order: {escape(violation.agent)} from {escape(violation.sender)} "
+            f"(priority {violation.priority}): expected {', '.join(violation.expected)}; "
+            f"picked {', '.join(violation.actual)}"
+        )
