@@ -42,8 +42,15 @@ def raw_connection(path: Path, synchronous: str) -> sqlite3.Connection:
 
 
 def _row(i: int) -> tuple[object, ...]:
-    return (uuid.uuid4().hex, "a", "system_event", 1, json.dumps({"content": f"item {i}"}),
-            json.dumps({"senderId": "bench"}), datetime.now(UTC).isoformat())
+    return (
+        uuid.uuid4().hex,
+        "a",
+        "system_event",
+        1,
+        json.dumps({"content": f"item {i}"}),
+        json.dumps({"senderId": "bench"}),
+        datetime.now(UTC).isoformat(),
+    )
 
 
 def raw_insert_commit(workdir: Path, n: int, synchronous: str) -> float:
@@ -82,8 +89,9 @@ def huey_cycle(workdir: Path, n: int, synchronous: str) -> float:
     """n × (enqueue, dequeue) with huey's SQLite storage (its dequeue deletes the row)."""
     from huey.storage import SqliteStorage
 
-    storage = SqliteStorage(name="bench", filename=str(workdir / f"huey-{uuid.uuid4().hex}.db"),
-                            journal_mode="wal")
+    storage = SqliteStorage(
+        name="bench", filename=str(workdir / f"huey-{uuid.uuid4().hex}.db"), journal_mode="wal"
+    )
     storage.conn.execute(f"PRAGMA synchronous={synchronous}")
     payload = json.dumps({"content": "item"}).encode()
     start = time.perf_counter()
@@ -99,8 +107,9 @@ def persist_queue_cycle(workdir: Path, n: int, synchronous: str) -> float:
     """n × (put, get, ack) with persist-queue's SQLiteAckQueue."""
     from persistqueue import SQLiteAckQueue
 
-    queue = SQLiteAckQueue(str(workdir / f"pq-{uuid.uuid4().hex}"), auto_commit=True,
-                           multithreading=False)
+    queue = SQLiteAckQueue(
+        str(workdir / f"pq-{uuid.uuid4().hex}"), auto_commit=True, multithreading=False
+    )
     for conn in {id(c): c for c in (queue._putter, queue._getter) if c is not None}.values():
         conn.execute(f"PRAGMA synchronous={synchronous}")
     start = time.perf_counter()

@@ -24,13 +24,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import baselines  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
+import baselines
+from rich.console import Console
+from rich.table import Table
 
-from attn import AgentConfig, Focus, MailboxItem, Runtime  # noqa: E402
-from attn.store.sqlite import SQLiteStore  # noqa: E402
-from attn.testing import MemoryStore  # noqa: E402
+from attn import AgentConfig, Focus, MailboxItem, Runtime
+from attn.store.sqlite import SQLiteStore
+from attn.testing import MemoryStore
 
 BIG = AgentConfig(capacity=1_000_000)
 
@@ -48,8 +48,9 @@ async def attn_single_producer(workdir: Path, n: int, sync: str) -> float:
         agent = await rt.add_agent("a", _noop, BIG, start=False)
         start = time.perf_counter()
         for i in range(n):
-            await agent.enqueue("system_event", {"content": f"item {i}"},
-                                metadata={"senderId": "bench"})
+            await agent.enqueue(
+                "system_event", {"content": f"item {i}"}, metadata={"senderId": "bench"}
+            )
         return time.perf_counter() - start
 
 
@@ -60,8 +61,9 @@ async def attn_concurrent_producers(workdir: Path, n: int, sync: str, producers:
 
         async def produce(p: int) -> None:
             for i in range(per):
-                await agent.enqueue("system_event", {"content": f"item {p}.{i}"},
-                                    metadata={"senderId": "bench"})
+                await agent.enqueue(
+                    "system_event", {"content": f"item {p}.{i}"}, metadata={"senderId": "bench"}
+                )
 
         start = time.perf_counter()
         await asyncio.gather(*(produce(p) for p in range(producers)))
@@ -73,8 +75,9 @@ async def attn_full_cycle(workdir: Path, n: int, sync: str) -> float:
         agent = await rt.add_agent("a", _noop, BIG)
         start = time.perf_counter()
         for i in range(n):
-            await agent.enqueue("system_event", {"content": f"item {i}"},
-                                metadata={"senderId": "bench"})
+            await agent.enqueue(
+                "system_event", {"content": f"item {i}"}, metadata={"senderId": "bench"}
+            )
         await rt.run_until_idle()
         elapsed = time.perf_counter() - start
         assert agent.mailbox.counters["completed"] == n
@@ -91,8 +94,12 @@ async def attn_drain_first_last(workdir: Path, total: int, sync: str) -> tuple[f
         agent = await rt.add_agent("a", brain, BIG, start=False)
         batch = 500
         for start in range(0, total, batch):
-            await asyncio.gather(*(agent.enqueue("system_event", {"content": f"item {i}"})
-                                   for i in range(start, min(total, start + batch))))
+            await asyncio.gather(
+                *(
+                    agent.enqueue("system_event", {"content": f"item {i}"})
+                    for i in range(start, min(total, start + batch))
+                )
+            )
         agent.start()
         await rt.run_until_idle()
     first = 1000 / (stamps[1000] - stamps[0])
@@ -195,60 +202,130 @@ def main() -> int:
             return count / elapsed
 
         raw = median([rate(baselines.raw_insert_commit(workdir, n, sync)) for _ in range(runs)])
-        single = median([rate(arun(lambda: attn_single_producer(workdir, n, sync)))
-                         for _ in range(runs)])
-        many = median([rate(arun(lambda: attn_concurrent_producers(workdir, n, sync)))
-                       for _ in range(runs)])
-        for label, value, target in (("single producer, awaited enqueue /s", single, 0.5),
-                                     ("64 concurrent producers, enqueue /s", many, 2.0)):
+        single = median(
+            [rate(arun(lambda: attn_single_producer(workdir, n, sync))) for _ in range(runs)]
+        )
+        many = median(
+            [rate(arun(lambda: attn_concurrent_producers(workdir, n, sync))) for _ in range(runs)]
+        )
+        for label, value, target in (
+            ("single producer, awaited enqueue /s", single, 0.5),
+            ("64 concurrent producers, enqueue /s", many, 2.0),
+        ):
             ratio = value / raw
-            table.add_row(label, f"{value:,.0f}", f"raw INSERT+COMMIT {raw:,.0f}",
-                          f"{ratio:.2f}×", f"≥ {target}×", "✓" if ratio >= target else "✗")
+            table.add_row(
+                label,
+                f"{value:,.0f}",
+                f"raw INSERT+COMMIT {raw:,.0f}",
+                f"{ratio:.2f}×",
+                f"≥ {target}×",
+                "✓" if ratio >= target else "✗",
+            )
 
         cycle_n = n // 2
-        raw_cycle = median([rate(baselines.raw_cycle(workdir, cycle_n, sync), cycle_n)
-                            for _ in range(runs)])
-        huey = median([rate(baselines.huey_cycle(workdir, cycle_n, sync), cycle_n)
-                       for _ in range(runs)])
-        pq = median([rate(baselines.persist_queue_cycle(workdir, cycle_n, sync), cycle_n)
-                     for _ in range(runs)])
-        cycle = median([rate(arun(lambda: attn_full_cycle(workdir, cycle_n, sync)), cycle_n)
-                        for _ in range(runs)])
-        for label, base, target in (("raw put/claim/ack", raw_cycle, 1.0),
-                                    ("huey SqliteStorage", huey, 1.5),
-                                    ("persist-queue SQLiteAckQueue", pq, 5.0)):
+        raw_cycle = median(
+            [rate(baselines.raw_cycle(workdir, cycle_n, sync), cycle_n) for _ in range(runs)]
+        )
+        huey = median(
+            [rate(baselines.huey_cycle(workdir, cycle_n, sync), cycle_n) for _ in range(runs)]
+        )
+        pq = median(
+            [
+                rate(baselines.persist_queue_cycle(workdir, cycle_n, sync), cycle_n)
+                for _ in range(runs)
+            ]
+        )
+        cycle = median(
+            [
+                rate(arun(lambda: attn_full_cycle(workdir, cycle_n, sync)), cycle_n)
+                for _ in range(runs)
+            ]
+        )
+        for label, base, target in (
+            ("raw put/claim/ack", raw_cycle, 1.0),
+            ("huey SqliteStorage", huey, 1.5),
+            ("persist-queue SQLiteAckQueue", pq, 5.0),
+        ):
             ratio = cycle / base
-            table.add_row("full cycle enqueue→brain→completed /s", f"{cycle:,.0f}",
-                          f"{label} {base:,.0f}", f"{ratio:.2f}×", f"≥ {target}×",
-                          "✓" if ratio >= target else "✗")
+            table.add_row(
+                "full cycle enqueue→brain→completed /s",
+                f"{cycle:,.0f}",
+                f"{label} {base:,.0f}",
+                f"{ratio:.2f}×",
+                f"≥ {target}×",
+                "✓" if ratio >= target else "✗",
+            )
 
-        drains = [arun(lambda: attn_drain_first_last(workdir, drain_total, sync))
-                  for _ in range(max(1, runs // 2))]
+        drains = [
+            arun(lambda: attn_drain_first_last(workdir, drain_total, sync))
+            for _ in range(max(1, runs // 2))
+        ]
         first = median([d[0] for d in drains])
         last = median([d[1] for d in drains])
-        table.add_row(f"drain of {drain_total:,} queued: last 1,000 /s", f"{last:,.0f}",
-                      f"first 1,000 {first:,.0f}", f"{last / first:.2f}×", "≥ 0.8×",
-                      "✓" if last / first >= 0.8 else "✗")
+        table.add_row(
+            f"drain of {drain_total:,} queued: last 1,000 /s",
+            f"{last:,.0f}",
+            f"first 1,000 {first:,.0f}",
+            f"{last / first:.2f}×",
+            "≥ 0.8×",
+            "✓" if last / first >= 0.8 else "✗",
+        )
 
         lat = arun(lambda: attn_latency(workdir, latency_n, sync))
         p50, p99, worst = pct(lat, 0.5) * 1e6, pct(lat, 0.99) * 1e6, max(lat) * 1e3
         stalls = sum(1 for v in lat if v > 0.010)
-        table.add_row("enqueue → brain start p50 (idle agent)", f"{p50:,.0f} µs", "", "",
-                      "< 200 µs", "✓" if p50 < 200 else "✗")
-        table.add_row("enqueue → brain start p99", f"{p99:,.0f} µs", "", "", "< 2,000 µs",
-                      "✓" if p99 < 2000 else "✗")
-        table.add_row(f"stalls over 10 ms in {latency_n:,} round trips", str(stalls),
-                      f"worst {worst:.1f} ms", "", "0", "✓" if stalls == 0 else "✗")
+        table.add_row(
+            "enqueue → brain start p50 (idle agent)",
+            f"{p50:,.0f} µs",
+            "",
+            "",
+            "< 200 µs",
+            "✓" if p50 < 200 else "✗",
+        )
+        table.add_row(
+            "enqueue → brain start p99",
+            f"{p99:,.0f} µs",
+            "",
+            "",
+            "< 2,000 µs",
+            "✓" if p99 < 2000 else "✗",
+        )
+        table.add_row(
+            f"stalls over 10 ms in {latency_n:,} round trips",
+            str(stalls),
+            f"worst {worst:.1f} ms",
+            "",
+            "0",
+            "✓" if stalls == 0 else "✗",
+        )
 
         yp = median([arun(lambda: attn_yield_point(200_000)) for _ in range(runs)]) * 1e6
-        table.add_row("yield_point() with no pending mail", f"{yp:.2f} µs", "", "", "< 2 µs",
-                      "✓" if yp < 2 else "✗")
+        table.add_row(
+            "yield_point() with no pending mail",
+            f"{yp:.2f} µs",
+            "",
+            "",
+            "< 2 µs",
+            "✓" if yp < 2 else "✗",
+        )
 
         per_agent, idle_cpu = arun(lambda: attn_idle_agents(workdir, idle_n, sync))
-        table.add_row(f"memory per idle agent ({idle_n:,} agents)", f"{per_agent / 1024:.1f} KB",
-                      "", "", "≤ 10 KB", "✓" if per_agent <= 10 * 1024 else "✗")
-        table.add_row("CPU while all idle, 2 s", f"{idle_cpu * 1000:.1f} ms", "", "", "≈ 0",
-                      "✓" if idle_cpu < 0.02 else "✗")
+        table.add_row(
+            f"memory per idle agent ({idle_n:,} agents)",
+            f"{per_agent / 1024:.1f} KB",
+            "",
+            "",
+            "≤ 10 KB",
+            "✓" if per_agent <= 10 * 1024 else "✗",
+        )
+        table.add_row(
+            "CPU while all idle, 2 s",
+            f"{idle_cpu * 1000:.1f} ms",
+            "",
+            "",
+            "≈ 0",
+            "✓" if idle_cpu < 0.02 else "✗",
+        )
     console.print(table)
     console.print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     return 0

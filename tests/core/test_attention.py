@@ -120,7 +120,9 @@ async def test_core_21_chat_preempts_heartbeat_at_next_yield_point(
     assert "preempt" in await _decisions(runtime, "a", hb)
 
 
-async def test_core_22_same_user_same_session_chat_merges(runtime: Runtime, clock: FakeClock) -> None:
+async def test_core_22_same_user_same_session_chat_merges(
+    runtime: Runtime, clock: FakeClock
+) -> None:
     merged_texts: list[str] = []
 
     async def work(item: MailboxItem, focus: Focus) -> str:
@@ -133,27 +135,37 @@ async def test_core_22_same_user_same_session_chat_merges(runtime: Runtime, cloc
     first = asyncio.ensure_future(agent.send_message("one", sender_id="u", session_id="s"))
     await settle()
     same = asyncio.ensure_future(agent.send_message("two", sender_id="u", session_id="s"))
-    other_session = asyncio.ensure_future(agent.send_message("three", sender_id="u", session_id="x"))
+    other_session = asyncio.ensure_future(
+        agent.send_message("three", sender_id="u", session_id="x")
+    )
     other_user = asyncio.ensure_future(agent.send_message("four", sender_id="v", session_id="s"))
     await clock.advance(5)
     await runtime.run_until_idle()
     assert merged_texts == ["two"]
     assert first.result().text == "one\n\n---\n\ntwo" == same.result().text
     assert other_session.result().text == "three" and other_user.result().text == "four"
-    two = (await runtime.store.get_item(same.result().item_id))
+    two = await runtime.store.get_item(same.result().item_id)
     assert two is not None and two.status == ItemStatus.COMPLETED  # the focus answered both
     history = await agent.mailbox_timeline(statuses=["merged"])
     assert [h["mergedInto"] for h in history["history"]] == [first.result().item_id]
 
 
-async def _focus_with(runtime: Runtime, clock: FakeClock, focus_type: str, focus_payload: dict,
-                      arrival_type: str, arrival_payload: dict, **kw: Any) -> tuple[Any, Stepper]:
+async def _focus_with(
+    runtime: Runtime,
+    clock: FakeClock,
+    focus_type: str,
+    focus_payload: dict,
+    arrival_type: str,
+    arrival_payload: dict,
+    **kw: Any,
+) -> tuple[Any, Stepper]:
     brain = Stepper(clock, steps=3, step_s=1.0)
     agent = await runtime.add_agent("a", brain)
     focus_id = await agent.enqueue(focus_type, focus_payload, priority=kw.get("focus_priority"))
     await clock.advance(0.5)
-    arrival = await agent.enqueue(arrival_type, arrival_payload, priority=kw.get("priority"),
-                                  metadata=kw.get("metadata"))
+    arrival = await agent.enqueue(
+        arrival_type, arrival_payload, priority=kw.get("priority"), metadata=kw.get("metadata")
+    )
     await clock.advance(1.0)  # yield point at t=1
     decisions = [d for i, d in brain.decisions if i == focus_id]
     return (focus_id, arrival, decisions[0] if decisions else None), brain
@@ -161,8 +173,13 @@ async def _focus_with(runtime: Runtime, clock: FakeClock, focus_type: str, focus
 
 async def test_core_23_comment_on_focus_task_merges(runtime: Runtime, clock: FakeClock) -> None:
     (focus, arrival, decision), _ = await _focus_with(
-        runtime, clock, "task_status_update", {"taskId": "T", "triggerExecution": True},
-        "task_comment", {"taskId": "T", "content": "please also do X"})
+        runtime,
+        clock,
+        "task_status_update",
+        {"taskId": "T", "triggerExecution": True},
+        "task_comment",
+        {"taskId": "T", "content": "please also do X"},
+    )
     assert decision.action == YieldAction.MERGE
     assert [i.content for i in decision.merged] == ["please also do X"]
     stored = await runtime.store.get_item(arrival)
@@ -171,17 +188,29 @@ async def test_core_23_comment_on_focus_task_merges(runtime: Runtime, clock: Fak
 
 async def test_core_23_comment_on_other_task_not_merged(runtime: Runtime, clock: FakeClock) -> None:
     (_, arrival, decision), _ = await _focus_with(
-        runtime, clock, "task_status_update", {"taskId": "T", "triggerExecution": True},
-        "task_comment", {"taskId": "U", "content": "other"})
+        runtime,
+        clock,
+        "task_status_update",
+        {"taskId": "T", "triggerExecution": True},
+        "task_comment",
+        {"taskId": "U", "content": "other"},
+    )
     assert decision.action == YieldAction.CONTINUE
     assert await _status(runtime, arrival) == ItemStatus.QUEUED
 
 
 @pytest.mark.parametrize("arrival_type", ["requirement_comment", "requirement_update"])
-async def test_core_24_requirement_merge(runtime: Runtime, clock: FakeClock, arrival_type: str) -> None:
+async def test_core_24_requirement_merge(
+    runtime: Runtime, clock: FakeClock, arrival_type: str
+) -> None:
     (_, _, decision), _ = await _focus_with(
-        runtime, clock, "review_request", {"requirementId": "R"},
-        arrival_type, {"requirementId": "R", "content": "more"})
+        runtime,
+        clock,
+        "review_request",
+        {"requirementId": "R"},
+        arrival_type,
+        {"requirementId": "R", "content": "more"},
+    )
     assert decision.action == YieldAction.MERGE
 
 
@@ -197,21 +226,40 @@ async def test_core_24_requirement_merge(runtime: Runtime, clock: FakeClock, arr
         ("review_request", 1, "heartbeat", None, YieldAction.CONTINUE),
     ],
 )
-async def test_core_25_heuristic_table(runtime: Runtime, clock: FakeClock, focus_type: str,
-                                       focus_priority: int | None, arrival_type: str,
-                                       priority: int | None, expected: YieldAction) -> None:
+async def test_core_25_heuristic_table(
+    runtime: Runtime,
+    clock: FakeClock,
+    focus_type: str,
+    focus_priority: int | None,
+    arrival_type: str,
+    priority: int | None,
+    expected: YieldAction,
+) -> None:
     text = {"content": "x", "channelKey": "other"}
     (_, _, decision), _ = await _focus_with(
-        runtime, clock, focus_type, {"content": "focus", "channelKey": "c"}, arrival_type, text,
-        focus_priority=focus_priority, priority=priority)
+        runtime,
+        clock,
+        focus_type,
+        {"content": "focus", "channelKey": "c"},
+        arrival_type,
+        text,
+        focus_priority=focus_priority,
+        priority=priority,
+    )
     assert decision.action == expected
     assert decision.action != YieldAction.CANCEL
 
 
 async def test_core_26_user_comment_is_user_interaction(runtime: Runtime, clock: FakeClock) -> None:
     (_, arrival, decision), _ = await _focus_with(
-        runtime, clock, "review_request", {"content": "work"}, "task_comment",
-        {"taskId": "Z", "content": "from a person"}, metadata={"senderRole": "user"})
+        runtime,
+        clock,
+        "review_request",
+        {"content": "work"},
+        "task_comment",
+        {"taskId": "Z", "content": "from a person"},
+        metadata={"senderRole": "user"},
+    )
     assert decision.action == YieldAction.PREEMPT
     stored = await runtime.store.get_item(arrival)
     assert stored is not None and stored.priority == 0
@@ -219,9 +267,15 @@ async def test_core_26_user_comment_is_user_interaction(runtime: Runtime, clock:
 
 async def test_core_26_agent_comment_keeps_priority_two(runtime: Runtime, clock: FakeClock) -> None:
     (_, arrival, decision), _ = await _focus_with(
-        runtime, clock, "review_request", {"content": "work"}, "task_comment",
-        {"taskId": "Z", "content": "from an agent"}, metadata={"senderRole": "agent"},
-        focus_priority=1)
+        runtime,
+        clock,
+        "review_request",
+        {"content": "work"},
+        "task_comment",
+        {"taskId": "Z", "content": "from an agent"},
+        metadata={"senderRole": "agent"},
+        focus_priority=1,
+    )
     assert decision.action == YieldAction.CONTINUE
     stored = await runtime.store.get_item(arrival)
     assert stored is not None and stored.priority == 2
@@ -316,7 +370,9 @@ async def test_core_29_all_messages_seen_at_one_yield_point_in_order(
     await settle()
     for i in range(1, 6):
         await clock.advance(1 if i > 1 else 0.9)
-        await agent.enqueue("a2a_message", {"content": f"m{i}", "extra": {"channelKey": "dm:a2a:a:b"}})
+        await agent.enqueue(
+            "a2a_message", {"content": f"m{i}", "extra": {"channelKey": "dm:a2a:a:b"}}
+        )
     await clock.advance(0.2)
     await runtime.run_until_idle()
     assert len(decisions) == 1
@@ -425,7 +481,9 @@ class MarkerBrain:
 
 
 @pytest.mark.parametrize("reply", ["no marker", f"<think>{COMPLETION_MARKER}</think> hidden"])
-async def test_core_43_missing_marker_completes_once_with_incomplete(runtime: Runtime, reply: str) -> None:
+async def test_core_43_missing_marker_completes_once_with_incomplete(
+    runtime: Runtime, reply: str
+) -> None:
     incomplete: list[Event] = []
     runtime.bus.subscribe(lambda e: e.type == INCOMPLETE and incomplete.append(e))
     brain = MarkerBrain([reply])

@@ -11,12 +11,22 @@ from attn.core.events import DECISION, NEW_ITEM, STATE_CHANGED, Event
 from attn.testing import FakeClock
 
 
-@pytest.mark.parametrize(("name", "options"), [
-    ("nope", {}), ("echo", {"steps": 0}), ("echo", {"steps": "3"}), ("echo", {"step_s": -1}),
-    ("echo", {"bogus": 1}), ("script", {"steps": []}), ("script", {"steps": [{"dance": 1}]}),
-    ("script", {"steps": [{"say": 3}]}), ("script", {"steps": [{"sleep_s": -2}]}),
-    ("script", {"steps": [{"say": "a", "log": "b"}]}), ("script", {"steps": [{"yield": "yes"}]}),
-])
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("nope", {}),
+        ("echo", {"steps": 0}),
+        ("echo", {"steps": "3"}),
+        ("echo", {"step_s": -1}),
+        ("echo", {"bogus": 1}),
+        ("script", {"steps": []}),
+        ("script", {"steps": [{"dance": 1}]}),
+        ("script", {"steps": [{"say": 3}]}),
+        ("script", {"steps": [{"sleep_s": -2}]}),
+        ("script", {"steps": [{"say": "a", "log": "b"}]}),
+        ("script", {"steps": [{"yield": "yes"}]}),
+    ],
+)
 def test_bad_brain_options_are_clear_errors(name: str, options: dict) -> None:
     with pytest.raises(InvalidInput):
         build_brain(name, options)

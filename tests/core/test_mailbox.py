@@ -43,7 +43,9 @@ async def test_core_02_priorities_come_out_in_order(runtime: Runtime) -> None:
 
 async def test_core_03_fifo_within_priority(runtime: Runtime) -> None:
     agent = await _stopped_agent(runtime)
-    await asyncio.gather(*(agent.enqueue("a2a_message", {"content": str(i)}) for i in range(1, 101)))
+    await asyncio.gather(
+        *(agent.enqueue("a2a_message", {"content": str(i)}) for i in range(1, 101))
+    )
     # A burst: concurrent enqueues are ordered by commit (seq), which follows call order here.
     order = await _drain_order(agent.mailbox)
     assert order == [str(i) for i in range(1, 101)]
@@ -55,7 +57,7 @@ async def test_core_04_reprioritize_and_reject_bad_priority(runtime: Runtime) ->
     second = await agent.enqueue("heartbeat", {"content": "second"})
     before = [(i.id, i.priority) for i in agent.mailbox.queued_items()]
     for bad in (5, -1, "high", 1.5, True):
-        with pytest.raises(InvalidPriority, match="0 .*4"):
+        with pytest.raises(InvalidPriority, match=r"0 .*4"):
             await agent.mailbox.reprioritize(second, bad)
     assert [(i.id, i.priority) for i in agent.mailbox.queued_items()] == before
     await agent.mailbox.reprioritize(second, 0)
@@ -100,7 +102,9 @@ async def test_core_06_timeout_race_never_loses_items() -> None:
         assert mailbox.depth == 0
 
 
-async def test_core_07_new_item_event_also_for_merges(runtime: Runtime, events: list[Event]) -> None:
+async def test_core_07_new_item_event_also_for_merges(
+    runtime: Runtime, events: list[Event]
+) -> None:
     agent = await _stopped_agent(runtime)
     item_id = await agent.enqueue("task_comment", {"content": "c1", "taskId": "t1"})
     new_items = [e for e in events if e.type == NEW_ITEM]
@@ -184,8 +188,11 @@ async def test_defer_until_and_resurface(runtime: Runtime, clock: FakeClock) -> 
 async def test_agent_tools_cannot_touch_human_chat(runtime: Runtime) -> None:
     agent = await _stopped_agent(runtime)
     chat = await agent.enqueue("human_chat", {"content": "hi"})
-    for call in (agent.mailbox.drop(chat, by_agent=True), agent.mailbox.defer(chat, by_agent=True),
-                 agent.mailbox.reprioritize(chat, 3, by_agent=True)):
+    for call in (
+        agent.mailbox.drop(chat, by_agent=True),
+        agent.mailbox.defer(chat, by_agent=True),
+        agent.mailbox.reprioritize(chat, 3, by_agent=True),
+    ):
         with pytest.raises(ProtectedItem):
             await call
     item = agent.mailbox.find(chat)

@@ -7,13 +7,43 @@ import attn
 
 def test_public_all_is_pinned() -> None:
     assert sorted(attn.__all__) == [
-        "Activity", "ActivityLog", "Agent", "AgentConfig", "AttentionState", "AttnError",
-        "Brain", "Category", "Decision", "DecisionType", "EchoBrain", "Event", "EventBus",
-        "Focus", "InvalidInput", "InvalidPriority", "InvalidTransition", "ItemNotFound",
-        "ItemStatus", "ItemType", "MailboxFull", "MailboxItem", "PayloadTooLarge", "Priority",
-        "ProtectedItem", "Reply", "ReplyCancelled", "Runtime", "RuntimeLocked", "ScriptBrain",
-        "StoreError", "TypeRegistry", "UnknownAgent", "UnknownItemType", "YieldAction",
-        "YieldDecision", "build_brain",
+        "Activity",
+        "ActivityLog",
+        "Agent",
+        "AgentConfig",
+        "AttentionState",
+        "AttnError",
+        "Brain",
+        "Category",
+        "Decision",
+        "DecisionType",
+        "EchoBrain",
+        "Event",
+        "EventBus",
+        "Focus",
+        "InvalidInput",
+        "InvalidPriority",
+        "InvalidTransition",
+        "ItemNotFound",
+        "ItemStatus",
+        "ItemType",
+        "MailboxFull",
+        "MailboxItem",
+        "PayloadTooLarge",
+        "Priority",
+        "ProtectedItem",
+        "Reply",
+        "ReplyCancelled",
+        "Runtime",
+        "RuntimeLocked",
+        "ScriptBrain",
+        "StoreError",
+        "TypeRegistry",
+        "UnknownAgent",
+        "UnknownItemType",
+        "YieldAction",
+        "YieldDecision",
+        "build_brain",
     ]
     for name in attn.__all__:
         assert getattr(attn, name) is not None
@@ -22,8 +52,9 @@ def test_public_all_is_pinned() -> None:
 def test_error_codes_are_unique() -> None:
     from attn import errors
 
-    classes = [c for c in vars(errors).values()
-               if isinstance(c, type) and issubclass(c, errors.AttnError)]
+    classes = [
+        c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, errors.AttnError)
+    ]
     codes = [c.code for c in classes]
     assert len(codes) == len(set(codes))
     assert all(c().message for c in classes)

@@ -17,13 +17,25 @@ from attn.testing import FakeClock
 from .conftest import Recorder
 
 
-def _item(clock: FakeClock, source_type: str, status: ItemStatus = ItemStatus.QUEUED,
-          priority: int = 2, age_s: float = 0.0, **payload: object) -> MailboxItem:
+def _item(
+    clock: FakeClock,
+    source_type: str,
+    status: ItemStatus = ItemStatus.QUEUED,
+    priority: int = 2,
+    age_s: float = 0.0,
+    **payload: object,
+) -> MailboxItem:
     return MailboxItem(
-        id=new_id("mbx"), agent_id="a", source_type=source_type, priority=priority,
-        status=status, payload=dict(payload), metadata={},
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type=source_type,
+        priority=priority,
+        status=status,
+        payload=dict(payload),
+        metadata={},
         queued_at=clock.now() - timedelta(seconds=age_s),
-        started_at=clock.now() if status == ItemStatus.PROCESSING else None)
+        started_at=clock.now() if status == ItemStatus.PROCESSING else None,
+    )
 
 
 async def _seed(path: Path, *items: MailboxItem) -> None:
@@ -33,8 +45,9 @@ async def _seed(path: Path, *items: MailboxItem) -> None:
     await store.close()
 
 
-async def _restart(path: Path, clock: FakeClock, brain: Recorder | None = None,
-                   start: bool = False) -> tuple[Runtime, Recorder]:
+async def _restart(
+    path: Path, clock: FakeClock, brain: Recorder | None = None, start: bool = False
+) -> tuple[Runtime, Recorder]:
     brain = brain or Recorder()
     runtime = Runtime(SQLiteStore(path), clock=clock)
     await runtime.start()
@@ -61,12 +74,26 @@ async def test_core_52_queued_items_restored_in_priority_order(db: Path, clock: 
 
 
 async def test_core_53_stale_processing_items_follow_the_policy(db: Path, clock: FakeClock) -> None:
-    requeue_types = ["human_chat", "a2a_message", "mention", "review_request", "session_reply",
-                     "callback_result", "system_event"]
-    drop_types = ["heartbeat", "daily_report", "memory_consolidation", "task_status_update",
-                  "requirement_update"]
-    stale = {t: _item(clock, t, ItemStatus.PROCESSING, content=f"{t} text")
-             for t in requeue_types + drop_types}
+    requeue_types = [
+        "human_chat",
+        "a2a_message",
+        "mention",
+        "review_request",
+        "session_reply",
+        "callback_result",
+        "system_event",
+    ]
+    drop_types = [
+        "heartbeat",
+        "daily_report",
+        "memory_consolidation",
+        "task_status_update",
+        "requirement_update",
+    ]
+    stale = {
+        t: _item(clock, t, ItemStatus.PROCESSING, content=f"{t} text")
+        for t in requeue_types + drop_types
+    }
     await _seed(db, *stale.values())
     runtime, _ = await _restart(db, clock)
     for t in requeue_types:
@@ -98,7 +125,9 @@ async def test_core_53_redelivered_flag_reaches_the_brain(db: Path, clock: FakeC
     await runtime.close()
 
 
-async def test_core_41_poisoned_item_does_not_return_after_restart(db: Path, clock: FakeClock) -> None:
+async def test_core_41_poisoned_item_does_not_return_after_restart(
+    db: Path, clock: FakeClock
+) -> None:
     poisoned = _item(clock, "a2a_message", ItemStatus.PROCESSING, content="poison")
     poisoned.attempt = 3
     await _seed(db, poisoned)
@@ -172,9 +201,13 @@ async def test_core_57_expired_items_dropped_never_chat(db: Path, clock: FakeClo
     old_chat = _item(clock, "human_chat", content="still here", age_s=30 * day)
     await _seed(db, old_a2a, fresh_a2a, old_status, old_callback, old_chat)
     runtime, _ = await _restart(db, clock)
-    for item, status in ((old_a2a, ItemStatus.DROPPED), (fresh_a2a, ItemStatus.QUEUED),
-                         (old_status, ItemStatus.DROPPED), (old_callback, ItemStatus.DROPPED),
-                         (old_chat, ItemStatus.QUEUED)):
+    for item, status in (
+        (old_a2a, ItemStatus.DROPPED),
+        (fresh_a2a, ItemStatus.QUEUED),
+        (old_status, ItemStatus.DROPPED),
+        (old_callback, ItemStatus.DROPPED),
+        (old_chat, ItemStatus.QUEUED),
+    ):
         stored = await runtime.store.get_item(item.id)
         assert stored is not None and stored.status == status, item.source_type
         if status == ItemStatus.DROPPED:

@@ -30,8 +30,15 @@ def test_the_fourteen_builtin_types_match_the_seed() -> None:
     assert len(registry) == 14 == len(BUILTIN_TYPES)
     for name, expected in SEED.items():
         t = registry[name]
-        actual = (t.label, t.default_priority, str(t.category), t.icon, t.activity_type,
-                  t.creates_activity, t.invokes_llm)
+        actual = (
+            t.label,
+            t.default_priority,
+            str(t.category),
+            t.icon,
+            t.activity_type,
+            t.creates_activity,
+            t.invokes_llm,
+        )
         assert actual == expected, name
 
 
@@ -39,7 +46,10 @@ def test_categories_group_types_as_the_seed_says() -> None:
     registry = TypeRegistry()
     assert {t.name for t in registry.by_category(Category.NOTIFICATION)} == {"requirement_update"}
     assert {t.name for t in registry.by_category("interaction")} == {
-        "human_chat", "a2a_message", "mention"}
+        "human_chat",
+        "a2a_message",
+        "mention",
+    }
 
 
 def test_register_user_type_and_reject_bad_ones() -> None:
@@ -64,8 +74,9 @@ def test_register_user_type_and_reject_bad_ones() -> None:
         registry.register("not a spec")  # type: ignore[arg-type]
     assert "ok_name" not in registry and len(registry) == 15
     with pytest.raises(InvalidInput):
-        registry.register(ItemType("human_chat", "Chat", 0, Category.INTERACTION, "x"),
-                          replace_existing=True)
+        registry.register(
+            ItemType("human_chat", "Chat", 0, Category.INTERACTION, "x"), replace_existing=True
+        )
 
 
 def test_unknown_type_lists_known_ones() -> None:
@@ -83,7 +94,9 @@ def test_activity_type_derivation_6_3() -> None:
     r = TypeRegistry()
     assert activity_type_for(r["human_chat"], {}) == "chat"
     assert activity_type_for(r["task_status_update"], {}) is None
-    assert activity_type_for(r["task_status_update"], {"extra": {"triggerExecution": True}}) == "task"
+    assert (
+        activity_type_for(r["task_status_update"], {"extra": {"triggerExecution": True}}) == "task"
+    )
     assert activity_type_for(r["requirement_update"], {}) is None
     assert activity_type_for(r["requirement_update"], {"actionRequired": True}) == "internal"
     assert activity_type_for(r["task_comment"], {}) is None

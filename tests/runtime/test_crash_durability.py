@@ -50,8 +50,12 @@ asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 
 def _run_and_kill(path: Path, run: int, kill_after: int) -> list[str]:
     acked: list[str] = []
-    with subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(run)],
-                          stdout=subprocess.PIPE, text=True, env=os.environ.copy()) as child:
+    with subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path), str(run)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    ) as child:
         assert child.stdout is not None
         try:
             assert child.stdout.readline().strip() == "ready"
