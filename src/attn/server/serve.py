@@ -3,7 +3,8 @@
 :func:`serve` binds the socket first (so a busy port fails before the database
 is touched), starts the runtime with the agents of the configuration, runs
 uvicorn on the same loop, and on SIGINT/SIGTERM stops accepting requests,
-then closes the runtime (in-flight work is requeued, nothing is lost).
+closes the runtime (in-flight work is requeued, nothing is lost; callers
+waiting for a reply get ``reply_cancelled``), then lets in-flight requests end.
 
 Spec: 000 §16 (server), DESIGN.md (binds 127.0.0.1 unless a token is set).
 """
@@ -16,7 +17,7 @@ import errno
 import signal
 import socket
 import sys
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
 
 import uvicorn
@@ -26,6 +27,9 @@ from attn.core.config import AgentConfig
 from attn.errors import AttnError
 from attn.server.app import create_app
 from attn.store.url import default_database_url, open_store
+
+#: Seconds uvicorn waits for in-flight requests on shutdown before cancelling them.
+GRACEFUL_SHUTDOWN_S = 10
 
 
 class ServeError(AttnError):
@@ -148,8 +152,15 @@ async def serve(
                 )
             app = create_app(runtime, token=token)
             server = _Server(
-                uvicorn.Config(app, lifespan="off", log_level=log_level, access_log=False)
+                uvicorn.Config(
+                    app,
+                    lifespan="off",
+                    log_level=log_level,
+                    access_log=False,
+                    timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+                )
             )
+            server.before_shutdown = runtime.close
             info = ServeInfo(
                 url=base_url(sock),
                 database_url=database_url,
@@ -190,6 +201,7 @@ class _Server(uvicorn.Server):
     """
 
     on_ready: Callable[[], None] | None = None
+    before_shutdown: Callable[[], Awaitable[None]] | None = None
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
@@ -199,6 +211,14 @@ class _Server(uvicorn.Server):
         await super().startup(sockets=list(sockets) if sockets is not None else None)
         if self.started and self.on_ready is not None:
             self.on_ready()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # Close the runtime first: requests awaiting a reply then get an answer
+        # (409 reply_cancelled; the item is requeued) instead of holding the
+        # shutdown open until the agent finishes.
+        if self.before_shutdown is not None:
+            await self.before_shutdown()
+        await super().shutdown(sockets=sockets)
 
 
 @contextlib.contextmanager

@@ -12,6 +12,7 @@ are accepted, so a test can talk to it over real HTTP with any client::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from types import TracebackType
 
@@ -78,10 +79,8 @@ class LiveServer:
         """
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None and not loop.is_closed():
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
                 loop.call_soon_threadsafe(stop.set)
-            except RuntimeError:  # the loop closed meanwhile
-                pass
         if self._thread.is_alive():
             self._thread.join(timeout_s)
         if self._thread.is_alive():
