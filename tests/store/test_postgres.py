@@ -254,6 +254,28 @@ async def test_activities_decisions_and_logs(store: PostgresStore) -> None:
     assert await store.find_activities("alice", []) == []
 
 
+async def test_submit_commits_in_call_order_and_close_waits_for_it(
+    make_store: Callable[[], Awaitable[PostgresStore]],
+) -> None:
+    store = await make_store()
+    items = [item(priority=n % 3) for n in range(20)]
+    futures = [store.submit([InsertItem(i)]) for i in items]
+    bad = store.submit([InsertItem(item(queued_at=datetime(2026, 1, 1)))])
+    assert bad.done()
+    with pytest.raises(StoreError, match="timezone-aware"):
+        await bad
+    await store.close()
+    assert all(f.done() for f in futures)
+    seqs = [f.result()[0][0].seq for f in futures]
+    assert seqs == sorted(seqs)
+    with pytest.raises(StoreClosed):
+        await store.submit([InsertItem(item())])
+    reader = await make_store()
+    assert [i.id for i in await reader.find_items(ItemQuery("alice", oldest_first=True))] == [
+        i.id for i in items
+    ]
+
+
 # -- idempotency --------------------------------------------------------------------
 
 

@@ -20,31 +20,25 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
+from attn.core.models import MailboxItem
 from attn.errors import InvalidInput, StoreClosed, StoreError
 from attn.store import migrate
-from attn.store.base import ItemQuery, StoreStatistics, WriteOp
+from attn.store.base import StoreStatistics, WriteOp
 from attn.store.postgres import codec, queries
 from attn.store.postgres.host import HostLock
 from attn.store.postgres.notify import Listener, WakeCallback
 from attn.store.postgres.ops import Step, apply_step, plan_step
+from attn.store.postgres.reads import DRIVER_ERRORS, PostgresReads
 
 Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
 PooledConnection: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
-
-#: What the driver raises when the server or the network fails.
-DRIVER_ERRORS: tuple[type[BaseException], ...] = (
-    asyncpg.PostgresError,
-    asyncpg.InterfaceError,
-    OSError,
-    TimeoutError,
-)
+Pool: TypeAlias = "asyncpg.Pool[asyncpg.Record]"
 
 _OPEN_ERRORS: tuple[type[BaseException], ...] = (*DRIVER_ERRORS, StoreError)
 _SCHEMES = ("postgresql", "postgres", "postgresql+asyncpg")
 
 
-class PostgresStore:
+class PostgresStore(PostgresReads):
     """Persistence on PostgreSQL (``postgresql://user@host:port/db``).
 
     Args:
@@ -71,9 +65,10 @@ class PostgresStore:
         self._dsn = urlunsplit(parts._replace(scheme="postgresql"))
         self._min_size = min_size
         self._max_size = max_size
-        self._pool: asyncpg.Pool[asyncpg.Record] | None = None
+        self._pool: Pool | None = None
         self._open_lock = asyncio.Lock()
         self._closed = False
+        self._last_submit: asyncio.Future[list[Any]] | None = None
         self._stats = StoreStatistics(backend=self.backend)
         self._host = HostLock(self._connect)
         self._listener = Listener(self._connect)
@@ -128,6 +123,9 @@ class PostgresStore:
         if self._closed:
             return
         self._closed = True
+        pending = self._last_submit
+        if pending is not None and not pending.done():
+            await asyncio.wait({pending})  # submitted writes still commit
         async with self._open_lock:
             try:
                 await self._listener.close()
@@ -139,7 +137,7 @@ class PostgresStore:
                 if pool is not None:
                     await pool.close()
 
-    def _require(self) -> asyncpg.Pool[asyncpg.Record]:
+    def _require(self) -> Pool:
         if self._closed:
             raise StoreClosed(f"the PostgreSQL store for {self.url} is closed")
         if self._pool is None:
@@ -148,11 +146,13 @@ class PostgresStore:
 
     @asynccontextmanager
     async def _transaction(
-        self, what: str, *, atomic: bool = True
+        self, what: str, *, atomic: bool = True, pool: Pool | None = None
     ) -> AsyncIterator[PooledConnection]:
         """A pooled connection, in a transaction unless ``atomic`` is False
-        (then each statement commits on its own: right for a single statement)."""
-        pool = self._require()
+        (then each statement commits on its own: right for a single statement).
+
+        ``pool``: the pool captured by :meth:`submit`, usable while closing."""
+        pool = pool or self._require()
         try:
             async with pool.acquire() as conn:
                 if atomic:
@@ -165,13 +165,6 @@ class PostgresStore:
                 raise StoreClosed(f"the PostgreSQL store was closed during {what}") from exc
             raise StoreError(f"{what} failed on PostgreSQL: {exc}") from exc
         self._stats.transactions += 1
-
-    async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
-        pool = self._require()
-        try:
-            return await pool.fetch(sql, *args)
-        except DRIVER_ERRORS as exc:
-            raise StoreError(f"read failed on PostgreSQL: {exc}") from exc
 
     # -- writes -------------------------------------------------------------------
 
@@ -186,17 +179,46 @@ class PostgresStore:
                 refused one (the transaction is rolled back); cause chained.
             StoreClosed: the store is closed.
         """
-        self._require()
-        steps: list[Step] = [plan_step(op) for op in ops]
-        if not steps:
-            self._stats.write_calls += 1
-            return []
-        # One statement is atomic by itself: skip BEGIN/COMMIT round trips.
-        atomic = len(steps) > 1 or not all(step.single for step in steps)
-        async with self._transaction(f"write of {len(steps)} op(s)", atomic=atomic) as conn:
-            results = [await apply_step(conn, step) for step in steps]
+        pool = self._require()
+        return await self._write_steps([plan_step(op) for op in ops], pool)
+
+    def submit(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
+        """Start :meth:`write` without waiting (write-behind); same results and errors.
+
+        Submitted writes commit one after another in call order; :meth:`close`
+        waits for them. Malformed ops fail the returned future at once.
+        Must be called from the running event loop.
+        """
+        loop = asyncio.get_running_loop()
+        try:
+            pool = self._require()
+            steps = [plan_step(op) for op in ops]
+        except StoreError as exc:
+            failed: asyncio.Future[list[Any]] = loop.create_future()
+            failed.set_exception(exc)
+            return failed
+        previous = self._last_submit
+
+        async def in_order() -> list[Any]:
+            if previous is not None and not previous.done():
+                await asyncio.wait({previous})
+            return await self._write_steps(steps, pool)
+
+        task = loop.create_task(in_order(), name="attn-postgres-submit")
+        self._last_submit = task
+        return task
+
+    async def _write_steps(self, steps: list[Step], pool: Pool) -> list[Any]:
+        if steps:
+            # One statement is atomic by itself: skip the BEGIN/COMMIT round trips.
+            atomic = len(steps) > 1 or not steps[0].single
+            what = f"write of {len(steps)} op(s)"
+            async with self._transaction(what, atomic=atomic, pool=pool) as conn:
+                results = [await apply_step(conn, step) for step in steps]
+            self._stats.largest_batch = max(self._stats.largest_batch, 1)
+        else:
+            results = []
         self._stats.write_calls += 1
-        self._stats.largest_batch = max(self._stats.largest_batch, 1)
         return results
 
     async def claim_next(self, agent_id: str, started_at: datetime) -> MailboxItem | None:
@@ -213,51 +235,6 @@ class PostgresStore:
             await conn.execute(queries.LOCK_AGENT, agent_id)
             row = await conn.fetchrow(queries.CLAIM_NEXT, agent_id, started_at)
         return codec.row_to_item(row) if row is not None else None
-
-    # -- reads ----------------------------------------------------------------------
-
-    async def get_item(self, item_id: str) -> MailboxItem | None:
-        rows = await self._fetch(queries.GET_ITEM, item_id)
-        return codec.row_to_item(rows[0]) if rows else None
-
-    @staticmethod
-    def _filter_args(query: ItemQuery) -> tuple[Any, ...]:
-        statuses = [str(s) for s in query.statuses] if query.statuses is not None else None
-        types = list(query.source_types) if query.source_types is not None else None
-        return (query.agent_id, statuses, types)
-
-    async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
-        sql = queries.FIND_ITEMS_OLDEST if query.oldest_first else queries.FIND_ITEMS_NEWEST
-        rows = await self._fetch(sql, *self._filter_args(query), query.limit, query.offset)
-        return [codec.row_to_item(row) for row in rows]
-
-    async def count_items(self, query: ItemQuery) -> int:
-        rows = await self._fetch(queries.COUNT_ITEMS, *self._filter_args(query))
-        return int(rows[0][0])
-
-    async def load_queue(self, agent_id: str) -> list[MailboxItem]:
-        return [codec.row_to_item(row) for row in await self._fetch(queries.LOAD_QUEUE, agent_id)]
-
-    async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
-    ) -> list[Decision]:
-        rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset)
-        return [codec.row_to_decision(row) for row in rows]
-
-    async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
-        rows = await self._fetch(queries.FIND_ACTIVITIES, agent_id, list(item_ids))
-        return [codec.row_to_activity(row) for row in rows]
-
-    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
-        rows = await self._fetch(queries.FIND_ACTIVITY_LOGS, activity_id)
-        return [codec.row_to_log(row) for row in rows]
-
-    async def count_by_status(self, agent_id: str) -> dict[str, int]:
-        rows = await self._fetch(queries.COUNT_BY_STATUS, agent_id)
-        return {row[0]: int(row[1]) for row in rows}
-
-    async def agent_ids(self) -> list[str]:
-        return sorted(row[0] for row in await self._fetch(queries.AGENT_IDS))
 
     # -- hosting and wakes ----------------------------------------------------------
 
@@ -318,7 +295,7 @@ class PostgresStore:
         return stats
 
 
-async def _schema_revision(pool: asyncpg.Pool[asyncpg.Record]) -> str | None:
+async def _schema_revision(pool: Pool) -> str | None:
     # Checked with the pool so a current schema never imports Alembic.
     try:
         revision = await pool.fetchval("SELECT version_num FROM alembic_version")

@@ -1,0 +1,84 @@
+"""The read side of :class:`~attn.store.postgres.PostgresStore`: plain pooled queries.
+
+Reads take no transaction: each is one statement on its own snapshot.
+Spec: 000 §6 (queries over the tables), §17 (recovery reads).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+import asyncpg
+
+from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
+from attn.errors import StoreError
+from attn.store.base import ItemQuery
+from attn.store.postgres import codec, queries
+
+Pool: TypeAlias = "asyncpg.Pool[asyncpg.Record]"
+
+#: What the driver raises when the server or the network fails.
+DRIVER_ERRORS: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+    OSError,
+    TimeoutError,
+)
+
+
+class PostgresReads:
+    """Queries of the :class:`~attn.store.base.Store` protocol; the store supplies the pool."""
+
+    def _require(self) -> Pool:
+        raise NotImplementedError
+
+    async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
+        pool = self._require()
+        try:
+            return await pool.fetch(sql, *args)
+        except DRIVER_ERRORS as exc:
+            raise StoreError(f"read failed on PostgreSQL: {exc}") from exc
+
+    async def get_item(self, item_id: str) -> MailboxItem | None:
+        rows = await self._fetch(queries.GET_ITEM, item_id)
+        return codec.row_to_item(rows[0]) if rows else None
+
+    @staticmethod
+    def _filter_args(query: ItemQuery) -> tuple[Any, ...]:
+        statuses = [str(s) for s in query.statuses] if query.statuses is not None else None
+        types = list(query.source_types) if query.source_types is not None else None
+        return (query.agent_id, statuses, types)
+
+    async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
+        sql = queries.FIND_ITEMS_OLDEST if query.oldest_first else queries.FIND_ITEMS_NEWEST
+        rows = await self._fetch(sql, *self._filter_args(query), query.limit, query.offset)
+        return [codec.row_to_item(row) for row in rows]
+
+    async def count_items(self, query: ItemQuery) -> int:
+        rows = await self._fetch(queries.COUNT_ITEMS, *self._filter_args(query))
+        return int(rows[0][0])
+
+    async def load_queue(self, agent_id: str) -> list[MailboxItem]:
+        return [codec.row_to_item(row) for row in await self._fetch(queries.LOAD_QUEUE, agent_id)]
+
+    async def find_decisions(
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[Decision]:
+        rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset)
+        return [codec.row_to_decision(row) for row in rows]
+
+    async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
+        rows = await self._fetch(queries.FIND_ACTIVITIES, agent_id, list(item_ids))
+        return [codec.row_to_activity(row) for row in rows]
+
+    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
+        rows = await self._fetch(queries.FIND_ACTIVITY_LOGS, activity_id)
+        return [codec.row_to_log(row) for row in rows]
+
+    async def count_by_status(self, agent_id: str) -> dict[str, int]:
+        rows = await self._fetch(queries.COUNT_BY_STATUS, agent_id)
+        return {row[0]: int(row[1]) for row in rows}
+
+    async def agent_ids(self) -> list[str]:
+        return sorted(row[0] for row in await self._fetch(queries.AGENT_IDS))
