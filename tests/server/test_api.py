@@ -7,6 +7,8 @@ that is checked through the API itself.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -454,3 +456,43 @@ def test_token_is_required_except_for_health(tmp_path: Path) -> None:
         assert mailbox.json()["total"] == 0  # nothing was enqueued by the refused calls
         accepted = http.post("/api/agents/alice/mailbox", headers=good, json=body)
         assert accepted.status_code == 202
+
+
+# ---------------------------------------------------------------------------- shutdown
+
+
+def test_shutdown_answers_a_waiting_chat_and_keeps_its_item(tmp_path: Path) -> None:
+    """Stopping the server while a chat waits: the caller gets 409 reply_cancelled at
+    once (not a hang, not a dropped connection) and the item survives for the next run."""
+    config = _config(tmp_path)
+    live = LiveServer(config)
+    live.start()
+    http = httpx.Client(base_url=live.url, timeout=30.0)
+    results: list[httpx.Response] = []
+    waiting = threading.Thread(
+        target=lambda: results.append(
+            http.post("/api/agents/slow/chat", json={"text": "still there?"})
+        )
+    )
+    try:
+        waiting.start()
+        deadline = time.monotonic() + 10
+        while http.get("/api/agents/slow/mind").json()["currentFocus"] is None:
+            assert time.monotonic() < deadline, "the chat never became the focus"
+        started = time.monotonic()
+        live.stop()
+        waiting.join(timeout=10)
+        assert time.monotonic() - started < 5
+    finally:
+        http.close()
+        live.stop()
+    (response,) = results
+    _error(response, 409, "reply_cancelled")
+    with LiveServer(config) as again, httpx.Client(base_url=again.url) as client:
+        history = client.get("/api/agents/slow/mailbox").json()["history"]
+        (item,) = history
+        assert item["payload"]["content"] == "still there?"
+        # Stopped mid-work, it was requeued (not lost); the new run picks it again.
+        kinds = [d["decisionType"] for d in item["decisions"]]
+        assert kinds[:2] == ["pick", "requeue"], kinds
+        assert item["status"] != "dropped"
