@@ -1,0 +1,166 @@
+"""The read queries of the SQLite store, as work for the reader thread.
+
+Each function checks its arguments on the caller's side and returns a
+:class:`Read`: what the reader thread runs (the query, returning raw rows) and
+what the caller's event loop runs on those rows (decoding). Keeping the Python
+work on the loop side keeps the threads' hold on the GIL short.
+Spec: 000 §6.2 (tables), §17 (recovery reads).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, NamedTuple, TypeVar
+
+from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
+from attn.errors import InvalidInput
+from attn.store.base import ItemQuery
+from attn.store.sqlite import codec, sql
+
+_T = TypeVar("_T")
+Rows = list[tuple[Any, ...]]
+
+#: Most ids bound in one ``IN (…)`` list (SQLite allows 32766 variables).
+IN_CHUNK = 500
+
+
+class Read(NamedTuple, Generic[_T]):
+    """One read: ``run`` on the reader's cursor, then ``finish`` on the caller's loop."""
+
+    run: Callable[[sqlite3.Cursor], Any]
+    finish: Callable[[Any], _T]
+
+
+def _fetch_all(statement: str, params: Sequence[Any]) -> Callable[[sqlite3.Cursor], Rows]:
+    def run(cur: sqlite3.Cursor) -> Rows:
+        return cur.execute(statement, params).fetchall()
+
+    return run
+
+
+def _items(rows: Rows) -> list[MailboxItem]:
+    return [codec.decode_item(row) for row in rows]
+
+
+def _first_item(rows: Rows) -> MailboxItem | None:
+    return codec.decode_item(rows[0]) if rows else None
+
+
+def get_item(item_id: str) -> Read[MailboxItem | None]:
+    """The item with that id, or None."""
+    return Read(_fetch_all(sql.SELECT_ITEM, (item_id,)), _first_item)
+
+
+def find_items(query: ItemQuery) -> Read[list[MailboxItem]]:
+    """A page of items matching ``query``, by seq.
+
+    Raises:
+        InvalidInput: a negative limit or offset, or an unknown status.
+    """
+    _check_page(query.limit, query.offset)
+    params, n_statuses, n_types = _filter(query)
+    statement = sql.find_items(n_statuses, n_types, query.oldest_first)
+    return Read(_fetch_all(statement, [*params, query.limit, query.offset]), _items)
+
+
+def count_items(query: ItemQuery) -> Read[int]:
+    """How many items match ``query``."""
+    params, n_statuses, n_types = _filter(query)
+    return Read(_fetch_all(sql.count_items(n_statuses, n_types), params), _first_int)
+
+
+def _first_int(rows: Rows) -> int:
+    return int(rows[0][0])
+
+
+def load_queue(agent_id: str) -> Read[list[MailboxItem]]:
+    """The agent's queued items by priority, then seq."""
+    return Read(_fetch_all(sql.LOAD_QUEUE, (agent_id,)), _items)
+
+
+def find_decisions(
+    agent_id: str, item_id: str | None, limit: int, offset: int
+) -> Read[list[Decision]]:
+    """Decisions newest first; only those of ``item_id`` when given.
+
+    Raises:
+        InvalidInput: a negative limit or offset.
+    """
+    _check_page(limit, offset)
+    if item_id is None:
+        run = _fetch_all(sql.FIND_DECISIONS, (agent_id, limit, offset))
+    else:
+        run = _fetch_all(sql.FIND_ITEM_DECISIONS, (agent_id, item_id, limit, offset))
+    return Read(run, _decisions)
+
+
+def _decisions(rows: Rows) -> list[Decision]:
+    return [codec.decode_decision(row) for row in rows]
+
+
+def find_activities(agent_id: str, item_ids: Sequence[str]) -> Read[list[Activity]]:
+    """Activities of the agent linked to any of ``item_ids``, oldest first."""
+    ids = list(dict.fromkeys(item_ids))
+
+    def run(cur: sqlite3.Cursor) -> Rows:
+        rows: Rows = []
+        for start in range(0, len(ids), IN_CHUNK):
+            chunk = ids[start : start + IN_CHUNK]
+            rows += cur.execute(sql.find_activities(len(chunk)), [agent_id, *chunk]).fetchall()
+        return rows
+
+    def finish(rows: Rows) -> list[Activity]:
+        found = [codec.decode_activity(row) for row in rows]
+        if len(ids) > IN_CHUNK:
+            found.sort(key=lambda a: a.started_at)
+        return found
+
+    return Read(run, finish)
+
+
+def find_activity_logs(activity_id: str) -> Read[list[ActivityLog]]:
+    """Log entries of one activity in seq order."""
+    return Read(_fetch_all(sql.FIND_LOGS, (activity_id,)), _logs)
+
+
+def _logs(rows: Rows) -> list[ActivityLog]:
+    return [codec.decode_log(row) for row in rows]
+
+
+def count_by_status(agent_id: str) -> Read[dict[str, int]]:
+    """Number of the agent's items per status value."""
+    return Read(_fetch_all(sql.COUNT_BY_STATUS, (agent_id,)), _counts)
+
+
+def _counts(rows: Rows) -> dict[str, int]:
+    return {str(status): int(n) for status, n in rows}
+
+
+def agent_ids() -> Read[list[str]]:
+    """Every agent id that has items, sorted."""
+    return Read(_fetch_all(sql.AGENT_IDS, ()), _first_column)
+
+
+def _first_column(rows: Rows) -> list[str]:
+    return [str(row[0]) for row in rows]
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if limit < 0 or offset < 0:
+        raise InvalidInput(f"limit and offset must be >= 0, got {limit} and {offset}")
+
+
+def _filter(query: ItemQuery) -> tuple[list[Any], int | None, int | None]:
+    params: list[Any] = [query.agent_id]
+    n_statuses = n_types = None
+    if query.statuses is not None:
+        try:
+            params.extend(ItemStatus(s).value for s in query.statuses)
+        except ValueError as exc:
+            raise InvalidInput(f"unknown status in {query.statuses!r}: {exc}") from exc
+        n_statuses = len(query.statuses)
+    if query.source_types is not None:
+        params.extend(query.source_types)
+        n_types = len(query.source_types)
+    return params, n_statuses, n_types

@@ -1,0 +1,143 @@
+"""The SQL of the SQLite store, as named queries.
+
+Statements are plain strings so ``sqlite3``'s per-connection statement cache
+prepares each one once. Column names come from fixed allow-lists
+(:data:`attn.store.base.ITEM_UPDATE_FIELDS`), never from caller text.
+Spec: 000 §6.2 (tables), §17 (recovery reads).
+"""
+
+from __future__ import annotations
+
+ITEM_COLUMNS = (
+    "seq, id, agent_id, source_type, priority, status, payload, metadata, queued_at,"
+    " started_at, completed_at, deferred_until, merged_into, attempt, redelivered,"
+    " idempotency_key, session, reason"
+)
+ITEM_SELECT = f"SELECT {ITEM_COLUMNS} FROM mailbox_items"
+
+INSERT_ITEM = """
+INSERT INTO mailbox_items (id, agent_id, source_type, priority, status, payload, metadata,
+    queued_at, started_at, completed_at, deferred_until, merged_into, attempt, redelivered,
+    idempotency_key, session, reason)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+MAX_SEQ = "SELECT max(seq) FROM mailbox_items"
+_ROW_MARKS = "(" + ", ".join("?" * 18) + ")"
+
+
+def insert_items(n_rows: int) -> str:
+    """One INSERT of ``n_rows`` items with explicit ``seq``: the 17 values of
+    :data:`INSERT_ITEM`, then seq, per row."""
+    return (
+        "INSERT INTO mailbox_items (id, agent_id, source_type, priority, status, payload,"
+        " metadata, queued_at, started_at, completed_at, deferred_until, merged_into, attempt,"
+        " redelivered, idempotency_key, session, reason, seq) VALUES "
+        + ", ".join([_ROW_MARKS] * n_rows)
+    )
+
+
+# The conflict target names the idempotency index, so a clash on ``id`` still raises.
+INSERT_ITEM_IDEMPOTENT = INSERT_ITEM + "ON CONFLICT (agent_id, idempotency_key) DO NOTHING"
+SELECT_BY_IDEMPOTENCY_KEY = f"{ITEM_SELECT} WHERE agent_id = ? AND idempotency_key = ?"
+SELECT_ITEM = f"{ITEM_SELECT} WHERE id = ?"
+
+# One statement: both subqueries are searches of idx_mailbox_claim
+# (agent_id, status, priority, seq), the outer update a rowid lookup.
+CLAIM_NEXT = f"""
+UPDATE mailbox_items SET status = 'processing', started_at = ?
+WHERE seq = (
+    SELECT seq FROM mailbox_items
+    WHERE agent_id = ? AND status = 'queued'
+    ORDER BY priority, seq LIMIT 1
+)
+AND NOT EXISTS (
+    SELECT 1 FROM mailbox_items WHERE agent_id = ? AND status = 'processing'
+)
+RETURNING {ITEM_COLUMNS}
+"""
+
+LOAD_QUEUE = f"{ITEM_SELECT} WHERE agent_id = ? AND status = 'queued' ORDER BY priority, seq"
+
+COUNT_BY_STATUS = "SELECT status, count(*) FROM mailbox_items WHERE agent_id = ? GROUP BY status"
+AGENT_IDS = "SELECT DISTINCT agent_id FROM mailbox_items ORDER BY agent_id"
+
+INSERT_DECISION = """
+INSERT INTO agent_decisions
+    (id, agent_id, decision_type, mailbox_item_id, context, reasoning, outcome, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+"""
+DECISION_COLUMNS = (
+    "id, agent_id, decision_type, mailbox_item_id, reasoning, created_at, context, outcome"
+)
+# rowid breaks ties between decisions made in the same microsecond: newest insert first.
+FIND_DECISIONS = f"""
+SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ?
+ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+"""
+FIND_ITEM_DECISIONS = f"""
+SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ? AND mailbox_item_id = ?
+ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+"""
+
+INSERT_ACTIVITY = """
+INSERT INTO agent_activities
+    (id, agent_id, mailbox_item_id, type, label, started_at, task_id, ended_at,
+     total_tokens, total_tools, success)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+ACTIVITY_COLUMNS = (
+    "id, agent_id, mailbox_item_id, type, label, started_at, task_id, ended_at,"
+    " total_tokens, total_tools, success"
+)
+
+INSERT_LOG = """
+INSERT INTO agent_activity_logs (activity_id, seq, type, content, created_at, metadata)
+VALUES (?, ?, ?, ?, ?, ?)
+"""
+FIND_LOGS = """
+SELECT activity_id, seq, type, content, created_at, metadata FROM agent_activity_logs
+WHERE activity_id = ? ORDER BY seq, id
+"""
+
+
+def find_activities(n_items: int) -> str:
+    """Activities of one agent linked to ``n_items`` item ids, oldest first."""
+    marks = ", ".join("?" * n_items)
+    return (
+        f"SELECT {ACTIVITY_COLUMNS} FROM agent_activities"
+        f" WHERE agent_id = ? AND mailbox_item_id IN ({marks}) ORDER BY started_at, rowid"
+    )
+
+
+def item_filter(n_statuses: int | None, n_types: int | None) -> str:
+    """The WHERE clause of an item query: agent, then optional status and type lists."""
+    where = "WHERE agent_id = ?"
+    if n_statuses is not None:
+        where += f" AND status IN ({', '.join('?' * n_statuses)})"
+    if n_types is not None:
+        where += f" AND source_type IN ({', '.join('?' * n_types)})"
+    return where
+
+
+def find_items(n_statuses: int | None, n_types: int | None, oldest_first: bool) -> str:
+    """A paged item query; parameters: agent, statuses…, types…, limit, offset."""
+    order = "ASC" if oldest_first else "DESC"
+    return f"{ITEM_SELECT} {item_filter(n_statuses, n_types)} ORDER BY seq {order} LIMIT ? OFFSET ?"
+
+
+def count_items(n_statuses: int | None, n_types: int | None) -> str:
+    """Count of an item query; parameters: agent, statuses…, types…."""
+    return f"SELECT count(*) FROM mailbox_items {item_filter(n_statuses, n_types)}"
+
+
+def update(table: str, key: str, columns: tuple[str, ...], n_guard: int | None) -> str:
+    """``UPDATE table SET columns… WHERE key = ?`` plus an optional status guard.
+
+    With no columns the statement sets ``key`` to itself, so it still reports
+    whether the row exists (and passes the guard).
+    """
+    sets = ", ".join(f"{c} = ?" for c in columns) if columns else f"{key} = {key}"
+    sql = f"UPDATE {table} SET {sets} WHERE {key} = ?"
+    if n_guard is not None:
+        sql += f" AND status IN ({', '.join('?' * n_guard)})"
+    return sql

@@ -1,0 +1,359 @@
+"""The SQLite :class:`~attn.store.base.Store`: embedded, durable, the default.
+
+The hot path talks to the stdlib ``sqlite3`` module directly. One writer
+thread owns the only write connection and commits every pending ``write`` call
+in one ``BEGIN IMMEDIATE`` transaction (group commit); a reader thread with its
+own read-only connection serves queries, which in WAL mode never wait for the
+writer. Every write transaction begins immediate, so several processes on one
+file wait for the lock (``busy_timeout_s``) instead of failing with
+"database is locked" (acceptance CORE-13).
+
+Spec: 000 §6 (tables, lifecycle), §17 (recovery reads); DESIGN.md "Choices
+already made" (WAL, group commit, ``synchronous=NORMAL`` default, ``FULL`` option).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from filelock import FileLock, Timeout
+
+from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
+from attn.errors import InvalidInput, RuntimeLocked, StoreClosed, StoreError
+from attn.store import migrate
+from attn.store.base import ItemQuery, StoreStatistics, WriteOp
+from attn.store.sqlite import codec, reads
+from attn.store.sqlite.worker import Reader, Request, Writer
+
+_SYNCHRONOUS = ("NORMAL", "FULL")
+_T = TypeVar("_T")
+
+
+class SQLiteStore:
+    """Mailbox items, decisions, activities and logs in one SQLite file.
+
+    Args:
+        path: the database file; created (with its schema) by :meth:`open`.
+        synchronous: ``"NORMAL"`` (default: a committed write survives a crash
+            of the process; a power loss may lose the last commits) or
+            ``"FULL"`` (fsync on every commit: survives power loss, slower).
+        busy_timeout_s: how long a transaction waits for another process's
+            lock before failing, in seconds.
+        max_batch: most ``write`` calls committed in one transaction.
+
+    Raises:
+        InvalidInput: ``synchronous`` is not NORMAL or FULL, or a number is out of range.
+
+    Writes are answered after their commit. A caller cancelled while waiting
+    may still have been committed.
+    """
+
+    backend = "sqlite"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "NORMAL",
+        busy_timeout_s: float = 30.0,
+        max_batch: int = 256,
+    ) -> None:
+        if str(synchronous).upper() not in _SYNCHRONOUS:
+            raise InvalidInput(f"synchronous must be NORMAL or FULL, got {synchronous!r}")
+        if not busy_timeout_s >= 0:
+            raise InvalidInput(f"busy_timeout_s must be >= 0 seconds, got {busy_timeout_s!r}")
+        if max_batch < 1:
+            raise InvalidInput(f"max_batch must be at least 1, got {max_batch!r}")
+        self._path = Path(path)
+        self._synchronous = str(synchronous).upper()
+        self._busy_timeout_s = float(busy_timeout_s)
+        self._max_batch = max_batch
+        self._writer: Writer | None = None
+        self._reader: Reader | None = None
+        self._host_lock: FileLock | None = None
+        self._open_lock = asyncio.Lock()
+        # Guards the closed flag against submissions from other threads' loops.
+        self._submit_lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._path
+
+    @property
+    def synchronous(self) -> str:
+        """``"NORMAL"`` or ``"FULL"``."""
+        return self._synchronous
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Create or migrate the schema (Alembic) when not at head, then start the threads.
+
+        Idempotent.
+
+        Raises:
+            StoreClosed: the store was closed; make a new one.
+            StoreError: the file cannot be opened or migrated (cause chained).
+        """
+        async with self._open_lock:
+            if self._closed:
+                raise StoreClosed(f"the store of {str(self._path)!r} was closed; make a new one")
+            if self._writer is not None:
+                return
+            writer_conn, reader_conn = await asyncio.to_thread(self._prepare)
+            where = repr(str(self._path))
+            self._writer = Writer(writer_conn, self._max_batch, where)
+            self._reader = Reader(reader_conn, self._max_batch, where)
+            self._writer.start()
+            self._reader.start()
+
+    def _prepare(self) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+        try:
+            if migrate.sqlite_current(self._path) != migrate.HEAD_REVISION:
+                migrate.upgrade_sqlite(self._path, busy_timeout_s=self._busy_timeout_s)
+            writer = self._connect()
+            writer.execute("PRAGMA journal_mode=WAL")
+            writer.execute(f"PRAGMA synchronous={self._synchronous}")
+            writer.execute("PRAGMA foreign_keys=ON")
+            reader = self._connect()
+            reader.execute("PRAGMA query_only=ON")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the SQLite database {str(self._path)!r}: {exc}") from exc
+        return writer, reader
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self._path,
+            timeout=self._busy_timeout_s,
+            isolation_level=None,  # every transaction is begun explicitly
+            check_same_thread=False,  # made here, used only by its own thread
+            cached_statements=256,
+        )
+        conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_s * 1000)}")
+        return conn
+
+    async def close(self) -> None:
+        """Commit what is queued, stop the threads, close the connections, release the host lock.
+
+        Idempotent. Later calls raise :class:`~attn.errors.StoreClosed`.
+        """
+        async with self._open_lock:
+            with self._submit_lock:
+                already = self._closed
+                self._closed = True
+            if already:
+                return
+            threads = [t for t in (self._writer, self._reader) if t is not None]
+            for thread in threads:
+                thread.stop()
+            for thread in threads:
+                await asyncio.to_thread(thread.join)
+            self._release_lock()
+
+    # -- host lock -----------------------------------------------------------------
+
+    async def acquire_host(self) -> None:
+        """Take ``<db path>.host.lock`` without waiting. Idempotent within this store.
+
+        Raises:
+            RuntimeLocked: another process (or another store in this process)
+                holds it; the message names the database file.
+            StoreClosed: the store is closed.
+        """
+        self._check()
+        if self._host_lock is not None:
+            return
+        lock_path = f"{self._path}.host.lock"
+        lock = FileLock(lock_path, timeout=0)
+        try:
+            lock.acquire(blocking=False)
+        except Timeout as exc:
+            raise RuntimeLocked(
+                f"another process already hosts the agents of {str(self._path)!r}"
+                f" (it holds {lock_path!r}); stop it or use another database"
+            ) from exc
+        except OSError as exc:
+            raise StoreError(f"cannot create the host lock {lock_path!r}: {exc}") from exc
+        self._host_lock = lock
+
+    async def release_host(self) -> None:
+        """Release the host lock if this store holds it. Idempotent."""
+        self._release_lock()
+
+    def _release_lock(self) -> None:
+        lock, self._host_lock = self._host_lock, None
+        if lock is not None:
+            lock.release(force=True)
+
+    # -- plumbing ------------------------------------------------------------------
+
+    def _check(self) -> None:
+        if self._closed:
+            raise StoreClosed(f"the store of {str(self._path)!r} is closed")
+        if self._writer is None:
+            raise StoreError(f"the store of {str(self._path)!r} is not open; call open() first")
+
+    def _queue(
+        self,
+        worker: Writer | Reader | None,
+        work: Any,
+        finish: Callable[[Any], Any] | None,
+    ) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        with self._submit_lock:
+            if self._closed:
+                raise StoreClosed(f"the store of {str(self._path)!r} is closed")
+            if worker is None:
+                raise StoreError(f"the store of {str(self._path)!r} is not open; call open() first")
+            worker.queue.put(Request(work, future, loop, finish))
+        return future
+
+    async def _read(self, read: reads.Read[_T]) -> _T:
+        result: _T = await self._queue(self._reader, read.run, read.finish)
+        return result
+
+    # -- writes --------------------------------------------------------------------
+
+    async def write(self, ops: Sequence[WriteOp]) -> list[Any]:
+        """Apply ``ops`` in one transaction; return one result per op, after commit.
+
+        Concurrent calls share a transaction (group commit) but stay atomic each.
+
+        Raises:
+            StoreError: an op is invalid or the database refused it; nothing of
+                this call is applied (cause chained).
+            StoreClosed: the store is closed.
+        """
+        result: list[Any] = await self._submit_write(ops)
+        return result
+
+    def submit(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
+        """Queue a :meth:`write` without waiting for it (write-behind).
+
+        Submitted writes are applied in call order (the writer's queue is FIFO).
+        Must be called from a running event loop.
+
+        Returns:
+            A future of the results, resolved after commit; it fails with
+            :class:`~attn.errors.StoreError` (or ``StoreClosed``) instead of
+            raising here.
+        """
+        try:
+            return self._submit_write(ops)
+        except StoreError as exc:
+            failed: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+            failed.set_exception(exc)
+            return failed
+
+    def _submit_write(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
+        if isinstance(ops, str | bytes) or not isinstance(ops, Sequence):
+            raise StoreError(f"write expects a sequence of write ops, got {type(ops).__name__}")
+        runs, finishers = codec.compile_ops(ops)
+        if not runs:
+            self._check()
+            done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+            done.set_result([])
+            return done
+        if not any(finishers):
+            return self._queue(self._writer, runs, None)
+
+        def finish(raw: list[Any]) -> list[Any]:
+            return [r if f is None else f(r) for f, r in zip(finishers, raw, strict=True)]
+
+        return self._queue(self._writer, runs, finish)
+
+    async def claim_next(self, agent_id: str, started_at: datetime) -> MailboxItem | None:
+        """Move the agent's next queued item (priority, then seq) to processing.
+
+        One ``UPDATE … RETURNING`` in a write transaction, served by
+        ``idx_mailbox_claim``. Claims nothing while the agent has an item in processing.
+
+        Returns:
+            The claimed item with ``started_at`` set, or None.
+        """
+        run, finish = codec.claim(agent_id, started_at)
+        claimed: MailboxItem | None = await self._queue(
+            self._writer, [run], lambda raw: finish(raw[0])
+        )
+        return claimed
+
+    # -- reads ---------------------------------------------------------------------
+
+    async def get_item(self, item_id: str) -> MailboxItem | None:
+        """The item with that id, or None."""
+        return await self._read(reads.get_item(item_id))
+
+    async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
+        """Items matching ``query`` ordered by seq, newest first unless ``oldest_first``.
+
+        Raises:
+            InvalidInput: a negative limit or offset, or an unknown status.
+        """
+        return await self._read(reads.find_items(query))
+
+    async def count_items(self, query: ItemQuery) -> int:
+        """How many items match ``query`` (limit and offset ignored)."""
+        return await self._read(reads.count_items(query))
+
+    async def load_queue(self, agent_id: str) -> list[MailboxItem]:
+        """The agent's queued items in claim order: priority, then seq."""
+        return await self._read(reads.load_queue(agent_id))
+
+    async def find_decisions(
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[Decision]:
+        """Decisions newest first (by ``created_at``, ties by insertion).
+
+        Only those of ``item_id`` when given.
+
+        Raises:
+            InvalidInput: a negative limit or offset.
+        """
+        return await self._read(reads.find_decisions(agent_id, item_id, limit, offset))
+
+    async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
+        """Activities of the agent linked to any of ``item_ids``, oldest first."""
+        if not item_ids:
+            self._check()
+            return []
+        return await self._read(reads.find_activities(agent_id, item_ids))
+
+    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
+        """Log entries of one activity in seq order."""
+        return await self._read(reads.find_activity_logs(activity_id))
+
+    async def count_by_status(self, agent_id: str) -> dict[str, int]:
+        """Number of the agent's items per status value (statuses with none are absent)."""
+        return await self._read(reads.count_by_status(agent_id))
+
+    async def agent_ids(self) -> list[str]:
+        """Every agent id that has items, sorted."""
+        return await self._read(reads.agent_ids())
+
+    def statistics(self) -> StoreStatistics:
+        """Counters since open: transactions, write calls, largest group-commit batch.
+
+        ``extra`` holds ``batches``, ``mean_batch`` (write calls per group commit),
+        ``retried_calls`` and ``synchronous``.
+        """
+        writer = self._writer
+        stats = StoreStatistics(backend=self.backend)
+        stats.extra["synchronous"] = self._synchronous
+        if writer is not None:
+            stats.transactions = writer.transactions
+            stats.write_calls = writer.write_calls
+            stats.largest_batch = writer.largest_batch
+            stats.extra["batches"] = writer.batches
+            stats.extra["mean_batch"] = writer.write_calls / max(writer.batches, 1)
+            stats.extra["retried_calls"] = writer.retried_calls
+        return stats
