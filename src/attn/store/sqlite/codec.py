@@ -1,10 +1,10 @@
 """Convert between attn's records and SQLite rows, and compile write ops.
 
 Instants are ISO 8601 text in UTC with microseconds (``2025-01-02T03:04:05.000006+00:00``),
-so text order is time order; naive datetimes are taken as UTC. JSON columns are
-compact JSON text; booleans are 0/1. Compiling a write op encodes and checks it
-on the caller's side, before it reaches the writer thread, so bad input fails
-alone and fast. Spec: 000 §6.2.
+so text order is time order; naive datetimes are refused, as on PostgreSQL.
+JSON columns are compact JSON text of objects; booleans are 0/1. Compiling a
+write op encodes and checks it on the caller's side, before it reaches the
+writer thread, so bad input fails alone and fast. Spec: 000 §6.2.
 """
 
 from __future__ import annotations
@@ -67,13 +67,16 @@ _item_values = operator.attrgetter(*(f.name for f in fields(MailboxItem) if f.in
 
 
 def encode_instant(value: datetime) -> str:
-    """ISO 8601 UTC text with microseconds; a naive ``value`` is taken as UTC.
+    """ISO 8601 UTC text with microseconds, e.g. ``2025-01-02T03:04:05.000006+00:00``.
 
     Raises:
-        TypeError: ``value`` is not a datetime.
+        StoreError: ``value`` is not a timezone-aware datetime.
     """
-    if value.tzinfo is not UTC:
-        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    tz = value.tzinfo if isinstance(value, datetime) else None
+    if tz is not UTC:
+        if tz is None or tz.utcoffset(value) is None:
+            raise StoreError(f"expected a timezone-aware datetime, got {value!r}")
+        value = value.astimezone(UTC)
     return value.isoformat(timespec="microseconds")
 
 
@@ -81,8 +84,14 @@ def _instant_or_none(value: datetime | None) -> str | None:
     return None if value is None else encode_instant(value)
 
 
-def _json_or_none(value: Any) -> str | None:
-    return None if value is None else _json_encode(value)
+def _json_object(value: Any) -> str:
+    if not isinstance(value, dict):
+        raise TypeError(f"expected a JSON object (dict), got {type(value).__name__}")
+    return _json_encode(value)
+
+
+def _json_object_or_none(value: Any) -> str | None:
+    return None if value is None else _json_object(value)
 
 
 def _int(value: Any) -> int:
@@ -117,15 +126,15 @@ def _bool(value: Any) -> int:
 _ITEM_ENCODERS: dict[str, Callable[[Any], Any]] = {
     "priority": _int,
     "status": _status,
-    "payload": _json_encode,
-    "metadata": _json_encode,
+    "payload": _json_object,
+    "metadata": _json_object,
     "started_at": _instant_or_none,
     "completed_at": _instant_or_none,
     "deferred_until": _instant_or_none,
     "merged_into": _text_or_none,
     "attempt": _int,
     "redelivered": _bool,
-    "session": _json_or_none,
+    "session": _json_object_or_none,
     "reason": _text_or_none,
 }
 _ACTIVITY_ENCODERS: dict[str, Callable[[Any], Any]] = {
@@ -145,8 +154,8 @@ def encode_item(item: MailboxItem) -> Row:
         item.source_type,
         _int(item.priority),
         _status(item.status),
-        _json_encode(item.payload),
-        _json_encode(item.metadata),
+        _json_object(item.payload),
+        _json_object(item.metadata),
         encode_instant(item.queued_at),
         _instant_or_none(item.started_at),
         _instant_or_none(item.completed_at),
@@ -155,7 +164,7 @@ def encode_item(item: MailboxItem) -> Row:
         _int(item.attempt),
         1 if item.redelivered else 0,
         item.idempotency_key,
-        _json_or_none(item.session),
+        _json_object_or_none(item.session),
         item.reason,
     )
 
@@ -340,7 +349,7 @@ def _decision_params(d: Decision) -> Row:
         d.agent_id,
         DecisionType(d.decision_type).value,
         d.item_id,
-        _json_encode(d.context),
+        _json_object(d.context),
         d.reasoning,
         d.outcome,
         encode_instant(d.created_at),
@@ -371,7 +380,7 @@ def _insert_logs(logs: Sequence[ActivityLog]) -> Run:
             LogType(log.type).value,
             _text(log.content),
             encode_instant(log.created_at),
-            _json_encode(log.metadata),
+            _json_object(log.metadata),
         )
         for log in logs
     ]
