@@ -1,0 +1,157 @@
+"""Alembic migrations reproduce ``attn.store.schema`` exactly, on SQLite and PostgreSQL.
+
+The PostgreSQL test works in a fresh schema of the ``test`` database
+(``search_path`` set through the URL's ``options``) and drops it afterwards.
+Spec: 000 §6.2; DESIGN.md "Choices already made" (versioned migrations).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from attn.errors import InvalidInput, StoreError
+from attn.store import migrate, schema
+
+from .conftest import POSTGRES_URL
+
+
+def _diff(connection: sa.Connection, metadata: sa.MetaData = schema.metadata) -> list[Any]:
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, metadata))
+
+
+def _with_extra_column() -> sa.MetaData:
+    changed = sa.MetaData()
+    for table in schema.metadata.sorted_tables:
+        table.to_metadata(changed)
+    changed.tables["mailbox_items"].append_column(sa.Column("extra", sa.Text()))
+    return changed
+
+
+def test_head_is_the_pinned_revision() -> None:
+    assert migrate.head() == migrate.HEAD_REVISION
+    assert Path(migrate.script_location(), "env.py").is_file()
+
+
+def test_upgrading_an_empty_sqlite_file_matches_the_schema(tmp_path: Path) -> None:
+    db = tmp_path / "empty.db"
+    url = f"sqlite:///{db}"
+    assert migrate.current(url) is None
+    assert not db.exists(), "reading the version must not create the file"
+
+    migrate.upgrade(url)
+    assert migrate.current(url) == migrate.HEAD_REVISION
+    migrate.upgrade(url)  # idempotent
+    assert migrate.current(url) == migrate.HEAD_REVISION
+
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as connection:
+            assert _diff(connection) == []
+            assert _diff(connection, _with_extra_column()) != []  # the comparison can fail
+            versions = connection.exec_driver_sql("SELECT version_num FROM alembic_version")
+            assert versions.all() == [(migrate.HEAD_REVISION,)]
+    finally:
+        engine.dispose()
+
+
+def test_relative_sqlite_urls_resolve_against_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    migrate.upgrade("sqlite:///sub.db")
+    assert migrate.sqlite_current(tmp_path / "sub.db") == migrate.HEAD_REVISION
+
+
+def test_bad_urls_and_files_are_reported(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match="expected a sqlite"):
+        migrate.upgrade("mysql://localhost/db")
+    with pytest.raises(InvalidInput, match="expected a sqlite"):
+        migrate.current("memory://")
+    with pytest.raises(InvalidInput, match="memory://"):
+        migrate.upgrade("sqlite:///:memory:")
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not sqlite" * 1000)
+    with pytest.raises(StoreError, match=r"garbage\.db"):
+        migrate.upgrade(f"sqlite:///{garbage}")
+
+
+async def test_upgrade_async_on_sqlite(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    await migrate.upgrade_async(url)
+    await migrate.upgrade_async(url)
+    assert migrate.current(url) == migrate.HEAD_REVISION
+
+
+def test_pg_options_become_server_settings() -> None:
+    url, args = migrate.pg_engine_url(
+        "postgres://u:p@h:5/db?options=-c%20search_path%3Dx%20-cwork_mem=64kB"
+    )
+    assert url == "postgresql+asyncpg://u:p@h:5/db"
+    assert args == {"server_settings": {"search_path": "x", "work_mem": "64kB"}}
+    with pytest.raises(InvalidInput, match="-c name=value"):
+        migrate.pg_engine_url("postgresql://h/db?options=--verbose")
+
+
+@pytest.fixture
+async def pg_schema_url() -> AsyncIterator[str]:
+    asyncpg = pytest.importorskip("asyncpg")
+    try:
+        admin = await asyncpg.connect(POSTGRES_URL, timeout=5)
+    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
+        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_URL}: {exc}")
+    name = f"attn_migrate_{uuid.uuid4().hex[:12]}"
+    await admin.execute(f'CREATE SCHEMA "{name}"')
+    try:
+        sep = "&" if "?" in POSTGRES_URL else "?"
+        yield f"{POSTGRES_URL}{sep}options=-c%20search_path%3D{name}"
+    finally:
+        await admin.execute(f'DROP SCHEMA "{name}" CASCADE')
+        await admin.close()
+
+
+@pytest.mark.postgres
+async def test_upgrading_an_empty_postgres_schema_matches_the_schema(pg_schema_url: str) -> None:
+    url = pg_schema_url
+    assert await asyncio.to_thread(migrate.current, url) is None
+    await migrate.upgrade_async(url)
+    await migrate.upgrade_async(url)  # idempotent
+    migrate.upgrade(url)  # the blocking form works inside a running loop too
+    assert migrate.current(url) == migrate.HEAD_REVISION
+
+    def check(connection: sa.Connection) -> None:
+        assert _diff(connection) == []
+        assert _diff(connection, _with_extra_column()) != []
+        tables = connection.exec_driver_sql(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() ORDER BY table_name"
+        ).scalars()
+        assert list(tables) == [
+            "agent_activities",
+            "agent_activity_logs",
+            "agent_decisions",
+            "alembic_version",
+            "mailbox_items",
+        ]
+
+    await migrate._pg_run(url, check)
+
+
+@pytest.mark.postgres
+async def test_concurrent_postgres_upgrades_serialize(pg_schema_url: str) -> None:
+    await asyncio.gather(*(migrate.upgrade_async(pg_schema_url) for _ in range(3)))
+    assert migrate.current(pg_schema_url) == migrate.HEAD_REVISION
+
+
+async def test_unreachable_postgres_is_a_store_error() -> None:
+    with pytest.raises(StoreError, match="PostgreSQL"):
+        await migrate.upgrade_async("postgresql://nobody@127.0.0.1:1/none")
