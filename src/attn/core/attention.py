@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -43,6 +44,8 @@ from attn.ids import new_id
 from attn.store.base import InsertActivity, InsertLogs, UpdateActivity, WriteOp
 
 log = logging.getLogger("attn.attention")
+#: Most write-behind commits one agent may have in flight before it waits.
+_MAX_IN_FLIGHT = 64
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 
 
@@ -97,6 +100,7 @@ class AttentionController:
         self._stream_listeners: dict[str, Callable[[str], None]] = {}
         self._activities: dict[str, tuple[str, int]] = {}
         self._timer: TimerHandle | None = None
+        self._pending: deque[asyncio.Future[list[Any]]] = deque()
         self._uses_marker = bool(getattr(brain, "uses_completion_marker", False))
         mailbox.on_new_item = self._on_new_item
 
@@ -210,7 +214,8 @@ class AttentionController:
                 if item is None:
                     break
                 batch = await self._process(item, batch)
-            await self._commit(batch)
+            self._submit(batch)
+            await self._settle_writes(0)
         finally:
             self._task = None
             self._attempt = None
@@ -219,11 +224,37 @@ class AttentionController:
         if mailbox.depth:
             self._kick()
 
-    async def _commit(self, batch: _Batch) -> None:
-        if batch.ops:
-            await self.mailbox.commit(batch.ops)
-        for callback in batch.after:
+    def _submit(self, batch: _Batch) -> None:
+        """Write-behind: start the commit; run ``after`` callbacks once it is durable.
+
+        Successive submissions commit in order, so the store never shows two
+        items of this agent processing. Callers waiting on a reply are answered
+        only after the commit that completed their item.
+        """
+        if not batch.ops:
+            for callback in batch.after:
+                callback()
+            return
+        future = self.mailbox.submit(batch.ops)
+        after = batch.after
+        future.add_done_callback(lambda f: self._committed(f, after))
+        self._pending.append(future)
+
+    def _committed(self, future: asyncio.Future[list[Any]], after: list[Callable[[], None]]
+                   ) -> None:
+        if future.cancelled() or future.exception() is not None:
+            log.error("write of agent %s failed", self.agent_id,
+                      exc_info=None if future.cancelled() else future.exception())
+        for callback in after:
             callback()
+
+    async def _settle_writes(self, keep: int) -> None:
+        """Wait until at most ``keep`` submitted writes are still in flight."""
+        pending = self._pending
+        while pending and pending[0].done():
+            pending.popleft()
+        while len(pending) > keep:
+            await asyncio.wait({pending.popleft()})
 
     async def _process(self, item: MailboxItem, batch: _Batch) -> _Batch:
         spec = self.registry.get_type(item.source_type)
@@ -247,7 +278,8 @@ class AttentionController:
         attempt.stream_listener = self._stream_listeners.get(item.id)
         self._arrivals.clear()
         self._attempt = attempt
-        await self._commit(batch)
+        self._submit(batch)
+        await self._settle_writes(_MAX_IN_FLIGHT)
         self._set_state(AttentionState.FOCUSED)
         focus = Focus(attempt)
         result, error = await self._run(attempt, focus)

@@ -477,9 +477,13 @@ class Mailbox:
         return min(times) if times else None
 
     async def commit(self, ops: list[WriteOp]) -> None:
-        """Write ``ops`` in one transaction."""
+        """Write ``ops`` in one transaction; return after commit."""
         if ops:
             await self._store.write(ops)
+
+    def submit(self, ops: list[WriteOp]) -> asyncio.Future[list[Any]]:
+        """Start writing ``ops`` in one transaction; the future resolves after commit."""
+        return self._store.submit(ops)
 
     # ------------------------------------------------------- agent-facing API
 

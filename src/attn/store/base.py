@@ -13,6 +13,7 @@ Spec: 000 §6 (tables, lifecycle), §17 (recovery reads). Implementations:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -145,6 +146,14 @@ class Store(Protocol):
 
         Returns after commit. If any op fails nothing of this call is applied
         and :class:`~attn.errors.StoreError` is raised.
+        """
+
+    def submit(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
+        """Start :meth:`write` without waiting for it (write-behind).
+
+        The returned future resolves with the results after commit (or fails
+        with :class:`~attn.errors.StoreError`). Successive ``submit`` calls are
+        applied in call order. Must be called from the running event loop.
         """
 
     async def get_item(self, item_id: str) -> MailboxItem | None:

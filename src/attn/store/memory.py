@@ -75,6 +75,19 @@ class MemoryStore:
         self._stats.largest_batch = max(self._stats.largest_batch, 1)
         return [self._apply(op) for op in ops]
 
+    def submit(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        try:
+            self._check()
+            self._validate(ops)
+        except Exception as exc:
+            future.set_exception(exc)
+            return future
+        self._stats.write_calls += 1
+        self._stats.transactions += 1
+        future.set_result([self._apply(op) for op in ops])
+        return future
+
     def _validate(self, ops: Sequence[WriteOp]) -> None:
         new_ids: set[str] = set()
         for op in ops:
