@@ -420,3 +420,15 @@ async def test_claim_sets_started_at_and_status_on_disk(store: SQLiteStore, db: 
     assert raw(db, "SELECT status, started_at FROM mailbox_items") == [
         ("processing", "2026-01-02T03:04:35.678901+00:00")
     ]
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+async def test_a_dead_writer_thread_fails_calls_instead_of_hanging(store: SQLiteStore) -> None:
+    def crash(cur: sqlite3.Cursor) -> None:
+        raise SystemExit("simulated crash of the writer thread")
+
+    with pytest.raises(StoreError, match="writer thread failed"):
+        await store._queue(store._writer, [crash], None)
+    with pytest.raises(StoreError, match="has stopped"):
+        await store.write([InsertItem(item())])
+    assert await store.count_items(ItemQuery(agent_id="alice")) == 0

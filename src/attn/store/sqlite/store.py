@@ -111,8 +111,8 @@ class SQLiteStore:
                 return
             writer_conn, reader_conn = await asyncio.to_thread(self._prepare)
             where = repr(str(self._path))
-            self._writer = Writer(writer_conn, self._max_batch, where)
-            self._reader = Reader(reader_conn, self._max_batch, where)
+            self._writer = Writer(writer_conn, self._max_batch, self._submit_lock, where)
+            self._reader = Reader(reader_conn, self._max_batch, self._submit_lock, where)
             self._writer.start()
             self._reader.start()
 
@@ -215,6 +215,8 @@ class SQLiteStore:
                 raise StoreClosed(f"the store of {str(self._path)!r} is closed")
             if worker is None:
                 raise StoreError(f"the store of {str(self._path)!r} is not open; call open() first")
+            if not worker.accepting:
+                raise StoreError(f"the {worker.name} thread of {str(self._path)!r} has stopped")
             worker.queue.put(Request(work, future, loop, finish))
         return future
 

@@ -80,10 +80,16 @@ def _settle(requests: list[Request]) -> None:
 class _Worker(threading.Thread):
     """A thread that owns one connection and handles queued requests in batches."""
 
-    def __init__(self, name: str, conn: sqlite3.Connection, max_batch: int) -> None:
+    def __init__(
+        self, name: str, conn: sqlite3.Connection, max_batch: int, lock: threading.Lock
+    ) -> None:
         super().__init__(name=name, daemon=True)
         self.conn = conn
         self.queue: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
+        #: False once the thread is ending; read and cleared under ``lock``,
+        #: the lock submitters hold while they queue, so no request is stranded.
+        self.accepting = True
+        self._lock = lock
         self._max_batch = max_batch
 
     def stop(self) -> None:
@@ -108,9 +114,22 @@ class _Worker(threading.Thread):
                         stopping = True
                         break
                     batch.append(request)
-                self.handle(batch)
+                try:
+                    self.handle(batch)
+                except BaseException as exc:  # a bug or SystemExit: nobody may wait forever
+                    for request in batch:
+                        request.ok, request.value = (
+                            False,
+                            _wrap(
+                                RuntimeError(f"the {self.name} thread failed: {exc!r}"), "stopped"
+                            ),
+                        )
+                    self._answer(batch)
+                    raise
                 self._answer(batch)
         finally:
+            with self._lock:
+                self.accepting = False
             self.conn.close()
             self._refuse_rest()
 
@@ -175,8 +194,10 @@ class Writer(_Worker):
     alone after their batch failed).
     """
 
-    def __init__(self, conn: sqlite3.Connection, max_batch: int, where: str) -> None:
-        super().__init__("attn-sqlite-writer", conn, max_batch)
+    def __init__(
+        self, conn: sqlite3.Connection, max_batch: int, lock: threading.Lock, where: str
+    ) -> None:
+        super().__init__("attn-sqlite-writer", conn, max_batch, lock)
         self._cur = conn.cursor()
         self._where = where
         self.transactions = 0
@@ -269,8 +290,10 @@ class Writer(_Worker):
 class Reader(_Worker):
     """The reader: runs each queued read on its own read-only connection."""
 
-    def __init__(self, conn: sqlite3.Connection, max_batch: int, where: str) -> None:
-        super().__init__("attn-sqlite-reader", conn, max_batch)
+    def __init__(
+        self, conn: sqlite3.Connection, max_batch: int, lock: threading.Lock, where: str
+    ) -> None:
+        super().__init__("attn-sqlite-reader", conn, max_batch, lock)
         self._cur = conn.cursor()
         self._where = where
 
