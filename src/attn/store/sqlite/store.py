@@ -82,6 +82,7 @@ class SQLiteStore:
         # Guards the closed flag against submissions from other threads' loops.
         self._submit_lock = threading.Lock()
         self._closed = False
+        self._outbox: dict[tuple[Writer | Reader, asyncio.AbstractEventLoop], list[Request]] = {}
 
     @property
     def path(self) -> Path:
@@ -152,6 +153,7 @@ class SQLiteStore:
                 self._closed = True
             if already:
                 return
+            self._hand_over_all()
             threads = [t for t in (self._writer, self._reader) if t is not None]
             for thread in threads:
                 thread.stop()
@@ -210,6 +212,7 @@ class SQLiteStore:
     ) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
+        request = Request(work, future, loop, finish)
         with self._submit_lock:
             if self._closed:
                 raise StoreClosed(f"the store of {str(self._path)!r} is closed")
@@ -217,8 +220,34 @@ class SQLiteStore:
                 raise StoreError(f"the store of {str(self._path)!r} is not open; call open() first")
             if not worker.accepting:
                 raise StoreError(f"the {worker.name} thread of {str(self._path)!r} has stopped")
-            worker.queue.put(Request(work, future, loop, finish))
+            # Calls made in one turn of the event loop reach the thread together,
+            # at the next turn: one wake-up per burst, and the thread does not
+            # compete for the GIL while the loop is still producing the burst.
+            outbox = self._outbox.get((worker, loop))
+            if outbox is None:
+                self._outbox[(worker, loop)] = [request]
+                loop.call_soon(self._hand_over, worker, loop)
+            else:
+                outbox.append(request)
         return future
+
+    def _hand_over(self, worker: Writer | Reader, loop: asyncio.AbstractEventLoop) -> None:
+        with self._submit_lock:
+            outbox = self._outbox.pop((worker, loop), None)
+            if not outbox:
+                return
+            if worker.accepting:
+                worker.queue.put(outbox)
+                return
+        for request in outbox:
+            if not request.future.done():
+                request.future.set_exception(StoreClosed("the store closed before this call ran"))
+
+    def _hand_over_all(self) -> None:
+        with self._submit_lock:
+            for (worker, _loop), outbox in self._outbox.items():
+                worker.queue.put(outbox)
+            self._outbox.clear()
 
     async def _read(self, read: reads.Read[_T]) -> _T:
         result: _T = await self._queue(self._reader, read.run, read.finish)

@@ -1,8 +1,9 @@
 """The two threads of the SQLite store: one writer with group commit, one reader.
 
-Each thread owns one ``sqlite3`` connection and blocks on a queue of
-:class:`Request`\\ s. When it wakes it drains every pending request and
-handles them as one batch, then answers the whole batch with one
+Each thread owns one ``sqlite3`` connection and blocks on a queue of lists
+of :class:`Request`\\ s (the store hands over every call made in one turn of
+an event loop as one list). When it wakes it drains everything pending and
+handles it as one batch, then answers the whole batch with one
 ``loop.call_soon_threadsafe`` per event loop, so a burst of concurrent calls
 costs one thread hop each way, not one per call.
 
@@ -85,7 +86,7 @@ class _Worker(threading.Thread):
     ) -> None:
         super().__init__(name=name, daemon=True)
         self.conn = conn
-        self.queue: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
+        self.queue: queue.SimpleQueue[list[Request] | None] = queue.SimpleQueue()
         #: False once the thread is ending; read and cleared under ``lock``,
         #: the lock submitters hold while they queue, so no request is stranded.
         self.accepting = True
@@ -104,16 +105,16 @@ class _Worker(threading.Thread):
                 first = get()
                 if first is None:
                     break
-                batch = [first]
+                batch = first
                 while len(batch) < limit:
                     try:
-                        request = get_nowait()
+                        more = get_nowait()
                     except queue.Empty:
                         break
-                    if request is None:
+                    if more is None:
                         stopping = True
                         break
-                    batch.append(request)
+                    batch += more
                 try:
                     self.handle(batch)
                 except BaseException as exc:  # a bug or SystemExit: nobody may wait forever
@@ -158,11 +159,14 @@ class _Worker(threading.Thread):
         rest: list[Request] = []
         while True:
             try:
-                request = self.queue.get_nowait()
+                requests = self.queue.get_nowait()
             except queue.Empty:
                 break
-            if request is not None:
-                request.value = StoreClosed("the store closed before this call ran")
+            for request in requests or ():
+                request.ok, request.value = (
+                    False,
+                    StoreClosed("the store closed before this call ran"),
+                )
                 rest.append(request)
         if rest:
             self._answer(rest)
