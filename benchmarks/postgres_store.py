@@ -4,6 +4,7 @@ Measures, in a throwaway schema of the given database:
 
 * sequential ``write([InsertItem])`` calls on a one-connection pool (calls/s);
 * sequential claim + complete cycles (``claim_next`` then ``write([UpdateItem])``);
+* ``submit`` (write-behind) of N single-item writes at once, group-committed;
 * concurrent ``write`` calls from 32 tasks on a 10-connection pool.
 
 Usage: ``.venv/bin/python benchmarks/postgres_store.py [URL] [N]``
@@ -74,6 +75,12 @@ async def main(base: str, n: int) -> None:
                     ]
                 )
             await _rate("claim_next + complete cycles on 1 connection", n, start)
+
+            start = time.perf_counter()
+            futures = [one.submit([InsertItem(_item(f"agent-{k % 8}"))]) for k in range(n)]
+            await asyncio.gather(*futures)
+            await _rate("submit([InsertItem]) write-behind, group commit", n, start)
+            print(f"{'  largest group commit':<48} {one.statistics().largest_batch:10}")
         finally:
             await one.close()
 

@@ -276,6 +276,35 @@ async def test_submit_commits_in_call_order_and_close_waits_for_it(
     ]
 
 
+async def test_submitted_writes_share_a_transaction_and_fail_alone(store: PostgresStore) -> None:
+    [existing] = await enqueue(store, item())
+    good_before, good_after = item(agent="bob"), item(agent="carol")
+    faulty = [
+        UpdateItem(existing.id, {"priority": 0}),
+        InsertItem(item(agent="dave")),
+        InsertItem(item(id=existing.id)),  # duplicate id: refused by the database
+    ]
+    futures = [
+        store.submit([InsertItem(good_before)]),
+        store.submit(faulty),
+        store.submit([InsertItem(good_after)]),
+    ]
+    await asyncio.wait(futures)
+    assert futures[0].result()[0][1] is True
+    assert futures[2].result()[0][1] is True
+    error = futures[1].exception()
+    assert isinstance(error, StoreError)
+    assert isinstance(error.__cause__, asyncpg.UniqueViolationError)
+    assert store.statistics().extra["group_commit_splits"] == 1
+    assert await store.agent_ids() == ["alice", "bob", "carol"]
+    unchanged = await store.get_item(existing.id)
+    assert unchanged is not None and unchanged.priority == existing.priority
+
+    together = [store.submit([InsertItem(item(agent=f"eve{n}"))]) for n in range(5)]
+    await asyncio.gather(*together)
+    assert store.statistics().largest_batch == 5
+
+
 # -- idempotency --------------------------------------------------------------------
 
 

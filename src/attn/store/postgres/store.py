@@ -29,6 +29,7 @@ from attn.store.postgres.host import HostLock
 from attn.store.postgres.notify import Listener, WakeCallback
 from attn.store.postgres.ops import Step, apply_step, plan_step
 from attn.store.postgres.reads import DRIVER_ERRORS, PostgresReads
+from attn.store.postgres.submit import GroupCommit
 
 Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
 PooledConnection: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -68,7 +69,7 @@ class PostgresStore(PostgresReads):
         self._pool: Pool | None = None
         self._open_lock = asyncio.Lock()
         self._closed = False
-        self._last_submit: asyncio.Future[list[Any]] | None = None
+        self._group = GroupCommit(self._commit_batch)
         self._stats = StoreStatistics(backend=self.backend)
         self._host = HostLock(self._connect)
         self._listener = Listener(self._connect)
@@ -123,9 +124,7 @@ class PostgresStore(PostgresReads):
         if self._closed:
             return
         self._closed = True
-        pending = self._last_submit
-        if pending is not None and not pending.done():
-            await asyncio.wait({pending})  # submitted writes still commit
+        await self._group.flush()  # submitted writes still commit
         async with self._open_lock:
             try:
                 await self._listener.close()
@@ -185,28 +184,32 @@ class PostgresStore(PostgresReads):
     def submit(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
         """Start :meth:`write` without waiting (write-behind); same results and errors.
 
-        Submitted writes commit one after another in call order; :meth:`close`
+        Submitted writes commit in call order, those queued meanwhile together
+        in one transaction (group commit); each call stays atomic. :meth:`close`
         waits for them. Malformed ops fail the returned future at once.
         Must be called from the running event loop.
         """
-        loop = asyncio.get_running_loop()
         try:
-            pool = self._require()
+            self._require()
             steps = [plan_step(op) for op in ops]
         except StoreError as exc:
-            failed: asyncio.Future[list[Any]] = loop.create_future()
+            failed: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
             failed.set_exception(exc)
             return failed
-        previous = self._last_submit
+        return self._group.submit(steps)
 
-        async def in_order() -> list[Any]:
-            if previous is not None and not previous.done():
-                await asyncio.wait({previous})
-            return await self._write_steps(steps, pool)
-
-        task = loop.create_task(in_order(), name="attn-postgres-submit")
-        self._last_submit = task
-        return task
+    async def _commit_batch(self, batch: list[list[Step]]) -> list[list[Any]]:
+        pool = self._pool  # still set while close() flushes the queue
+        if pool is None:
+            raise StoreClosed(f"the PostgreSQL store for {self.url} is closed")
+        if len(batch) == 1:
+            return [await self._write_steps(batch[0], pool)]
+        what = f"group commit of {len(batch)} writes"
+        async with self._transaction(what, pool=pool) as conn:
+            results = [[await apply_step(conn, step) for step in steps] for steps in batch]
+        self._stats.write_calls += len(batch)
+        self._stats.largest_batch = max(self._stats.largest_batch, len(batch))
+        return results
 
     async def _write_steps(self, steps: list[Step], pool: Pool) -> list[Any]:
         if steps:
@@ -284,6 +287,7 @@ class PostgresStore(PostgresReads):
             "host_locked": self._host.held,
             "listening": self._listener.connected,
             "listen_reconnects": self._listener.reconnects,
+            "group_commit_splits": self._group.splits,
         }
         stats = StoreStatistics(
             backend=self.backend,
