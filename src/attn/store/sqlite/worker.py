@@ -118,6 +118,8 @@ class _Worker(threading.Thread):
                 try:
                     self.handle(batch)
                 except BaseException as exc:  # a bug or SystemExit: nobody may wait forever
+                    with self._lock:
+                        self.accepting = False
                     for request in batch:
                         request.ok, request.value = (
                             False,
