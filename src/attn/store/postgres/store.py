@@ -4,7 +4,8 @@ Several runtimes and API processes may share one database: claims serialize
 per agent on a transaction-scoped advisory lock, so an agent never has two
 items in ``processing`` (DESIGN invariant 3); inserts ``NOTIFY attn_mailbox``
 with the agent id in the same transaction so a runtime in another process can
-be woken (:meth:`PostgresStore.listen`).
+be woken (:meth:`PostgresStore.listen`). ``write`` calls run concurrently on
+the pool; ``submit`` (write-behind) calls are group-committed in call order.
 
 Spec: 000 §6 (tables, lifecycle), §12.1 (persistence), §17 (recovery reads).
 """
@@ -160,7 +161,7 @@ class PostgresStore(PostgresReads):
                 else:
                     yield conn
         except DRIVER_ERRORS as exc:
-            if self._closed:
+            if self._closed and self._pool is None:
                 raise StoreClosed(f"the PostgreSQL store was closed during {what}") from exc
             raise StoreError(f"{what} failed on PostgreSQL: {exc}") from exc
         self._stats.transactions += 1
