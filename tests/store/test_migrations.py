@@ -155,3 +155,19 @@ async def test_concurrent_postgres_upgrades_serialize(pg_schema_url: str) -> Non
 async def test_unreachable_postgres_is_a_store_error() -> None:
     with pytest.raises(StoreError, match="PostgreSQL"):
         await migrate.upgrade_async("postgresql://nobody@127.0.0.1:1/none")
+
+
+async def test_a_database_from_a_newer_attn_is_refused_clearly(tmp_path: Path) -> None:
+    from attn.store.sqlite import SQLiteStore
+
+    db = tmp_path / "newer.db"
+    migrate.upgrade(f"sqlite:///{db}")
+    engine = sa.create_engine(f"sqlite:///{db}")
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("UPDATE alembic_version SET version_num = '9999'")
+    finally:
+        engine.dispose()
+    store = SQLiteStore(db)
+    with pytest.raises(StoreError, match="9999"):
+        await store.open()

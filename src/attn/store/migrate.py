@@ -195,6 +195,7 @@ def upgrade_sqlite(path: Path | str, *, busy_timeout_s: float = 30.0) -> None:
         StoreError: the file cannot be opened or migrated (cause chained).
     """
     import sqlalchemy as sa
+    from alembic.util import CommandError
 
     path = Path(path)
     engine = sa.create_engine(
@@ -217,7 +218,7 @@ def upgrade_sqlite(path: Path | str, *, busy_timeout_s: float = 30.0) -> None:
     try:
         with engine.begin() as connection:
             upgrade_connection(connection)
-    except sa.exc.SQLAlchemyError as exc:
+    except (sa.exc.SQLAlchemyError, CommandError) as exc:
         raise StoreError(f"cannot migrate the SQLite database {str(path)!r}: {exc}") from exc
     finally:
         engine.dispose()
@@ -268,6 +269,7 @@ def _parse_pg_options(text: str, url: str) -> dict[str, str]:
 
 async def _pg_run(url: str, fn: Callable[[sa.Connection], _T]) -> _T:
     import sqlalchemy as sa
+    from alembic.util import CommandError
     from sqlalchemy.ext.asyncio import create_async_engine
 
     engine_url, connect_args = pg_engine_url(url)
@@ -275,7 +277,7 @@ async def _pg_run(url: str, fn: Callable[[sa.Connection], _T]) -> _T:
     try:
         async with engine.begin() as connection:
             return await connection.run_sync(fn)
-    except (sa.exc.SQLAlchemyError, OSError) as exc:
+    except (sa.exc.SQLAlchemyError, CommandError, OSError) as exc:
         raise StoreError(f"cannot migrate or read the PostgreSQL database: {exc}") from exc
     finally:
         await engine.dispose()

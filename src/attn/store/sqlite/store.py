@@ -122,12 +122,16 @@ class SQLiteStore:
             if migrate.sqlite_current(self._path) != migrate.HEAD_REVISION:
                 migrate.upgrade_sqlite(self._path, busy_timeout_s=self._busy_timeout_s)
             writer = self._connect()
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the SQLite database {str(self._path)!r}: {exc}") from exc
+        try:
             writer.execute("PRAGMA journal_mode=WAL")
             writer.execute(f"PRAGMA synchronous={self._synchronous}")
             writer.execute("PRAGMA foreign_keys=ON")
             reader = self._connect()
             reader.execute("PRAGMA query_only=ON")
         except sqlite3.Error as exc:
+            writer.close()
             raise StoreError(f"cannot open the SQLite database {str(self._path)!r}: {exc}") from exc
         return writer, reader
 
