@@ -399,6 +399,17 @@ async def test_many_concurrent_writes_each_get_their_own_results(store: Store) -
     assert stats.write_calls >= 50 and stats.transactions >= 1
 
 
+async def test_submitted_writes_apply_in_call_order(store: Store) -> None:
+    [stored] = await enqueue(store, item())
+    futures = [store.submit([UpdateItem(stored.id, {"attempt": n})]) for n in range(1, 11)]
+    assert await asyncio.gather(*futures) == [[True]] * 10
+    loaded = await store.get_item(stored.id)
+    assert loaded is not None and loaded.attempt == 10
+    with pytest.raises(StoreError):
+        await store.submit([UpdateItem(stored.id, {"agent_id": "bob"})])
+    assert await store.get_item(stored.id) == loaded
+
+
 async def test_empty_write_returns_nothing(store: Store) -> None:
     assert await store.write([]) == []
 
