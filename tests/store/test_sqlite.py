@@ -227,7 +227,7 @@ async def test_concurrent_writes_share_one_transaction(store: SQLiteStore, db: P
     # later round was queued behind it and went in one more transaction.
     assert after.write_calls - before.write_calls == 64
     assert after.transactions - before.transactions <= 2
-    assert after.largest_batch >= 48
+    assert after.largest_batch >= 32  # two transactions at most hold the 64 calls
     assert after.extra["mean_batch"] > 1
     stored = [r[0][0] for r in results]
     seqs = [s.seq for s in stored]
@@ -432,12 +432,35 @@ async def test_claim_sets_started_at_and_status_on_disk(store: SQLiteStore, db: 
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
-async def test_a_dead_writer_thread_fails_calls_instead_of_hanging(store: SQLiteStore) -> None:
+async def test_a_dead_writer_thread_fails_calls_instead_of_hanging(db: Path) -> None:
     def crash(cur: sqlite3.Cursor) -> None:
         raise SystemExit("simulated crash of the writer thread")
 
-    with pytest.raises(StoreError, match="writer thread failed"):
-        await store._queue(store._writer, [crash], None)
-    with pytest.raises(StoreError, match="has stopped"):
-        await store.write([InsertItem(item())])
-    assert await store.count_items(ItemQuery(agent_id="alice")) == 0
+    store = SQLiteStore(db, synchronous="FULL")  # FULL: every write goes through the thread
+    await store.open()
+    try:
+        with pytest.raises(StoreError, match="writer thread failed"):
+            await store._queue(store._writer, [crash], None)
+        with pytest.raises(StoreError, match="has stopped"):
+            await store.write([InsertItem(item())])
+        assert await store.count_items(ItemQuery(agent_id="alice")) == 0
+    finally:
+        await store.close()
+
+
+async def test_normal_mode_commits_inline_and_falls_back_when_locked(
+    store: SQLiteStore, db: Path
+) -> None:
+    await store.write([InsertItem(item())])
+    assert store.statistics().extra["inline_batches"] == 1
+    with write_locked(db):
+        pending = asyncio.ensure_future(store.write([InsertItem(item())]))
+        for _ in range(3):
+            await asyncio.sleep(0)  # the hand-over runs on the next loop turns
+        # Busy inline: handed to the writer thread, which waits for the lock;
+        # the event loop itself is free (we are running).
+        assert store._writer is not None and store._writer.inflight == 1
+        assert not pending.done()
+    await pending
+    assert store.statistics().extra["inline_batches"] == 1
+    assert await store.count_items(ItemQuery(agent_id="alice")) == 2

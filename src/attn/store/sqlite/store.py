@@ -30,9 +30,11 @@ from attn.errors import InvalidInput, RuntimeLocked, StoreClosed, StoreError
 from attn.store import migrate
 from attn.store.base import ItemQuery, StoreStatistics, WriteOp
 from attn.store.sqlite import codec, reads
-from attn.store.sqlite.worker import Reader, Request, Writer
+from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, settle
 
 _SYNCHRONOUS = ("NORMAL", "FULL")
+#: Inline commits between two passive WAL checkpoints by the writer thread.
+_CHECKPOINT_EVERY = 256
 _T = TypeVar("_T")
 
 
@@ -82,6 +84,8 @@ class SQLiteStore:
         # Guards the closed flag against submissions from other threads' loops.
         self._submit_lock = threading.Lock()
         self._closed = False
+        self._inline: Writer | None = None
+        self._inline_commits = 0
         self._outbox: dict[tuple[Writer | Reader, asyncio.AbstractEventLoop], list[Request]] = {}
 
     @property
@@ -110,14 +114,19 @@ class SQLiteStore:
                 raise StoreClosed(f"the store of {str(self._path)!r} was closed; make a new one")
             if self._writer is not None:
                 return
-            writer_conn, reader_conn = await asyncio.to_thread(self._prepare)
+            writer_conn, reader_conn, inline_conn = await asyncio.to_thread(self._prepare)
             where = repr(str(self._path))
             self._writer = Writer(writer_conn, self._max_batch, self._submit_lock, where)
+            if inline_conn is not None:
+                self._inline = Writer(inline_conn, self._max_batch, self._submit_lock, where,
+                                      inline=True)
             self._reader = Reader(reader_conn, self._max_batch, self._submit_lock, where)
             self._writer.start()
             self._reader.start()
 
-    def _prepare(self) -> tuple[sqlite3.Connection, sqlite3.Connection]:
+    def _prepare(
+        self,
+    ) -> tuple[sqlite3.Connection, sqlite3.Connection, sqlite3.Connection | None]:
         try:
             if migrate.sqlite_current(self._path) != migrate.HEAD_REVISION:
                 migrate.upgrade_sqlite(self._path, busy_timeout_s=self._busy_timeout_s)
@@ -130,20 +139,31 @@ class SQLiteStore:
             writer.execute("PRAGMA foreign_keys=ON")
             reader = self._connect()
             reader.execute("PRAGMA query_only=ON")
+            inline = None
+            if self._synchronous == "NORMAL":
+                # Commits without fsync run on the event loop thread when the
+                # writer thread is idle: no thread hand-off. It never waits for
+                # a lock (busy timeout 0) and never checkpoints (the writer
+                # thread does), so it cannot stall the loop.
+                inline = self._connect(busy_timeout_s=0.0)
+                inline.execute("PRAGMA synchronous=NORMAL")
+                inline.execute("PRAGMA foreign_keys=ON")
+                inline.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.Error as exc:
             writer.close()
             raise StoreError(f"cannot open the SQLite database {str(self._path)!r}: {exc}") from exc
-        return writer, reader
+        return writer, reader, inline
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, busy_timeout_s: float | None = None) -> sqlite3.Connection:
+        timeout_s = self._busy_timeout_s if busy_timeout_s is None else busy_timeout_s
         conn = sqlite3.connect(
             self._path,
-            timeout=self._busy_timeout_s,
+            timeout=timeout_s,
             isolation_level=None,  # every transaction is begun explicitly
             check_same_thread=False,  # made here, used only by its own thread
             cached_statements=256,
         )
-        conn.execute(f"PRAGMA busy_timeout={int(self._busy_timeout_s * 1000)}")
+        conn.execute(f"PRAGMA busy_timeout={int(timeout_s * 1000)}")
         return conn
 
     async def close(self) -> None:
@@ -163,6 +183,9 @@ class SQLiteStore:
                 thread.stop()
             for thread in threads:
                 await asyncio.to_thread(thread.join)
+            if self._inline is not None:
+                self._inline.conn.close()
+                self._inline = None
             self._release_lock()
 
     # -- host lock -----------------------------------------------------------------
@@ -240,17 +263,48 @@ class SQLiteStore:
             outbox = self._outbox.pop((worker, loop), None)
             if not outbox:
                 return
+            if worker is self._writer and worker.inflight == 0 and self._write_inline(outbox):
+                return
             if worker.accepting:
-                worker.queue.put(outbox)
+                worker.put(outbox)
                 return
         for request in outbox:
             if not request.future.done():
                 request.future.set_exception(StoreClosed("the store closed before this call ran"))
 
+    def _write_inline(self, outbox: list[Request]) -> bool:
+        """Commit ``outbox`` on this (the event loop's) thread; False to hand it over.
+
+        Called with the submit lock held and the writer thread idle, so the
+        call order of writes is kept. Returns False when another process
+        holds the write lock: the writer thread then waits for it instead.
+        """
+        inline = self._inline
+        if inline is None or not self._writer_accepting():
+            return False
+        try:
+            inline.handle(outbox)
+        except Busy:
+            return False
+        except BaseException as exc:  # SystemExit, KeyboardInterrupt: answer, then let it go
+            failure = StoreError(f"the inline write failed: {exc!r}")
+            for request in outbox:
+                request.ok, request.value = False, failure
+            settle(outbox)
+            raise
+        self._inline_commits += 1
+        if self._inline_commits % _CHECKPOINT_EVERY == 0 and self._writer is not None:
+            self._writer.queue.put(CHECKPOINT)
+        settle(outbox)
+        return True
+
+    def _writer_accepting(self) -> bool:
+        return self._writer is not None and self._writer.accepting
+
     def _hand_over_all(self) -> None:
         with self._submit_lock:
             for (worker, _loop), outbox in self._outbox.items():
-                worker.queue.put(outbox)
+                worker.put(outbox)
             self._outbox.clear()
 
     async def _read(self, read: reads.Read[_T]) -> _T:
@@ -378,17 +432,20 @@ class SQLiteStore:
     def statistics(self) -> StoreStatistics:
         """Counters since open: transactions, write calls, largest group-commit batch.
 
-        ``extra`` holds ``batches``, ``mean_batch`` (write calls per group commit),
-        ``retried_calls`` and ``synchronous``.
+        Counts cover both the writer thread and writes committed inline on the
+        event loop thread. ``extra`` holds ``batches``, ``mean_batch`` (write
+        calls per group commit), ``retried_calls``, ``inline_batches`` and
+        ``synchronous``.
         """
-        writer = self._writer
         stats = StoreStatistics(backend=self.backend)
         stats.extra["synchronous"] = self._synchronous
-        if writer is not None:
-            stats.transactions = writer.transactions
-            stats.write_calls = writer.write_calls
-            stats.largest_batch = writer.largest_batch
-            stats.extra["batches"] = writer.batches
-            stats.extra["mean_batch"] = writer.write_calls / max(writer.batches, 1)
-            stats.extra["retried_calls"] = writer.retried_calls
+        writers = [w for w in (self._writer, self._inline) if w is not None]
+        batches = sum(w.batches for w in writers)
+        stats.transactions = sum(w.transactions for w in writers)
+        stats.write_calls = sum(w.write_calls for w in writers)
+        stats.largest_batch = max((w.largest_batch for w in writers), default=0)
+        stats.extra["batches"] = batches
+        stats.extra["mean_batch"] = stats.write_calls / max(batches, 1)
+        stats.extra["retried_calls"] = sum(w.retried_calls for w in writers)
+        stats.extra["inline_batches"] = self._inline.batches if self._inline else 0
         return stats

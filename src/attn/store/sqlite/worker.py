@@ -33,6 +33,8 @@ from attn.store.sqlite.codec import InsertRow, Row, insert_rows
 
 #: Work for a thread: a function of its cursor.
 Work = Callable[[sqlite3.Cursor], Any]
+#: Queued to the writer thread to run a passive WAL checkpoint.
+CHECKPOINT: Any = []
 
 
 class Request:
@@ -59,7 +61,7 @@ class Request:
         self.value: Any = None
 
 
-def _settle(requests: list[Request]) -> None:
+def settle(requests: list[Request]) -> None:
     # Runs on the caller's event loop; a caller may have been cancelled meanwhile.
     for request in requests:
         future = request.future
@@ -90,12 +92,21 @@ class _Worker(threading.Thread):
         #: False once the thread is ending; read and cleared under ``lock``,
         #: the lock submitters hold while they queue, so no request is stranded.
         self.accepting = True
+        #: Request lists queued or being handled; changed under ``lock``. The
+        #: store runs a write on the event loop thread only while this is 0,
+        #: so writes keep their call order.
+        self.inflight = 0
         self._lock = lock
         self._max_batch = max_batch
 
     def stop(self) -> None:
         """Ask the thread to finish what is queued, close its connection and exit."""
         self.queue.put(None)
+
+    def put(self, requests: list[Request]) -> None:
+        """Queue a list of requests; call with ``lock`` held."""
+        self.inflight += 1
+        self.queue.put(requests)
 
     def run(self) -> None:
         get, get_nowait, limit = self.queue.get, self.queue.get_nowait, self._max_batch
@@ -105,7 +116,10 @@ class _Worker(threading.Thread):
                 first = get()
                 if first is None:
                     break
-                batch = first
+                if first is CHECKPOINT:
+                    self.checkpoint()
+                    continue
+                batch, taken = list(first), 1
                 while len(batch) < limit:
                     try:
                         more = get_nowait()
@@ -114,7 +128,11 @@ class _Worker(threading.Thread):
                     if more is None:
                         stopping = True
                         break
+                    if more is CHECKPOINT:
+                        self.checkpoint()
+                        continue
                     batch += more
+                    taken += 1
                 try:
                     self.handle(batch)
                 except BaseException as exc:  # a bug or SystemExit: nobody may wait forever
@@ -129,6 +147,8 @@ class _Worker(threading.Thread):
                         )
                     self._answer(batch)
                     raise
+                with self._lock:
+                    self.inflight -= taken
                 self._answer(batch)
         finally:
             with self._lock:
@@ -139,6 +159,9 @@ class _Worker(threading.Thread):
     def handle(self, batch: list[Request]) -> None:
         """Handle one batch: set ``ok`` and ``value`` of every request."""
         raise NotImplementedError
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file (writer only)."""
 
     def _answer(self, batch: list[Request]) -> None:
         loop = batch[0].loop
@@ -155,7 +178,7 @@ class _Worker(threading.Thread):
     def _post(loop: asyncio.AbstractEventLoop, requests: list[Request]) -> None:
         # RuntimeError: that loop is closed, so nobody is waiting any more.
         with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(_settle, requests)
+            loop.call_soon_threadsafe(settle, requests)
 
     def _refuse_rest(self) -> None:
         rest: list[Request] = []
@@ -182,6 +205,13 @@ def _wrap(exc: Exception, what: str) -> Exception:
     return error
 
 
+_BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+
+
+class Busy(Exception):
+    """BEGIN IMMEDIATE found another connection holding the write lock (inline only)."""
+
+
 class _CallFailed(Exception):
     """A step of some call raised inside a batch transaction (rolled back)."""
 
@@ -201,11 +231,20 @@ class Writer(_Worker):
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, max_batch: int, lock: threading.Lock, where: str
+        self,
+        conn: sqlite3.Connection,
+        max_batch: int,
+        lock: threading.Lock,
+        where: str,
+        *,
+        inline: bool = False,
     ) -> None:
         super().__init__("attn-sqlite-writer", conn, max_batch, lock)
         self._cur = conn.cursor()
         self._where = where
+        #: Runs on the event loop thread, never started as a thread: BEGIN
+        #: does not wait for another connection's lock but raises :class:`Busy`.
+        self.inline = inline
         self.transactions = 0
         self.write_calls = 0
         self.batches = 0
@@ -213,25 +252,33 @@ class Writer(_Worker):
         self.retried_calls = 0
 
     def handle(self, batch: list[Request]) -> None:
-        self.batches += 1
-        self.write_calls += len(batch)
-        self.largest_batch = max(self.largest_batch, len(batch))
+        """Commit the batch in one transaction (see the class docstring).
+
+        Raises:
+            Busy: inline writers only, when the lock is taken; nothing was done.
+        """
         try:
             results = self._transaction([request.work for request in batch])
+        except Busy:
+            raise
         except _CallFailed as failed:
             if len(batch) == 1:
+                self._count(batch)
                 self._fail(batch[0], failed.cause)
                 return
         except Exception as exc:
             # BEGIN or COMMIT failed (locked past the busy timeout, I/O error):
             # running the calls one by one would fail the same way, slower.
+            self._count(batch)
             for request in batch:
                 self._fail(request, exc)
             return
         else:
+            self._count(batch)
             for request, result in zip(batch, results, strict=True):
                 request.ok, request.value = True, result
             return
+        self._count(batch)
         # One call spoiled the batch: run each alone so only the bad one fails.
         self.retried_calls += len(batch)
         for request in batch:
@@ -243,13 +290,28 @@ class Writer(_Worker):
             except Exception as exc:
                 self._fail(request, exc)
 
+    def _count(self, batch: list[Request]) -> None:
+        self.batches += 1
+        self.write_calls += len(batch)
+        self.largest_batch = max(self.largest_batch, len(batch))
+
+    def checkpoint(self) -> None:
+        # PASSIVE never waits for readers or writers; failures only delay it.
+        with contextlib.suppress(sqlite3.Error):
+            self._cur.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def _fail(self, request: Request, exc: Exception) -> None:
         request.ok, request.value = False, _wrap(exc, f"write to {self._where} failed")
 
     def _transaction(self, calls: list[list[Work | InsertRow]]) -> list[list[Any]]:
         cur = self._cur
+        try:
+            cur.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if self.inline and exc.sqlite_errorcode in _BUSY_CODES:
+                raise Busy(str(exc)) from exc
+            raise
         self.transactions += 1
-        cur.execute("BEGIN IMMEDIATE")
         try:
             results = self._run_calls(cur, calls)
         except Exception as exc:
