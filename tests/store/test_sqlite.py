@@ -455,8 +455,10 @@ async def test_normal_mode_commits_inline_and_falls_back_when_locked(
     assert store.statistics().extra["inline_batches"] == 1
     with write_locked(db):
         pending = asyncio.ensure_future(store.write([InsertItem(item())]))
-        for _ in range(3):
-            await asyncio.sleep(0)  # the hand-over runs on the next loop turns
+        for _ in range(50):  # the hand-over runs within a few loop turns
+            if store._writer is not None and store._writer.inflight:
+                break
+            await asyncio.sleep(0)
         # Busy inline: handed to the writer thread, which waits for the lock;
         # the event loop itself is free (we are running).
         assert store._writer is not None and store._writer.inflight == 1

@@ -35,6 +35,14 @@ from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, 
 _SYNCHRONOUS = ("NORMAL", "FULL")
 #: Inline commits between two passive WAL checkpoints by the writer thread.
 _CHECKPOINT_EVERY = 256
+#: Loop turns an inline commit may wait for more writes to join it.
+_MAX_DEFERRALS = 4
+
+
+def _loop_busy(loop: asyncio.AbstractEventLoop) -> bool:
+    """True while other callbacks are ready to run on ``loop`` (CPython loops only)."""
+    ready = getattr(loop, "_ready", None)
+    return bool(ready)
 _T = TypeVar("_T")
 
 
@@ -253,12 +261,26 @@ class SQLiteStore:
             outbox = self._outbox.get((worker, loop))
             if outbox is None:
                 self._outbox[(worker, loop)] = [request]
-                loop.call_soon(self._hand_over, worker, loop)
+                loop.call_soon(self._hand_over, worker, loop, 0)
             else:
                 outbox.append(request)
         return future
 
-    def _hand_over(self, worker: Writer | Reader, loop: asyncio.AbstractEventLoop) -> None:
+    def _hand_over(
+        self, worker: Writer | Reader, loop: asyncio.AbstractEventLoop, deferred: int = 0
+    ) -> None:
+        if (
+            worker is self._writer
+            and self._inline is not None
+            and deferred < _MAX_DEFERRALS
+            and _loop_busy(loop)
+            and len(self._outbox.get((worker, loop), ())) < self._max_batch
+        ):
+            # Group commit on the loop: while other callbacks are ready (a
+            # brain finishing, producers enqueueing), let them add their writes
+            # to this transaction; commit once the loop is about to wait.
+            loop.call_soon(self._hand_over, worker, loop, deferred + 1)
+            return
         with self._submit_lock:
             outbox = self._outbox.pop((worker, loop), None)
             if not outbox:
