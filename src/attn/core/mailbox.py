@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -42,6 +41,7 @@ from attn.errors import (
     ProtectedItem,
 )
 from attn.ids import new_id
+from attn.jsontext import dumps
 from attn.store.base import InsertDecision, InsertItem, Store, UpdateItem, WriteOp
 
 MERGE_SEPARATOR = "\n\n---\n\n"
@@ -81,6 +81,9 @@ class Mailbox:
         self._getters: deque[asyncio.Future[None]] = deque()
         self._reserved = 0
         self._type_counts: dict[str, int] = {}
+        # (item id, (payload JSON, metadata JSON)) of the last built item, so
+        # an insert right after build_item does not encode it again.
+        self._encoded: tuple[str, tuple[str, str]] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self.on_new_item: Callable[[MailboxItem], None] | None = None
         self.counters: dict[str, int] = dict.fromkeys(
@@ -175,10 +178,10 @@ class Mailbox:
                 f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
             )
         try:
-            size = len(json.dumps(payload, allow_nan=False, separators=(",", ":")))
-            size += len(json.dumps(metadata, allow_nan=False, separators=(",", ":")))
-        except (TypeError, ValueError) as exc:
+            encoded = (dumps(payload), dumps(metadata))
+        except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInput(f"payload and metadata must be JSON-serializable: {exc}") from exc
+        size = len(encoded[0]) + len(encoded[1])
         if size > self._config.max_payload_bytes:
             raise PayloadTooLarge(
                 f"payload and metadata take {size} bytes; the limit is "
@@ -189,7 +192,7 @@ class Mailbox:
                 f"mailbox of agent {self.agent_id!r} holds {self.depth} queued items "
                 f"(capacity {self._config.capacity}); {spec.name} item rejected"
             )
-        return MailboxItem(
+        item = MailboxItem(
             id=new_id("mbx"),
             agent_id=self.agent_id,
             source_type=spec.name,
@@ -200,6 +203,8 @@ class Mailbox:
             queued_at=self._clock.now(),
             idempotency_key=idempotency_key,
         )
+        self._encoded = (item.id, encoded)
+        return item
 
     async def enqueue(
         self,
@@ -221,9 +226,12 @@ class Mailbox:
 
     async def insert(self, item: MailboxItem) -> MailboxItem:
         """Store and queue an item made by :meth:`build_item`; return it after commit."""
+        cached = self._encoded
+        encoded = cached[1] if cached is not None and cached[0] == item.id else None
+        self._encoded = None
         self._reserved += 1
         try:
-            results = await self._store.write([InsertItem(item)])
+            results = await self._store.write([InsertItem(item, encoded)])
         finally:
             self._reserved -= 1
         stored, created = results[0]

@@ -48,9 +48,13 @@ class InsertItem:
     With an ``idempotency_key`` already used by the same agent nothing is
     inserted and the result is the existing item instead.
     Result: ``(item, created)``, the stored item (with ``seq``) and whether it is new.
+
+    ``encoded``: the item's payload and metadata already encoded by
+    :func:`attn.jsontext.dumps` (an optimisation; stores may ignore it).
     """
 
     item: MailboxItem
+    encoded: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,16 +146,23 @@ _ACTIVITY_ENCODERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def encode_item(item: MailboxItem) -> Row:
-    """The parameters of :data:`sql.INSERT_ITEM` for ``item``."""
+def encode_item(item: MailboxItem, encoded: tuple[str, str] | None = None) -> Row:
+    """The parameters of :data:`sql.INSERT_ITEM` for ``item``.
+
+    ``encoded``: payload and metadata JSON already made by :func:`attn.jsontext.dumps`.
+    """
+    if encoded is not None and type(item.payload) is dict and type(item.metadata) is dict:
+        payload, metadata = encoded
+    else:
+        payload, metadata = _json_object(item.payload), _json_object(item.metadata)
     return (
         item.id,
         item.agent_id,
         item.source_type,
         _int(item.priority),
         _status(item.status),
-        _json_object(item.payload),
-        _json_object(item.metadata),
+        payload,
+        metadata,
         encode_instant(item.queued_at),
         _instant_or_none(item.started_at),
         _instant_or_none(item.completed_at),
@@ -291,8 +298,10 @@ def insert_rows(cur: sqlite3.Cursor, rows: list[Row]) -> list[int]:
     return seqs
 
 
-def _insert_item(item: MailboxItem) -> tuple[Run | InsertRow, Finish | None]:
-    params = encode_item(item)
+def _insert_item(
+    item: MailboxItem, encoded: tuple[str, str] | None = None
+) -> tuple[Run | InsertRow, Finish | None]:
+    params = encode_item(item, encoded)
     if item.idempotency_key is None:
         return InsertRow(params), partial(_with_seq, item)
 
@@ -425,7 +434,7 @@ def compile_ops(ops: Sequence[WriteOp]) -> tuple[list[Run | InsertRow], list[Fin
     for index, op in enumerate(ops):
         try:
             if isinstance(op, InsertItem):
-                run, finish = _insert_item(op.item)
+                run, finish = _insert_item(op.item, op.encoded)
                 runs.append(run)
                 finishers.append(finish)
                 continue
