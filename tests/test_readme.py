@@ -1,0 +1,22 @@
+"""The README's Python example runs as written."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_python_example_runs(tmp_path: Path) -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Use it from Python", 1)[1]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    script = tmp_path / "example.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("done: what did you find?")
+    assert "'status': 'completed'" in done.stdout
