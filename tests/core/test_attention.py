@@ -544,3 +544,62 @@ async def test_core_51_waiting_caller_gets_cancellation_on_stop(clock: FakeClock
     await runtime.close()
     with pytest.raises(ReplyCancelled):
         await reply
+
+
+async def test_backstop_is_long_while_awaiting_approval(runtime: Runtime, clock: FakeClock) -> None:
+    answered = asyncio.Event()
+
+    async def work(item: MailboxItem, focus: Focus) -> str:
+        with focus.awaiting_approval():
+            await answered.wait()  # a person takes an hour to answer
+        await focus.clock.sleep(5)
+        return "approved"
+
+    agent = await runtime.add_agent("a", Recorder(work), AgentConfig(backstop_s=60))
+    item_id = await agent.enqueue("review_request", {"content": "ship it?"})
+    await clock.advance(3600)
+    assert await _status(runtime, item_id) == ItemStatus.PROCESSING
+    answered.set()
+    await clock.advance(10)
+    await runtime.run_until_idle()
+    item = await runtime.store.get_item(item_id)
+    assert item is not None and item.status == ItemStatus.COMPLETED and item.attempt == 1
+
+
+async def test_backstop_applies_again_after_the_approval(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    async def work(item: MailboxItem, focus: Focus) -> str:
+        with focus.awaiting_approval():
+            await focus.clock.sleep(1)
+        await focus.clock.sleep(1000)  # hangs after the answer
+        return "never"
+
+    agent = await runtime.add_agent("a", Recorder(work), AgentConfig(backstop_s=60, max_attempts=1))
+    item_id = await agent.enqueue("review_request", {"content": "ship it?"})
+    await clock.advance(62)
+    await runtime.run_until_idle()
+    assert await _status(runtime, item_id) == ItemStatus.DROPPED
+
+
+async def test_item_of_an_unregistered_type_is_dropped_not_stuck(runtime: Runtime) -> None:
+    from attn.ids import new_id
+    from attn.store.base import InsertItem
+
+    stored = MailboxItem(
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type="gone_type",
+        priority=2,
+        status=ItemStatus.QUEUED,
+        payload={},
+        metadata={},
+        queued_at=runtime.clock.now(),
+    )
+    await runtime.store.write([InsertItem(stored)])
+    brain = Recorder()
+    agent = await runtime.add_agent("a", brain)
+    ok = await agent.enqueue("a2a_message", {"content": "next"})
+    await runtime.run_until_idle()
+    assert await _status(runtime, stored.id) == ItemStatus.DROPPED
+    assert await _status(runtime, ok) == ItemStatus.COMPLETED and brain.ids == [ok]

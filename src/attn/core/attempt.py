@@ -12,6 +12,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from attn.clock import TimerHandle
 from attn.core.models import ActivityLog, LogType, MailboxItem
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ class Attempt:
     """State of one brain call. Owned by the attention controller."""
 
     __slots__ = (
-        "activity_id", "cancel_request", "controller", "final", "held", "interrupt", "item",
+        "activity_id", "backstop", "cancel_request", "controller", "final", "held", "interrupt", "item",
         "live", "log_seq", "logs", "merged_ids", "partial", "quiet", "resumed", "stream_closed",
         "stream_listener", "task", "tokens", "tools", "waiter",
     )
@@ -51,6 +52,7 @@ class Attempt:
         self.interrupt: Interrupt | None = None
         self.task: asyncio.Task[Any] | None = None
         self.waiter: asyncio.Future[None] | None = None
+        self.backstop: TimerHandle | None = None
         self.logs: list[ActivityLog] = []
         self.log_seq = log_seq
         self.tokens = 0

@@ -257,7 +257,14 @@ class AttentionController:
             await asyncio.wait({pending.popleft()})
 
     async def _process(self, item: MailboxItem, batch: _Batch) -> _Batch:
-        spec = self.registry.get_type(item.source_type)
+        spec = self.registry.get(item.source_type)
+        if spec is None:  # stored by a runtime that had registered this type
+            reason = f"source type {item.source_type!r} is not registered in this runtime"
+            batch.ops.extend(self.mailbox.drop_ops(item, reason))
+            batch.ops.append(self.mailbox.decision_op(item, DecisionType.DROP, reason))
+            batch.after.append(lambda: self._incomplete(item, reason))
+            batch.after.append(lambda: self._resolve([item.id], error=ReplyCancelled(reason)))
+            return batch
         now = self.clock.now()
         resumed = item.session is not None
         ops = batch.ops
@@ -294,8 +301,7 @@ class AttentionController:
                                 name=f"attn:{self.agent_id}:brain:{attempt.item.id}")
         attempt.task = task
         task.add_done_callback(lambda _t: attempt.end())
-        backstop_s = self.config.backstop_s
-        handle = self.clock.call_later(backstop_s, lambda: attempt.end(Interrupt.TIMEOUT))
+        self.arm_backstop(attempt, self.config.backstop_s)
         try:
             await attempt.waiter
         except asyncio.CancelledError:
@@ -303,7 +309,8 @@ class AttentionController:
             task.cancel()
             raise
         finally:
-            handle.cancel()
+            if attempt.backstop is not None:
+                attempt.backstop.cancel()
         if attempt.interrupt is not None:
             # Generation guard: the attempt is over; whatever it returns later is dropped.
             if not task.done():
@@ -316,6 +323,13 @@ class AttentionController:
             return None, asyncio.CancelledError("the brain task was cancelled")
         error = task.exception()
         return (None, error) if error is not None else (task.result(), None)
+
+    def arm_backstop(self, attempt: Attempt, backstop_s: float) -> None:
+        """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
+        if attempt.backstop is not None:
+            attempt.backstop.cancel()
+        attempt.backstop = self.clock.call_later(backstop_s,
+                                                 lambda: attempt.end(Interrupt.TIMEOUT))
 
     async def _call_brain(self, item: MailboxItem, focus: Focus) -> Reply | str | None:
         return await self.brain(item, focus)

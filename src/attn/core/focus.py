@@ -12,7 +12,8 @@ Spec: 000 §4 (yield points, decisions), §5 (awaitable replies), §20 (marker).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
@@ -137,6 +138,24 @@ class Focus:
         if self._attempt.live:
             self._attempt.tokens += int(tokens)
             self._attempt.tools += int(tools)
+
+    @contextmanager
+    def awaiting_approval(self) -> Iterator[None]:
+        """Mark a wait for a person's answer (000 §13.2).
+
+        Inside the block the backstop is ``approval_backstop_s`` (24 hours by
+        default) instead of ``backstop_s``; leaving it restarts the normal
+        backstop from that moment.
+        """
+        attempt = self._attempt
+        config = attempt.controller.config
+        if attempt.live:
+            attempt.controller.arm_backstop(attempt, config.approval_backstop_s)
+        try:
+            yield
+        finally:
+            if attempt.live:
+                attempt.controller.arm_backstop(attempt, config.backstop_s)
 
     def stream(self, delta: str) -> None:
         """Send a piece of reply text to a streaming caller (and keep it as partial output)."""

@@ -56,7 +56,8 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
 
     for item in stale:
         spec = registry.get_type(item.source_type) if item.source_type in registry else None
-        if spec is None or spec.recovery == Recovery.DROP:
+        # A type this runtime does not know (not registered yet) is kept, not dropped.
+        if spec is not None and spec.recovery == Recovery.DROP:
             reason = "left processing by a crash; this type is not redelivered"
             ops += mailbox.drop_ops(item, reason)
             ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
