@@ -32,8 +32,8 @@ class Attempt:
     """State of one brain call. Owned by the attention controller."""
 
     __slots__ = (
-        "activity_id", "backstop", "cancel_request", "controller", "final", "held", "interrupt", "item",
-        "live", "log_seq", "logs", "merged_ids", "partial", "quiet", "resumed", "stream_closed",
+        "activity_id", "backstop", "cancel_request", "controller", "final", "held",
+        "interrupt", "item", "live", "log_seq", "logs", "merged_ids", "partial", "quiet", "resumed", "stream_closed",
         "stream_listener", "task", "tokens", "tools", "waiter",
     )
 
