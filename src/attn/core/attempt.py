@@ -33,8 +33,8 @@ class Attempt:
 
     __slots__ = (
         "activity_id", "backstop", "cancel_request", "controller", "final", "held",
-        "interrupt", "item", "live", "log_seq", "logs", "merged_ids", "partial", "quiet", "resumed", "stream_closed",
-        "stream_listener", "task", "tokens", "tools", "waiter",
+        "interrupt", "item", "live", "log_seq", "logs", "merged_ids", "partial", "quiet",
+        "resumed", "stream_closed", "stream_listener", "task", "tokens", "tools", "waiter",
     )
 
     def __init__(self, controller: AttentionController, item: MailboxItem, resumed: bool,
