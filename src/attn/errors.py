@@ -58,6 +58,12 @@ class ItemNotFound(AttnError):
     code = "item_not_found"
 
 
+class ActivityNotFound(AttnError):
+    """This agent has no activity with that id."""
+
+    code = "activity_not_found"
+
+
 class InvalidTransition(AttnError):
     """The mailbox item cannot move to that status from its current one."""
 
@@ -104,6 +110,17 @@ class StoreClosed(StoreError):
     """The store is closed."""
 
     code = "store_closed"
+
+
+class ReplyTimeout(AttnError):
+    """The reply did not come in time; the item stays in the mailbox."""
+
+    code = "reply_timeout"
+
+    def __init__(self, message: str | None = None, item_id: str | None = None) -> None:
+        super().__init__(message)
+        #: The id of the item that stays queued (or in processing).
+        self.item_id = item_id
 
 
 class ReplyCancelled(AttnError):

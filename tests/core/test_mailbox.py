@@ -209,3 +209,29 @@ async def test_drop_status_updates_keeps_execution_triggers(runtime: Runtime) ->
     dropped = await agent.mailbox.drop_status_updates("t1")
     assert [i.id for i in dropped] == [stale]
     assert {i.id for i in agent.mailbox.queued_items()} == {run, other}
+
+
+@pytest.mark.parametrize(
+    ("payload", "kwargs"),
+    [
+        ({"content": "lone \ud800 surrogate"}, {}),
+        ({"content": "ok", "note": "\udfff"}, {}),
+        ({"content": "ok"}, {"metadata": {"senderName": "\ud83d"}}),
+        ({"content": "ok"}, {"idempotency_key": "key-\ud800"}),
+    ],
+)
+async def test_text_that_is_not_unicode_is_invalid_input(
+    runtime: Runtime, payload: dict, kwargs: dict
+) -> None:
+    agent = await _stopped_agent(runtime)
+    with pytest.raises(InvalidInput, match="surrogate"):
+        await agent.enqueue("a2a_message", payload, **kwargs)
+    with pytest.raises(InvalidInput, match="surrogate"):
+        await agent.send_message(payload["content"] + "\ud800")
+    assert agent.depth == 0 and await runtime.store.count_by_status("a") == {}
+
+
+async def test_emoji_and_nul_are_fine(runtime: Runtime) -> None:
+    agent = await _stopped_agent(runtime)
+    await agent.enqueue("a2a_message", {"content": "snow ☃ \x00 🎉"})
+    assert agent.mailbox.pop_nowait().content == "snow ☃ \x00 🎉"  # type: ignore[union-attr]

@@ -181,6 +181,8 @@ class Mailbox:
             encoded = (dumps(payload), dumps(metadata))
         except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInput(f"payload and metadata must be JSON-serializable: {exc}") from exc
+        for text in (*encoded, idempotency_key or ""):
+            _require_unicode(text)
         size = len(encoded[0]) + len(encoded[1])
         if size > self._config.max_payload_bytes:
             raise PayloadTooLarge(
@@ -586,6 +588,17 @@ class Mailbox:
 
     def _emit(self, event_type: str, data: dict[str, Any]) -> None:
         self._bus.emit(Event(event_type, self.agent_id, data, self._clock.now()))
+
+
+def _require_unicode(text: str) -> None:
+    """Reject text that cannot be stored as UTF-8 (lone surrogates)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInput(
+                f"text must be valid Unicode; found {exc.object[exc.start:exc.end]!r} "
+                f"(a lone surrogate) at position {exc.start}") from None
 
 
 def _timeout_setter(getter: asyncio.Future[None]) -> Callable[[], None]:

@@ -26,7 +26,13 @@ from attn.core.mailbox import Mailbox
 from attn.core.models import AttentionState, ItemStatus, MailboxItem
 from attn.core.recovery import RecoveryReport, recover
 from attn.core.registry import Category, TypeRegistry
-from attn.errors import AgentNotRunning, InvalidInput, ReplyCancelled
+from attn.errors import (
+    ActivityNotFound,
+    AgentNotRunning,
+    InvalidInput,
+    ReplyCancelled,
+    ReplyTimeout,
+)
 from attn.store.base import ItemQuery, Store
 
 
@@ -126,7 +132,8 @@ class Agent:
         Raises:
             InvalidInput: blank text or bad arguments (nothing is enqueued).
             ReplyCancelled: the item was dropped, or the agent or runtime stopped.
-            TimeoutError: no reply within ``timeout_s`` (the item stays queued).
+            ReplyTimeout: no reply within ``timeout_s``; the item stays in the
+                mailbox and ``error.item_id`` names it.
         """
         if not isinstance(text, str):
             raise InvalidInput(f"text must be a string, got {type(text).__name__}")
@@ -143,13 +150,28 @@ class Agent:
         except BaseException:
             self.controller.forget_reply(item.id)
             raise
+        if timeout_s is None:
+            return await future
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            if not future.done():
+                expired = True
+                future.cancel()
+
+        timer = self._clock.call_later(timeout_s, expire)
         try:
-            if timeout_s is None:
-                return await future
-            return await asyncio.wait_for(future, timeout_s)
-        except TimeoutError:
+            return await future
+        except asyncio.CancelledError:
+            if not expired:
+                raise
             self.controller.forget_reply(item.id)
-            raise
+            raise ReplyTimeout(
+                f"no reply within {timeout_s} s; item {item.id} stays in the mailbox of "
+                f"{self.name!r}", item_id=item.id) from None
+        finally:
+            timer.cancel()
 
     # ---------------------------------------------------------------- control
 
@@ -214,12 +236,12 @@ class Agent:
 
         Raises:
             InvalidInput: unknown status or category, or limit/offset out of range
-                (limit 1..1000, offset ≥ 0). UnknownItemType: unknown type.
+                (limit 1..1000, offset 0..10⁹). UnknownItemType: unknown type.
+
+        Without a status filter, ``history`` holds every item that is not
+        queued (queued items are listed in ``queued``).
         """
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidInput(f"offset must be a non-negative integer, got {offset!r}")
+        _check_page(limit, offset)
         wanted: set[str] | None = None
         if types:
             wanted = {self._registry.get_type(t).name for t in types}
@@ -229,7 +251,7 @@ class Agent:
                 raise InvalidInput(f"category must be one of {allowed}, got {category!r}")
             in_category = {t.name for t in self._registry.by_category(category)}
             wanted = in_category if wanted is None else wanted & in_category
-        status_filter: tuple[ItemStatus, ...] | None = None
+        status_filter: tuple[ItemStatus, ...] | None = _NOT_QUEUED
         if statuses:
             try:
                 status_filter = tuple(ItemStatus(s) for s in statuses)
@@ -255,26 +277,60 @@ class Agent:
                 "queueDepth": self.depth, "history": history, "total": total}
 
     async def decisions(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        """This agent's decisions, newest first."""
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidInput(f"limit must be an integer from 1 to 1000, got {limit!r}")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidInput(f"offset must be a non-negative integer, got {offset!r}")
+        """This agent's decisions, newest first.
+
+        Raises:
+            InvalidInput: limit outside 1..1000 or offset outside 0..10⁹.
+        """
+        _check_page(limit, offset)
         return [d.to_dict() for d in await self._store.find_decisions(self.name, None, limit,
                                                                         offset)]
 
     async def activity_logs(self, activity_id: str) -> list[dict[str, Any]]:
-        """Log entries of one activity, in order."""
+        """Log entries of one of this agent's activities, in order.
+
+        Raises:
+            ActivityNotFound: no activity has that id, or it is another agent's.
+        """
+        activity = (await self._store.get_activity(activity_id)
+                    if isinstance(activity_id, str) else None)
+        if activity is None or activity.agent_id != self.name:
+            raise ActivityNotFound(
+                f"agent {self.name!r} has no activity {_clip(activity_id)}")
         return [entry.to_dict() for entry in await self._store.find_activity_logs(activity_id)]
 
     def statistics(self) -> dict[str, Any]:
-        """Depth, state and lifetime counters."""
-        return {"agentId": self.name, "state": str(self.state), **self.mailbox.statistics()}
+        """Depth, state and lifetime counters, with camelCase keys (as the API shows them)."""
+        counters = {_camel(k): v for k, v in self.mailbox.statistics().items()}
+        return {"agentId": self.name, "state": str(self.state), **counters}
 
     def _emit(self, event_type: str) -> None:
         if self.bus.active:
             self.bus.emit(Event(event_type, self.name, {"agentId": self.name},
                                 self._clock.now()))
+
+
+_NOT_QUEUED = tuple(s for s in ItemStatus if s != ItemStatus.QUEUED)
+_MAX_OFFSET = 1_000_000_000
+
+
+def _check_page(limit: object, offset: object) -> None:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+        raise InvalidInput(f"limit must be an integer from 1 to 1000, got {_clip(limit)}")
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= _MAX_OFFSET:
+        raise InvalidInput(
+            f"offset must be an integer from 0 to {_MAX_OFFSET:,}, got {_clip(offset)}")
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _clip(value: object, width: int = 80) -> str:
+    """``repr(value)``, cut to ``width`` characters for error messages."""
+    text = repr(value)
+    return text if len(text) <= width else f"{text[: width - 1]}…"
 
 
 __all__ = ["Agent", "ReplyCancelled"]

@@ -188,6 +188,9 @@ class Store(Protocol):
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
         """Activities linked to the given items."""
 
+    async def get_activity(self, activity_id: str) -> Activity | None:
+        """The activity with that id, or None."""
+
     async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
         """Log entries of one activity in ``seq`` order."""
 

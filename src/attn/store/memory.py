@@ -213,6 +213,11 @@ class MemoryStore:
             if a.agent_id == agent_id and a.item_id in wanted
         ]
 
+    async def get_activity(self, activity_id: str) -> Activity | None:
+        self._check()
+        activity = self._activities.get(activity_id)
+        return replace(activity) if activity is not None else None
+
     async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
         self._check()
         return sorted(self._logs.get(activity_id, []), key=lambda log: log.seq)

@@ -106,6 +106,8 @@ WHERE agent_id = $1 AND mailbox_item_id = ANY($2::text[])
 ORDER BY started_at, id
 """
 
+GET_ACTIVITY = "SELECT * FROM agent_activities WHERE id = $1"
+
 FIND_ACTIVITY_LOGS = "SELECT * FROM agent_activity_logs WHERE activity_id = $1 ORDER BY seq, id"
 
 COUNT_BY_STATUS = "SELECT status, count(*) FROM mailbox_items WHERE agent_id = $1 GROUP BY status"

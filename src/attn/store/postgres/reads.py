@@ -72,6 +72,10 @@ class PostgresReads:
         rows = await self._fetch(queries.FIND_ACTIVITIES, agent_id, list(item_ids))
         return [codec.row_to_activity(row) for row in rows]
 
+    async def get_activity(self, activity_id: str) -> Activity | None:
+        rows = await self._fetch(queries.GET_ACTIVITY, activity_id)
+        return codec.row_to_activity(rows[0]) if rows else None
+
     async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
         rows = await self._fetch(queries.FIND_ACTIVITY_LOGS, activity_id)
         return [codec.row_to_log(row) for row in rows]

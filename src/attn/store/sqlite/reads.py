@@ -119,6 +119,15 @@ def find_activities(agent_id: str, item_ids: Sequence[str]) -> Read[list[Activit
     return Read(run, finish)
 
 
+def get_activity(activity_id: str) -> Read[Activity | None]:
+    """The activity with that id, or None."""
+    return Read(_fetch_all(sql.GET_ACTIVITY, (activity_id,)), _first_activity)
+
+
+def _first_activity(rows: Rows) -> Activity | None:
+    return codec.decode_activity(rows[0]) if rows else None
+
+
 def find_activity_logs(activity_id: str) -> Read[list[ActivityLog]]:
     """Log entries of one activity in seq order."""
     return Read(_fetch_all(sql.FIND_LOGS, (activity_id,)), _logs)

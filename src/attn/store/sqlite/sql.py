@@ -90,6 +90,8 @@ ACTIVITY_COLUMNS = (
     " total_tokens, total_tools, success"
 )
 
+GET_ACTIVITY = f"SELECT {ACTIVITY_COLUMNS} FROM agent_activities WHERE id = ?"
+
 INSERT_LOG = """
 INSERT INTO agent_activity_logs (activity_id, seq, type, content, created_at, metadata)
 VALUES (?, ?, ?, ?, ?, ?)

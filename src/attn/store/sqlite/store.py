@@ -439,6 +439,10 @@ class SQLiteStore:
             return []
         return await self._read(reads.find_activities(agent_id, item_ids))
 
+    async def get_activity(self, activity_id: str) -> Activity | None:
+        """The activity with that id, or None."""
+        return await self._read(reads.get_activity(activity_id))
+
     async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
         """Log entries of one activity in seq order."""
         return await self._read(reads.find_activity_logs(activity_id))
