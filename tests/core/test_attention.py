@@ -603,3 +603,37 @@ async def test_item_of_an_unregistered_type_is_dropped_not_stuck(runtime: Runtim
     await runtime.run_until_idle()
     assert await _status(runtime, stored.id) == ItemStatus.DROPPED
     assert await _status(runtime, ok) == ItemStatus.COMPLETED and brain.ids == [ok]
+
+
+async def test_follow_ups_queued_before_the_focus_began_merge_in_order(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    async def work(item: MailboxItem, focus: Focus) -> str:
+        await focus.clock.sleep(1)
+        await focus.yield_point()
+        return item.content
+
+    agent = await runtime.add_agent("a", Recorder(work))
+    texts = [f"part {i}" for i in range(6)]
+    # All six arrive in one burst while the agent is idle: the first becomes the
+    # focus before the others are seen as arrivals.
+    replies = [
+        asyncio.ensure_future(agent.send_message(t, sender_id="u", session_id="s")) for t in texts
+    ]
+    await settle()
+    await clock.advance(2)
+    await runtime.run_until_idle()
+    answers = {r.result().text for r in replies}
+    assert answers == {"\n\n---\n\n".join(texts)}
+
+
+async def test_items_queued_before_the_focus_never_preempt_it(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    brain = Stepper(clock, steps=3, step_s=1.0)
+    agent = await runtime.add_agent("a", brain)
+    first = await agent.enqueue("system_event", {"content": "one"}, priority=1)
+    second = await agent.enqueue("system_event", {"content": "two"}, priority=1)
+    await clock.advance(10)
+    await runtime.run_until_idle()
+    assert [i for _, i, _ in brain.trace] == [first] * 3 + [second] * 3

@@ -32,7 +32,7 @@ class Attempt:
     """State of one brain call. Owned by the attention controller."""
 
     __slots__ = (
-        "activity_id", "backstop", "cancel_request", "controller", "final", "held",
+        "activity_id", "backstop", "cancel_request", "controller", "early", "final", "held",
         "interrupt", "item", "live", "log_seq", "logs", "merged_ids", "partial", "quiet",
         "resumed", "stream_closed", "stream_listener", "task", "tokens", "tools", "waiter",
     )
@@ -58,6 +58,9 @@ class Attempt:
         self.tokens = 0
         self.tools = 0
         self.merged_ids: list[str] = []
+        #: Items that arrived after the previous focus ended and before this one
+        #: began; the first yield point may merge them (never preempts for them).
+        self.early: list[MailboxItem] = []
         self.partial: list[str] = []
         self.stream_closed = False
         self.stream_listener: StreamListener | None = None

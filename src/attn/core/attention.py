@@ -46,6 +46,8 @@ from attn.store.base import InsertActivity, InsertLogs, UpdateActivity, WriteOp
 log = logging.getLogger("attn.attention")
 #: Most write-behind commits one agent may have in flight before it waits.
 _MAX_IN_FLIGHT = 64
+#: Most items remembered as arrived between two focuses.
+_MAX_EARLY = 1000
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 
 
@@ -95,6 +97,7 @@ class AttentionController:
         self._task: asyncio.Task[None] | None = None
         self._attempt: Attempt | None = None
         self._arrivals: list[MailboxItem] = []
+        self._early: list[MailboxItem] = []
         self._orphans: set[asyncio.Task[Any]] = set()
         self._reply_waiters: dict[str, asyncio.Future[Reply]] = {}
         self._stream_listeners: dict[str, Callable[[str], None]] = {}
@@ -187,7 +190,12 @@ class AttentionController:
         if attempt is not None:
             self._arrivals.append(item)
             attempt.quiet = False
-        elif self._task is None:
+            return
+        if self.running and not self.paused and len(self._early) < _MAX_EARLY:
+            # Between two focuses: the next focus may merge it (a follow-up
+            # chat must not be answered after later follow-ups were merged).
+            self._early.append(item)
+        if self._task is None:
             self._kick()
 
     def _kick(self) -> None:
@@ -283,6 +291,10 @@ class AttentionController:
                 self._activities[item.id] = (activity_id, 0)
         attempt = Attempt(self, item, resumed, activity_id, log_seq)
         attempt.stream_listener = self._stream_listeners.get(item.id)
+        if self._early:
+            attempt.early = [i for i in self._early if i is not item]
+            attempt.quiet = not attempt.early
+            self._early = []
         self._arrivals.clear()
         self._attempt = attempt
         self._submit(batch)
@@ -470,17 +482,31 @@ class AttentionController:
                                            self._context(item)))
             await mailbox.commit(ops)
             return decision
+        early = [i for i in attempt.early
+                 if i.status == ItemStatus.QUEUED and mailbox.find(i.id) is i]
+        attempt.early = []
         arrivals = [i for i in self._arrivals
                     if i.status == ItemStatus.QUEUED and mailbox.find(i.id) is i]
         self._arrivals.clear()
         attempt.quiet = True
-        if not arrivals:
+        if not arrivals and not early:
             return CONTINUE
         self._set_state(AttentionState.DECIDING)
         preemptable = self.registry.get_type(item.source_type).preemptable
         merged: list[MailboxItem] = []
         stopper: tuple[MailboxItem, Verdict] | None = None
         reasons: list[str] = []
+        for new in early:  # queued before this focus began: merge or leave alone
+            verdict = await self.judge.judge(item, new)
+            if verdict.decision == DecisionType.MERGE and not new.triggers_execution:
+                ops.extend(mailbox.merge_ops(new, item))
+                ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason,
+                                               self._context(item, arrival=new,
+                                                             rule=verdict.rule)))
+                merged.append(new)
+                attempt.merged_ids.append(new.id)
+                reasons.append(verdict.reason)
+        evaluated = [*merged, *arrivals]
         for new in arrivals:
             verdict = await self.judge.judge(item, new)
             context = self._context(item, arrival=new, rule=verdict.rule)
@@ -508,14 +534,14 @@ class AttentionController:
             new, verdict = stopper
             action = (YieldAction.CANCEL if verdict.decision == DecisionType.CANCEL
                       else YieldAction.PREEMPT)
-            decision = YieldDecision(action, tuple(merged), tuple(arrivals), verdict.reason)
+            decision = YieldDecision(action, tuple(merged), tuple(evaluated), verdict.reason)
             attempt.final = decision
             ops.append(mailbox.decision_op(
                 item, DecisionType(action.value), f"{verdict.reason} ({new.source_type} {new.id})",
                 self._context(item, arrival=new, rule=verdict.rule)))
         else:
             action = YieldAction.MERGE if merged else YieldAction.CONTINUE
-            decision = YieldDecision(action, tuple(merged), tuple(arrivals), "; ".join(reasons))
+            decision = YieldDecision(action, tuple(merged), tuple(evaluated), "; ".join(reasons))
         if attempt.logs:
             ops.append(InsertLogs(tuple(attempt.take_logs())))
         await mailbox.commit(ops)
