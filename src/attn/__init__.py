@@ -20,6 +20,9 @@ from attn.core.models import (
 )
 from attn.core.registry import Category, ItemType, Priority, TypeRegistry
 from attn.errors import (
+    ActivityNotFound,
+    AgentExists,
+    AgentNotRunning,
     AttnError,
     InvalidInput,
     InvalidPriority,
@@ -29,20 +32,25 @@ from attn.errors import (
     PayloadTooLarge,
     ProtectedItem,
     ReplyCancelled,
+    ReplyTimeout,
     RuntimeLocked,
     StoreError,
     UnknownAgent,
     UnknownItemType,
 )
 from attn.runtime import Agent, Runtime
+from attn.store.url import open_store
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Activity",
     "ActivityLog",
+    "ActivityNotFound",
     "Agent",
     "AgentConfig",
+    "AgentExists",
+    "AgentNotRunning",
     "AttentionState",
     "AttnError",
     "Brain",
@@ -66,6 +74,7 @@ __all__ = [
     "ProtectedItem",
     "Reply",
     "ReplyCancelled",
+    "ReplyTimeout",
     "Runtime",
     "RuntimeLocked",
     "ScriptBrain",
@@ -76,4 +85,5 @@ __all__ = [
     "YieldAction",
     "YieldDecision",
     "build_brain",
+    "open_store",
 ]

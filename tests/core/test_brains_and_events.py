@@ -87,3 +87,18 @@ async def test_idle_agents_hold_no_tasks_or_timers(runtime: Runtime, clock: Fake
     await runtime.run_until_idle()
     assert clock.pending() == 0
     assert all(a.controller._task is None for a in runtime.agents)
+
+
+async def test_script_brain_redoes_a_step_stopped_midway(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    brain = ScriptBrain([{"say": "a"}, {"sleep_s": 10}, {"say": "b"}])
+    agent = await runtime.add_agent("a", brain)
+    reply = asyncio.ensure_future(agent.send_message("go"))
+    await clock.advance(5)
+    await agent.stop()  # in the middle of the sleep
+    agent.start()
+    await clock.advance(5)
+    assert not reply.done()  # the sleep starts over: 10 s from the restart
+    await clock.advance(6)
+    assert reply.result().text == "a b"

@@ -61,8 +61,9 @@ class ScriptBrain:
         said: list[str] = list(focus.session.get("said", []))
         final: str | None = None
         for pc in range(start, len(self.steps)):
-            focus.session["pc"] = pc + 1
             (kind, value), = self.steps[pc].items()
+            # A step counts as done only once it finished: work stopped in the
+            # middle of a step (a sleep, say) redoes that step when it resumes.
             if kind == "say":
                 said.append(value)
                 focus.session["said"] = said
@@ -70,6 +71,7 @@ class ScriptBrain:
             elif kind == "sleep_s":
                 await focus.clock.sleep(float(value))
             elif kind == "yield":
+                focus.session["pc"] = pc + 1
                 if value and (await focus.yield_point()).stop:
                     return None
             elif kind == "log":
@@ -82,4 +84,5 @@ class ScriptBrain:
                 raise ScriptFailure(value)
             else:
                 final = value
+            focus.session["pc"] = pc + 1
         return Reply(final if final is not None else " ".join(said))
