@@ -206,14 +206,18 @@ def test_mind(client: httpx.Client) -> None:
     assert mind["currentFocus"] is None
 
 
-def test_chat_timeout_is_504_and_item_is_kept(client: httpx.Client) -> None:
+def test_chat_timeout_is_504_naming_the_item_that_stays(client: httpx.Client) -> None:
     response = client.post(
         "/api/agents/slow/chat", json={"text": "take your time", "timeoutS": 0.2}
     )
-    _error(response, 504, "timeout")
+    message = _error(response, 504, "reply_timeout")
+    item_id = response.json()["error"]["itemId"]
+    assert item_id.startswith("mbx_")
+    assert item_id in message
     mind = client.get("/api/agents/slow/mind").json()
     focus = mind["currentFocus"]
     assert focus is not None and focus["payload"]["content"] == "take your time"
+    assert focus["id"] == item_id
 
 
 def test_openapi_document_lists_the_routes(client: httpx.Client) -> None:
@@ -307,7 +311,6 @@ BAD_ENQUEUES: list[tuple[Any, int, str]] = [
     ({"source_type": "a2a_message", "payload": {"content": "x"}}, 422, "validation_error"),
     ([1, 2, 3], 422, "validation_error"),
     ("just a string", 422, "validation_error"),
-    (None, 422, "validation_error"),
 ]
 
 
@@ -317,25 +320,6 @@ def test_bad_enqueue_is_rejected_and_changes_nothing(
 ) -> None:
     before = _snapshot(shared)
     _error(shared.post("/api/agents/alice/mailbox", json=body), status, code)
-    assert _snapshot(shared) == before
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [b"{bad", b'{"sourceType": "a2a_message", "payload": {"content": "x"}', b"\xff\xfe", b"[1,"],
-)
-def test_malformed_json_is_400(shared: httpx.Client, raw: bytes) -> None:
-    before = _snapshot(shared)
-    for path in ("/api/agents/alice/mailbox", "/api/agents/alice/chat"):
-        response = _post_raw(shared, path, raw)
-        assert response.status_code == 400, response.text
-        assert response.json()["error"]["code"] in ("malformed_json", "bad_request")
-    assert _snapshot(shared) == before
-
-
-def test_empty_body_is_422(shared: httpx.Client) -> None:
-    before = _snapshot(shared)
-    _error(_post_raw(shared, "/api/agents/alice/mailbox", b""), 422, "validation_error")
     assert _snapshot(shared) == before
 
 

@@ -5,7 +5,9 @@
 next to a runtime they own.
 
 Routes (all JSON; errors are ``{"error": {"code", "message"}}``, see
-:mod:`attn.server.errors`)::
+:mod:`attn.server.errors`; bodies must be JSON objects sent as
+``application/json``, see :mod:`attn.server.body`; a path with a trailing slash
+is a 404 that names the path without it)::
 
     GET  /health                               liveness, never needs the token
     GET  /api/types                            the item type registry
@@ -31,14 +33,19 @@ from fastapi import FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from attn.errors import AttnError
+from attn.server.body import JsonBodyRoute
 from attn.server.errors import (
     CODE_BY_STATUS,
     INTERNAL_ERROR,
     MALFORMED_JSON,
+    REPLY_TIMEOUT,
     VALIDATION_ERROR,
+    ApiError,
     attn_error_response,
+    clip,
     error_response,
 )
 from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
@@ -76,7 +83,10 @@ def create_app(
         title="attn",
         version=attn_version(),
         description="Durable mailboxes and a single-threaded attention loop for LLM agents.",
+        # A 307 to the path without the slash has an empty body; a JSON 404 says what to use.
+        redirect_slashes=False,
     )
+    app.router.route_class = JsonBodyRoute
     _install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
     if token:
@@ -218,31 +228,48 @@ def _split(value: str | None) -> list[str] | None:
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AttnError)
     async def on_attn_error(request: Request, exc: AttnError) -> JSONResponse:
-        return attn_error_response(exc)
+        return attn_error_response(exc, echoed=_echoed(request))
+
+    @app.exception_handler(ApiError)
+    async def on_api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.code, exc.message)
 
     @app.exception_handler(RequestValidationError)
     async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
         if any(err.get("type") == "json_invalid" for err in errors):
+            # Bodies are checked by JsonBodyRoute first; this is the fallback.
             detail = next(
                 (err.get("ctx", {}).get("error") for err in errors if err.get("ctx")), None
             )
-            message = "request body is not valid JSON" + (f": {detail}" if detail else "")
+            message = "the body is not valid JSON" + (f": {detail}" if detail else "")
             return error_response(400, MALFORMED_JSON, message)
-        problems = [_describe_validation(err) for err in errors]
+        problems = [describe_validation(err) for err in errors]
         return error_response(422, VALIDATION_ERROR, "; ".join(problems) or "invalid request")
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = CODE_BY_STATUS.get(exc.status_code, f"http_{exc.status_code}")
         message = str(exc.detail)
+        path = clip(request.url.path)
         if exc.status_code == 404 and message == "Not Found":
-            message = f"no route {request.method} {request.url.path}"
+            message = f"no route {request.method} {path}"
+            without = _without_trailing_slash(request)
+            if without is not None:
+                message += f"; did you mean {clip(without)} (no trailing slash)?"
+        elif exc.status_code == 405 and message == "Method Not Allowed":
+            allowed = (exc.headers or {}).get("Allow") or (exc.headers or {}).get("allow")
+            message = f"{request.method} is not allowed on {path}"
+            if allowed:
+                message += f"; allowed: {allowed}"
         return error_response(exc.status_code, code, message, headers=exc.headers)
 
     @app.exception_handler(TimeoutError)
     async def on_timeout(request: Request, exc: TimeoutError) -> JSONResponse:
-        return error_response(504, "timeout", "the reply did not come in time")
+        # attn raises ReplyTimeout (with the item id); a bare TimeoutError is a fallback.
+        return error_response(
+            504, REPLY_TIMEOUT, "the reply did not come in time; the item stays in the mailbox"
+        )
 
     @app.exception_handler(Exception)
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -250,12 +277,42 @@ def _install_error_handlers(app: FastAPI) -> None:
         return error_response(500, INTERNAL_ERROR, "internal error; see the server log")
 
 
-def _describe_validation(err: Any) -> str:
-    loc = [str(part) for part in err.get("loc", ()) if part not in ("body",)]
-    where = ".".join(loc)
-    msg = str(err.get("msg", "invalid"))
-    if err.get("type") == "extra_forbidden":
+def _echoed(request: Request) -> list[str]:
+    """What the caller sent that attn may echo in a message: path and query values."""
+    values = [str(v) for v in request.path_params.values()]
+    values.extend(request.query_params.values())
+    return values
+
+
+def _without_trailing_slash(request: Request) -> str | None:
+    """The request's path without its trailing slash, when a route serves that path."""
+    path = request.url.path
+    if len(path) < 2 or not path.endswith("/"):
+        return None
+    scope = {**request.scope, "path": path.rstrip("/") or "/"}
+    for route in request.app.router.routes:
+        match, _ = route.matches(scope)
+        if match is not Match.NONE:
+            return str(scope["path"])
+    return None
+
+
+def describe_validation(err: Any) -> str:
+    """One pydantic/FastAPI validation error as ``"body.text: field required"``.
+
+    The location keeps where the field was (``body``, ``query``, ``header``,
+    ``path``); list indexes are written ``[i]``.
+    """
+    where = ""
+    for part in err.get("loc", ()):
+        where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+    kind = err.get("type")
+    if kind == "extra_forbidden":
         msg = "unknown field"
-    elif err.get("type") == "missing":
-        msg = "required"
+    elif kind == "missing":
+        msg = "field required"
+    else:
+        msg = str(err.get("msg") or "invalid")
+        msg = msg.removeprefix("Value error, ")
+        msg = msg[:1].lower() + msg[1:]
     return f"{where}: {msg}" if where else msg

@@ -93,36 +93,50 @@ class BodyLimitMiddleware:
 class TokenMiddleware:
     """Require ``Authorization: Bearer <token>`` on every path but :data:`OPEN_PATHS`.
 
+    The scheme is case-insensitive (``bearer``, ``Bearer``, ``BEARER``, RFC 9110
+    §11.1); the token itself is compared exactly, in constant time.
+
     Args:
         app: the wrapped ASGI app.
-        token: the expected token (compared in constant time).
+        token: the expected token.
     """
 
     def __init__(self, app: ASGIApp, *, token: str) -> None:
         self.app = app
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
             await self.app(scope, receive, send)
             return
-        given = b""
+        given: bytes | None = None
         for name, value in scope["headers"]:
             if name == b"authorization":
                 given = value
                 break
-        if secrets.compare_digest(given, self._expected):
+        problem = self._check(given)
+        if problem is None:
             await self.app(scope, receive, send)
             return
         if scope["type"] == "websocket":
             # Closing before accept makes the server answer the handshake with 403.
             await send({"type": "websocket.close", "code": 1008})
             return
-        message = "missing bearer token" if not given else "wrong bearer token"
         response = error_response(
             401,
             UNAUTHORIZED,
-            f"{message}; send the header 'Authorization: Bearer <token>'",
+            f"{problem}; send the header 'Authorization: Bearer <token>'",
             headers={"WWW-Authenticate": "Bearer"},
         )
         await response(scope, receive, send)
+
+    def _check(self, header: bytes | None) -> str | None:
+        """None when ``header`` carries the token, else what is wrong with it."""
+        if header is None or not header.strip():
+            return "missing bearer token"
+        scheme, _, credentials = header.strip().partition(b" ")
+        if scheme.lower() != b"bearer":
+            return "the Authorization header must use the Bearer scheme"
+        if not secrets.compare_digest(credentials.strip(), self._expected):
+            return "wrong bearer token"
+        return None
