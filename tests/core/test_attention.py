@@ -376,8 +376,11 @@ async def test_core_29_all_messages_seen_at_one_yield_point_in_order(
     await clock.advance(0.2)
     await runtime.run_until_idle()
     assert len(decisions) == 1
-    assert [i.content for i in decisions[0].arrived] == [f"m{i}" for i in range(1, 6)]
-    assert [i.content for i in decisions[0].merged] == [f"m{i}" for i in range(1, 6)]
+    # m2..m5 merged into the queued m1 as they arrived (enqueue-time dedup, same
+    # channel); the yield point then merged m1, holding all five, into the turn.
+    (merged,) = decisions[0].merged
+    assert merged.content.split("\n\n---\n\n") == [f"m{i}" for i in range(1, 6)]
+    assert [m["content"] for m in merged.payload["messages"]] == [f"m{i}" for i in range(1, 6)]
 
 
 async def test_core_30_user_cancel_does_not_leak(runtime: Runtime, clock: FakeClock) -> None:

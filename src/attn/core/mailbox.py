@@ -81,6 +81,10 @@ class Mailbox:
         self._getters: deque[asyncio.Future[None]] = deque()
         self._reserved = 0
         self._type_counts: dict[str, int] = {}
+        # (source type, task/requirement/channel key) → the queued item new ones merge into
+        self._merge_index: dict[tuple[str, object], MailboxItem] = {}
+        #: Clock monotonic time of the latest enqueue (merged or not), for the burst window.
+        self.last_arrival_at = float("-inf")
         # (item id, (payload JSON, metadata JSON)) of the last built item, so
         # an insert right after build_item does not encode it again.
         self._encoded: tuple[str, tuple[str, str]] | None = None
@@ -189,7 +193,9 @@ class Mailbox:
                 f"payload and metadata take {size} bytes; the limit is "
                 f"{self._config.max_payload_bytes} bytes"
             )
-        if spec.name != "human_chat" and self.depth + self._reserved >= self._config.capacity:
+        if spec.name != "human_chat" and self.depth + self._reserved >= self._config.capacity and (
+            self.merge_target(spec.name, payload, idempotency_key) is None
+        ):
             raise MailboxFull(
                 f"mailbox of agent {self.agent_id!r} holds {self.depth} queued items "
                 f"(capacity {self._config.capacity}); {spec.name} item rejected"
@@ -227,10 +233,19 @@ class Mailbox:
         )
 
     async def insert(self, item: MailboxItem) -> MailboxItem:
-        """Store and queue an item made by :meth:`build_item`; return it after commit."""
+        """Store and queue an item made by :meth:`build_item`; return it after commit.
+
+        A comment or channel message whose task, requirement or channel has a
+        queued item is merged into it instead (000 §14): the returned item is
+        that survivor, holding both texts; the new item is stored as merged.
+        """
         cached = self._encoded
         encoded = cached[1] if cached is not None and cached[0] == item.id else None
         self._encoded = None
+        self.last_arrival_at = self._clock.monotonic()
+        target = self.merge_target(item.source_type, item.payload, item.idempotency_key)
+        if target is not None:
+            return await self._merge_on_enqueue(item, target, encoded)
         self._reserved += 1
         try:
             results = await self._store.write([InsertItem(item, encoded)])
@@ -248,10 +263,58 @@ class Mailbox:
             self.on_new_item(item)
         return item
 
+    def merge_target(self, source_type: str, payload: object,
+                     idempotency_key: object = None) -> MailboxItem | None:
+        """The queued item a new item of this type and payload would merge into, or None.
+
+        Never for execution triggers (either side), for types without a merge
+        key, for items with an idempotency key (a retried enqueue must be
+        recognisable, so it stays an item of its own) or with dedup off.
+        """
+        if not self._config.dedup or idempotency_key is not None or not isinstance(payload, dict):
+            return None
+        key = self._merge_key(source_type, payload)
+        return self._merge_index.get(key) if key is not None else None
+
+    def _merge_key(self, source_type: str, payload: dict[str, Any]) -> tuple[str, object] | None:
+        spec = self._registry.get(source_type)
+        if spec is None or spec.merge_key is None:
+            return None
+        extra = payload.get("extra")
+        flags = extra if isinstance(extra, dict) else {}
+        if payload.get("triggerExecution") or flags.get("triggerExecution"):
+            return None
+        value = payload.get(spec.merge_key, flags.get(spec.merge_key))
+        if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+            return None
+        return (source_type, value)
+
+    async def _merge_on_enqueue(self, item: MailboxItem, target: MailboxItem,
+                                encoded: tuple[str, str] | None) -> MailboxItem:
+        before = (target.payload, target.priority)
+        spec = self._registry.get_type(item.source_type)
+        ops: list[WriteOp] = self.merge_ops(item, target)
+        ops[0] = InsertItem(item, encoded)  # the absorbed item's row, stored as merged
+        key = f"{spec.merge_key} {item.extra(spec.merge_key or '')!r}"
+        ops.append(self.decision_op(item, DecisionType.MERGE,
+                                    f"enqueue-time dedup: same {key} as queued {target.id}"))
+        try:
+            await self._store.write(ops)
+        except BaseException:
+            target.payload, target.priority = before
+            self.counters["merged"] -= 1
+            raise
+        if self._bus.active:
+            self._emit(NEW_ITEM, {"item": target.to_dict(), "mergedItemId": item.id})
+        return target
+
     def _push(self, item: MailboxItem) -> None:
         if item.id not in self._queued:
             counts = self._type_counts
             counts[item.source_type] = counts.get(item.source_type, 0) + 1
+            key = self._merge_key(item.source_type, item.payload)
+            if key is not None:
+                self._merge_index.setdefault(key, item)
         self._queued[item.id] = item
         heapq.heappush(self._heap, (item.priority, item.seq, item.id))
         while self._getters:
@@ -284,6 +347,10 @@ class Mailbox:
 
     def _unqueue(self, item: MailboxItem) -> None:
         if self._queued.pop(item.id, None) is not None:
+            if self._merge_index:
+                key = self._merge_key(item.source_type, item.payload)
+                if key is not None and self._merge_index.get(key) is item:
+                    del self._merge_index[key]
             counts = self._type_counts
             left = counts[item.source_type] - 1
             if left:
@@ -613,30 +680,39 @@ def merge_payload(into: MailboxItem, item: MailboxItem) -> None:
     """Append ``item``'s text and sender to ``into``'s payload (000 §14).
 
     Content is joined with ``---`` separators, the summary gains ``(+N)``, and
-    ``payload["messages"]`` lists every sender's message in arrival order.
+    ``payload["messages"]`` lists every sender's message in arrival order, each
+    with the fields of its own payload (attachments, mentions…), so nothing is
+    lost. ``into.payload`` is replaced by a new dict, never changed in place.
     """
-    payload = into.payload
+    payload = dict(into.payload)
     messages = payload.get("messages")
     if not isinstance(messages, list):
         messages = [_message_of(into)]
-    messages.append(_message_of(item))
-    payload["messages"] = messages
+    payload["messages"] = [*messages, _message_of(item)]
     parts = [p for p in (into.content, item.content) if p]
     payload["content"] = MERGE_SEPARATOR.join(parts)
-    merged_count = len(messages) - 1
     base = payload.get("baseSummary") or into.summary
     payload["baseSummary"] = base
-    payload["summary"] = f"{base} (+{merged_count})"
+    payload["summary"] = f"{base} (+{len(payload['messages']) - 1})"
     absorbed = payload.get("mergedItemIds")
     payload["mergedItemIds"] = [*(absorbed if isinstance(absorbed, list) else []), item.id]
+    into.payload = payload
+
+
+_OWN_KEYS = frozenset({"content", "summary", "messages", "baseSummary", "mergedItemIds"})
 
 
 def _message_of(item: MailboxItem) -> JSON:
     meta = item.metadata
-    return {
+    message: JSON = {
         "itemId": item.id,
+        "sourceType": item.source_type,
         "senderId": meta.get("senderId"),
         "senderName": meta.get("senderName") or meta.get("senderId") or "unknown",
         "content": item.content,
         "timestamp": item.queued_at.isoformat(),
     }
+    fields = {k: v for k, v in item.payload.items() if k not in _OWN_KEYS}
+    if fields:
+        message["payload"] = fields
+    return message

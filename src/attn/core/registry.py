@@ -75,8 +75,10 @@ class ItemType:
         recovery: restart policy when found ``processing`` after a crash.
         ttl_s: queued items older than this (seconds) are dropped as expired
             on restart; None means never.
-        merge_key: payload key whose equal values merge comments into the
-            focus or into each other (000 §14, §17); None for no merging.
+        merge_key: payload key (top level or under ``extra``) whose equal values
+            merge queued items of this type into one: task comments by task,
+            requirement comments by requirement, agent messages by channel
+            (000 §14, §17); None for no merging.
     """
 
     name: str
@@ -151,7 +153,8 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
         "task_status_update", "Task Status", 1, _T, "📋", None,
         invokes_llm=False, recovery=Recovery.DROP, ttl_s=_4H,
     ),
-    ItemType("a2a_message", "Agent Message", 2, _I, "🔗", "a2a", requires_text=True),
+    ItemType("a2a_message", "Agent Message", 2, _I, "🔗", "a2a", requires_text=True,
+             merge_key="channelKey"),
     ItemType("review_request", "Review Request", 1, _T, "👀", "chat"),
     ItemType(
         "requirement_comment", "Requirement Comment", 2, _T, "💬", None,
