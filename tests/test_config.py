@@ -8,7 +8,10 @@ import pytest
 
 from attn.config import (
     DEFAULT_PORT,
+    AttnConfig,
     ConfigError,
+    build_brains,
+    check_database_url,
     is_loopback,
     load_config,
     parse_config,
@@ -127,6 +130,63 @@ def test_bad_fields_name_field_and_line(text: str, needle: str) -> None:
     assert str(info.value).startswith("team.toml: ")
     assert isinstance(info.value, InvalidInput)
     assert info.value.code == "config_error"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "[[agents]]\nname = 'ada'\nbrain = 'echo'\noptions = { stepz = 3 }\n",
+            "agents[0].options.stepz (line 4, agent 'ada'): the echo brain has no option "
+            "'stepz'; its options: steps, step_s, prefix",
+        ),
+        (
+            "[[agents]]\nname = 'a'\nbrain = 'echo'\n\n[[agents]]\nname = 'bo'\n"
+            "brain = 'echo'\n\n[agents.options]\nsteps = 2\nprefx = 'x'\n",
+            "agents[1].options.prefx (line 11, agent 'bo'): the echo brain has no option 'prefx'",
+        ),
+        (
+            "[[agents]]\nname = 'ada'\nbrain = 'echo'\noptions = { steps = 0 }\n",
+            "agents[0].options (line 4, agent 'ada'): echo brain steps must be an integer ≥ 1",
+        ),
+        (
+            "[[agents]]\nname = 'cy'\nbrain = 'script'\n",
+            "agents[0].options (line 1, agent 'cy'): the script brain needs the option 'steps'",
+        ),
+        (
+            "[[agents]]\nname = 'ada'\nbrain = 'ehco'\n",
+            "agents[0].brain (line 3, agent 'ada'): unknown brain 'ehco'; built-in brains: "
+            "echo, script",
+        ),
+    ],
+)
+def test_brain_option_errors_name_file_agent_and_line(text: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(text, source="team.toml", environ={})
+    assert str(info.value).startswith(f"team.toml: {expected}")
+
+
+def test_build_brains_names_the_agent() -> None:
+    config = parse_config(GOOD, environ={})
+    assert len(build_brains(config)) == 2
+    bad = AttnConfig.model_validate(
+        {"agents": [{"name": "zed", "brain": "echo", "options": {"steps": -1}}], "source": "x"}
+    )
+    with pytest.raises(ConfigError, match=r"^x: agents\[0\]\.options \(agent 'zed'\): echo"):
+        build_brains(bad)
+
+
+def test_check_database_url(tmp_path: Path) -> None:
+    check_database_url("memory://")
+    check_database_url(f"sqlite:///{tmp_path / 'a.db'}")
+    check_database_url("postgresql://127.0.0.1/test")
+    with pytest.raises(InvalidInput, match=r"the folder '.*nope' does not exist"):
+        check_database_url(f"sqlite:///{tmp_path / 'nope' / 'a.db'}")
+    with pytest.raises(InvalidInput, match="it is a folder, not a file"):
+        check_database_url(f"sqlite:///{tmp_path}")
+    with pytest.raises(InvalidInput, match="unsupported database URL 'mysql://x'"):
+        check_database_url("mysql://x")
+    assert not (tmp_path / "nope").exists()
 
 
 def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:

@@ -6,6 +6,10 @@ line. Environment variables override the file: ``ATTN_DATABASE_URL``,
 ``ATTN_HOST``, ``ATTN_PORT``, ``ATTN_TOKEN``. Without a file, a demo team of
 three agents is used so that ``attn serve`` works on a fresh clone.
 
+Each agent's brain and its ``options`` are checked when the file is loaded (the
+brain is built once and thrown away), so an unknown brain or a misspelt option
+is reported with the file, the agent and the line, before anything starts.
+
 Example::
 
     [database]
@@ -29,6 +33,7 @@ Example::
 
 from __future__ import annotations
 
+import inspect
 import ipaddress
 import os
 import re
@@ -36,11 +41,14 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from attn.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from attn.core.focus import Brain
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -286,7 +294,108 @@ def _validate(
                 f"{source}: agents[{i}].name{where}: agent name {agent.name!r} is used twice"
             )
         seen.add(agent.name)
+    lines = _key_lines(text) if text is not None else {}
+    for i, agent in enumerate(config.agents):
+        problem = _brain_problem(agent)
+        if problem is not None:
+            loc, message = problem
+            line = _find_line(lines, ("agents", i, *loc)) if lines else None
+            where = f"line {line}, " if line is not None else ""
+            head = source if source != "demo" else "built-in demo config"
+            raise ConfigError(
+                f"{head}: {_dotted(('agents', i, *loc))} ({where}agent {agent.name!r}): {message}"
+            )
     return config
+
+
+def _brain_problem(agent: AgentSection) -> tuple[tuple[str, ...], str] | None:
+    """What is wrong with an agent's brain and options: (location under the agent, message).
+
+    Unknown and missing options are found from the brain class's signature
+    (naming the options it takes); other bad values by building the brain once.
+    """
+    from attn.brains import BRAINS, build_brain
+
+    cls = BRAINS.get(agent.brain)
+    if cls is None:
+        return ("brain",), f"unknown brain {agent.brain!r}; built-in brains: {', '.join(BRAINS)}"
+    params = inspect.signature(cls).parameters
+    named = [
+        name
+        for name, param in params.items()
+        if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
+    ]
+    takes = ", ".join(named) or "none"
+    if not any(param.kind is param.VAR_KEYWORD for param in params.values()):
+        for key in agent.options:
+            if key not in named:
+                message = f"the {agent.brain} brain has no option {key!r}; its options: {takes}"
+                return ("options", key), message
+    for name in named:
+        if params[name].default is inspect.Parameter.empty and name not in agent.options:
+            return ("options",), f"the {agent.brain} brain needs the option {name!r}"
+    try:
+        build_brain(agent.brain, dict(agent.options))
+    except InvalidInput as exc:
+        return ("options",), exc.message
+    return None
+
+
+def build_brains(config: AttnConfig) -> list[Brain]:
+    """Build the brain of every agent of ``config``, in order.
+
+    Returns:
+        One brain per ``config.agents`` entry.
+
+    Raises:
+        ConfigError: a brain is unknown or its options are wrong; the message
+            names the config's source and the agent.
+    """
+    from attn.brains import build_brain
+
+    brains = []
+    head = config.source if config.source != "demo" else "built-in demo config"
+    for i, agent in enumerate(config.agents):
+        try:
+            brains.append(build_brain(agent.brain, dict(agent.options)))
+        except InvalidInput as exc:
+            raise ConfigError(
+                f"{head}: agents[{i}].options (agent {agent.name!r}): {exc.message}"
+            ) from exc
+    return brains
+
+
+def check_database_url(url: str) -> None:
+    """Check what can be checked of a database URL before it is opened.
+
+    For SQLite the folder of the file must exist (the file itself is created);
+    other schemes are checked when the store opens.
+
+    Args:
+        url: a database URL (``sqlite:///…``, ``memory://``, ``postgresql://…``).
+
+    Raises:
+        InvalidInput: unsupported scheme, a malformed SQLite URL, a missing
+            folder, or a path that is a folder.
+    """
+    from attn.store.url import SUPPORTED_SCHEMES, is_postgres_url, is_sqlite_url, parse_sqlite_url
+
+    if is_sqlite_url(url):
+        path = parse_sqlite_url(url).path
+        folder = path.parent
+        if not folder.is_dir():
+            raise InvalidInput(
+                f"cannot open the SQLite database {str(path)!r}: the folder "
+                f"{str(folder)!r} does not exist (create it, or use another path)"
+            )
+        if path.is_dir():
+            raise InvalidInput(
+                f"cannot open the SQLite database {str(path)!r}: it is a folder, not a file"
+            )
+    elif url != "memory://" and not is_postgres_url(url):
+        raise InvalidInput(
+            f"unsupported database URL {url!r}; supported schemes: {', '.join(SUPPORTED_SCHEMES)}"
+        )
 
 
 def _describe(
@@ -385,6 +494,8 @@ __all__ = [
     "DatabaseSection",
     "DefaultsSection",
     "ServerSection",
+    "build_brains",
+    "check_database_url",
     "is_loopback",
     "load_config",
     "parse_config",

@@ -68,14 +68,36 @@ def _one_line_error(result: Any, needle: str, exit_code: int = 1) -> None:
 # ------------------------------------------------------------------------------- help
 
 
-@pytest.mark.parametrize(
-    "command", [[], ["serve"], ["agents"], ["send"], ["mailbox"], ["version"], ["replay"]]
-)
+COMMANDS = [
+    [],
+    ["serve"],
+    ["agents"],
+    ["send"],
+    ["mailbox"],
+    ["version"],
+    ["replay"],
+    ["import"],
+    ["import", "claude-team"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(runner: CliRunner, command: list[str]) -> None:
     result = attn(runner, *command, "--help")
     assert result.exit_code == 0, result.output
     assert "Usage" in result.stdout
-    assert "Example" in result.stdout
+    examples = result.stdout.split("Example", 1)[1].splitlines()[1:]
+    assert any(line.strip().startswith("attn ") for line in examples), result.stdout
+    assert "<bool>" not in result.stdout
+    assert "╭" not in result.stdout  # plain help, no boxes
+
+
+def test_every_command_is_in_the_help_test() -> None:
+    from typer.main import get_command
+
+    root = get_command(app)
+    names = {command[0] for command in COMMANDS if command}
+    assert names == set(root.commands)  # type: ignore[attr-defined]
 
 
 def test_version(runner: CliRunner) -> None:
@@ -155,9 +177,15 @@ def test_unknown_agent_is_one_line(runner: CliRunner, server: LiveServer) -> Non
 
 
 def test_bad_input_is_one_line(runner: CliRunner, server: LiveServer) -> None:
-    result = attn(runner, "send", "alice", "x", "--priority", "9", "--no-wait",
-                  "--url", server.url)  # fmt: skip
-    _one_line_error(result, "422 invalid_priority")
+    for wait in ("--no-wait", "--wait"):
+        result = attn(runner, "send", "alice", "x", "--priority", "9", wait, "--url", server.url)
+        _one_line_error(result, "--priority must be from 0 (critical) to 4 (background), got 9", 2)
+    result = attn(runner, "send", "alice", "x", "--priority", "-1", "--url", server.url)
+    _one_line_error(result, "--priority must be from 0 (critical) to 4 (background), got -1", 2)
+    result = attn(runner, "send", "alice", "x", "--priority", "1", "--url", server.url)
+    _one_line_error(result, "--priority applies to a queued message: add --no-wait", 2)
+    result = attn(runner, "send", "alice", "x", "--timeout", "0", "--url", server.url)
+    _one_line_error(result, "--timeout must be positive seconds, got 0", 2)
     _one_line_error(attn(runner, "send", "alice", "  ", "--url", server.url), "non-empty text")
     result = attn(runner, "send", "alice", "x", "--type", "nope", "--no-wait", "--url", server.url)
     _one_line_error(result, "unknown source type 'nope'")
@@ -168,10 +196,44 @@ def test_bad_input_is_one_line(runner: CliRunner, server: LiveServer) -> None:
     assert mailbox["total"] == 0
 
 
-def test_usage_errors_exit_2(runner: CliRunner) -> None:
-    assert attn(runner, "mailbox", "alice", "--limit", "0").exit_code == 2
-    assert attn(runner, "send", "alice").exit_code == 2
-    assert attn(runner, "no-such-command").exit_code == 2
+@pytest.mark.parametrize(
+    ("args", "needle", "where"),
+    [
+        (["mailbox", "alice", "--limit", "0"], "Invalid value for '--limit'", "attn mailbox"),
+        (["mailbox", "alice", "--limit", "1001"], "Invalid value for '--limit'", "attn mailbox"),
+        (["mailbox", "alice", "--limit", "ten"], "Invalid value for '--limit'", "attn mailbox"),
+        (["send", "alice"], "Missing argument 'TEXT'", "attn send"),
+        (["send", "alice", "hi", "--bogus"], "No such option: --bogus", "attn send"),
+        (["no-such-command"], "No such command 'no-such-command'", "attn"),
+        (["--bogus"], "No such option: --bogus", "attn"),
+        (["import", "nope"], "No such command 'nope'", "attn import"),
+        (["replay"], "Missing argument 'TRACE'", "attn replay"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(
+    runner: CliRunner, args: list[str], needle: str, where: str
+) -> None:
+    result = attn(runner, *args)
+    _one_line_error(result, needle, exit_code=2)
+    assert result.stderr.strip().endswith(f"(see '{where} --help')")
+    assert "Usage:" not in result.output
+
+
+@pytest.mark.parametrize("command", [[], ["import"]])
+def test_a_group_without_a_command_prints_its_help(runner: CliRunner, command: list[str]) -> None:
+    result = attn(runner, *command)
+    assert result.exit_code == 2
+    assert "Usage:" in result.output and "Commands:" in result.output
+
+
+def test_mailbox_limit_allows_what_the_api_allows(runner: CliRunner, server: LiveServer) -> None:
+    from attn.cli.commands import MAX_LIMIT
+    from attn.server.app import MAX_PAGE
+
+    assert MAX_LIMIT == MAX_PAGE == 1000
+    result = attn(runner, "mailbox", "alice", "--limit", "1000", "--url", server.url, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["history"] == []
 
 
 def test_server_down_is_one_line(runner: CliRunner) -> None:
@@ -195,9 +257,17 @@ def test_debug_shows_the_traceback(runner: CliRunner) -> None:
 def test_token(runner: CliRunner, tmp_path: Path) -> None:
     env = {"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 't.db'}", "ATTN_TOKEN": TOKEN}
     with LiveServer(parse_config(TEAM, environ=env)) as live:
-        _one_line_error(attn(runner, "agents", "--url", live.url), "401 unauthorized")
+        missing = attn(runner, "agents", "--url", live.url)
+        _one_line_error(missing, "401 unauthorized")
+        assert f"the server at {live.url} needs an API token (missing bearer token)" in (
+            missing.stderr
+        )
+        assert "pass --token TOKEN or set ATTN_TOKEN" in missing.stderr
         wrong = attn(runner, "agents", "--url", live.url, "--token", "wrong-token")
-        _one_line_error(wrong, "wrong bearer token")
+        _one_line_error(wrong, "refused the API token (wrong bearer token)")
+        assert "check --token or ATTN_TOKEN" in wrong.stderr
+        wrong_env = attn(runner, "mailbox", "alice", "--url", live.url, env={"ATTN_TOKEN": "x"})
+        _one_line_error(wrong_env, "check --token or ATTN_TOKEN")
         assert attn(runner, "agents", "--url", live.url, "--token", TOKEN).exit_code == 0
         by_env = attn(runner, "send", "alice", "hi", "--url", live.url, env={"ATTN_TOKEN": TOKEN})
         assert by_env.stdout.strip() == "echo: hi"
@@ -226,7 +296,29 @@ def test_serve_reports_bad_config_with_its_line(
     _one_line_error(missing, "does not exist", exit_code=2)
     (tmp_path / "attn.toml").write_text("[[agents]]\nname = 'a'\nbrain = 'nope'\n")
     _one_line_error(attn(runner, "serve"), "unknown brain 'nope'", exit_code=2)
+    (tmp_path / "attn.toml").write_text(
+        "[[agents]]\nname = 'ada'\nbrain = 'echo'\noptions = { stepz = 3 }\n"
+    )
+    _one_line_error(
+        attn(runner, "serve"),
+        "attn.toml: agents[0].options.stepz (line 4, agent 'ada'): "
+        "the echo brain has no option 'stepz'; its options: steps, step_s, prefix",
+        exit_code=2,
+    )
     assert not (tmp_path / "attn.db").exists()
+
+
+def test_serve_reports_a_missing_database_folder(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = attn(runner, "serve", "--port", "0", env={"ATTN_DATABASE_URL": "sqlite:///nope/x.db"})
+    _one_line_error(
+        result,
+        "cannot open the SQLite database 'nope/x.db': the folder 'nope' does not exist",
+        exit_code=2,
+    )
+    assert not (tmp_path / "nope").exists()
 
 
 def test_serve_reports_a_busy_port(
@@ -341,6 +433,18 @@ def test_fresh_clone_path_serve_send_mailbox(tmp_path: Path) -> None:
         assert (item["id"], item["status"]) == (item_id, "completed")
     finally:
         assert again.interrupt() == 0
+
+
+def test_serve_warns_when_attn_toml_has_no_agents(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ATTN_")}
+    env["ATTN_DATABASE_URL"] = "memory://"
+    (tmp_path / "attn.toml").write_text("[defaults]\nbackstop_s = 60\n")
+    server = ServeProcess(tmp_path, env)
+    assert "serving 0 agents (none)" in server.banner
+    assert server.interrupt() == 0
+    assert server.stderr.splitlines() == [
+        "attn: warning: attn.toml defines no agents ([[agents]] tables); serving none"
+    ]
 
 
 def test_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None:

@@ -54,6 +54,7 @@ class ApiClient:
         read_timeout_s: float | None = 30.0,
     ) -> None:
         self.url = url.rstrip("/")
+        self.has_token = bool(token)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._client = httpx.Client(
             base_url=self.url,
@@ -105,7 +106,7 @@ class ApiClient:
         except httpx.HTTPError as exc:
             raise CliError(f"request to {self.url} failed: {exc}") from None
         if response.status_code >= 400:
-            raise CliError(_error_line(response))
+            raise CliError(self._error_line(response))
         try:
             return response.json()
         except ValueError:
@@ -114,12 +115,26 @@ class ApiClient:
                 "is it an attn server?"
             ) from None
 
-
-def _error_line(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-        error = body["error"]
-        return f"{error['message']} ({response.status_code} {error['code']})"
-    except (ValueError, KeyError, TypeError):
-        text = response.text.strip().splitlines()[0][:200] if response.text.strip() else ""
-        return f"server answered {response.status_code}" + (f": {text}" if text else "")
+    def _error_line(self, response: httpx.Response) -> str:
+        """One line for an error answer: the server's message and code, and for 401 what to do."""
+        status = response.status_code
+        try:
+            error = response.json()["error"]
+            message, code = str(error["message"]), str(error["code"])
+        except (ValueError, KeyError, TypeError):
+            text = response.text.strip().splitlines()[0][:200] if response.text.strip() else ""
+            return f"server answered {status}" + (f": {text}" if text else "")
+        if status == 401:
+            # The server's hint names the HTTP header; a CLI user needs the option.
+            message = message.split(";")[0]
+            if self.has_token:
+                message = (
+                    f"the server at {self.url} refused the API token ({message}); "
+                    f"check --token or {TOKEN_ENV}"
+                )
+            else:
+                message = (
+                    f"the server at {self.url} needs an API token ({message}); "
+                    f"pass --token TOKEN or set {TOKEN_ENV}"
+                )
+        return f"{message} ({status} {code})"

@@ -15,7 +15,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, ApiClient, CliError
-from attn.cli.output import console, handle_errors, print_json, shorten
+from attn.cli.output import console, examples, handle_errors, print_json, shorten
+
+#: Largest ``--limit`` of ``attn mailbox``: the API's page size (``attn.server.app.MAX_PAGE``).
+MAX_LIMIT = 1000
+#: Priorities run from 0 (critical) to 4 (background).
+PRIORITY_RANGE = range(5)
 
 UrlOption = Annotated[
     str,
@@ -41,18 +46,21 @@ def register(app: typer.Typer) -> None:
     """Add the client commands to ``app``."""
     app.command(
         "agents",
-        epilog="Example: attn agents --url http://127.0.0.1:8765",
+        epilog=examples("attn agents", "attn agents --url http://127.0.0.1:8765 --json"),
     )(agents)
     app.command(
         "send",
-        epilog=(
-            "Examples: attn send alice 'hello there'  ·  "
-            "attn send bob 'build finished' --type a2a_message --priority 1 --no-wait"
+        epilog=examples(
+            "attn send alice 'hello there'",
+            "attn send bob 'build finished' --type a2a_message --priority 1 --no-wait",
         ),
     )(send)
     app.command(
         "mailbox",
-        epilog="Example: attn mailbox alice --status completed,dropped --limit 10",
+        epilog=examples(
+            "attn mailbox alice",
+            "attn mailbox alice --status completed,dropped --limit 10 --json",
+        ),
     )(mailbox)
 
 
@@ -90,14 +98,16 @@ def agents(
 
 @handle_errors
 def send(
-    agent: Annotated[str, typer.Argument(help="Name of the receiving agent.")],
-    text: Annotated[str, typer.Argument(help="The message text.")],
+    agent: Annotated[str, typer.Argument(metavar="AGENT", help="Name of the receiving agent.")],
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="The message text.")],
     source_type: Annotated[
         str, typer.Option("--type", help="Mailbox item type, e.g. human_chat, a2a_message.")
     ] = "human_chat",
     priority: Annotated[
         int | None,
-        typer.Option(help="0 (critical) .. 4 (background); default: the type's own."),
+        typer.Option(
+            help="0 (critical) .. 4 (background); default: the type's own. Needs --no-wait."
+        ),
     ] = None,
     wait: Annotated[
         bool | None,
@@ -119,12 +129,20 @@ def send(
 ) -> None:
     """Put a message in an agent's mailbox; for a chat, wait for the reply and print it."""
     should_wait = (source_type == "human_chat") if wait is None else wait
-    if timeout is not None and timeout <= 0:
-        raise CliError(f"--timeout must be positive seconds, got {timeout}", exit_code=2)
+    if priority is not None and priority not in PRIORITY_RANGE:
+        raise CliError(
+            f"--priority must be from 0 (critical) to 4 (background), got {priority}", exit_code=2
+        )
+    if timeout is not None and not timeout > 0:
+        raise CliError(f"--timeout must be positive seconds, got {timeout:g}", exit_code=2)
+    if should_wait and priority is not None:
+        raise CliError(
+            "--priority applies to a queued message: add --no-wait (a waited message "
+            "gets its type's priority)",
+            exit_code=2,
+        )
     with ApiClient(url, token=token) as client:
         if should_wait:
-            if priority is not None:
-                raise CliError("--priority only applies with --no-wait", exit_code=2)
             body: dict[str, Any] = {"text": text, "senderId": sender, "sourceType": source_type}
             if session is not None:
                 body["sessionId"] = session
@@ -161,7 +179,7 @@ def send(
 
 @handle_errors
 def mailbox(
-    agent: Annotated[str, typer.Argument(help="Name of the agent.")],
+    agent: Annotated[str, typer.Argument(metavar="AGENT", help="Name of the agent.")],
     status: Annotated[
         str | None,
         typer.Option(help="Only these statuses, comma-separated (queued, completed, ...)."),
@@ -169,7 +187,9 @@ def mailbox(
     source_type: Annotated[
         str | None, typer.Option("--type", help="Only these item types, comma-separated.")
     ] = None,
-    limit: Annotated[int, typer.Option(min=1, max=500, help="History rows to show.")] = 20,
+    limit: Annotated[
+        int, typer.Option(min=1, max=MAX_LIMIT, help=f"History rows to show (1..{MAX_LIMIT}).")
+    ] = 20,
     offset: Annotated[int, typer.Option(min=0, help="History rows to skip.")] = 0,
     url: UrlOption = DEFAULT_URL,
     token: TokenOption = None,

@@ -15,20 +15,22 @@ import typer
 
 from attn.cli import commands, trace
 from attn.cli.client import DEFAULT_URL
-from attn.cli.output import handle_errors, state
+from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import attn_version
 
 app = typer.Typer(
     name="attn",
+    cls=OneLineUsageGroup,
     help=(
         "Durable mailboxes and a single-threaded attention loop for LLM agents.\n\n"
-        "Start a server with `attn serve`, then talk to it from another terminal."
+        "Start a server with 'attn serve', then talk to it from another terminal."
     ),
-    epilog="Example: attn serve  ·  then: attn send alice 'hello'  ·  attn mailbox alice",
+    epilog=examples("attn serve", "attn send alice 'hello'", "attn mailbox alice"),
     no_args_is_help=True,
     add_completion=False,
-    pretty_exceptions_show_locals=False,
-    rich_markup_mode="markdown",
+    # Plain Click help and errors: no boxes, no "<bool>" type tags, one-line usage errors.
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
 )
 
 
@@ -43,9 +45,9 @@ def main(
 
 
 @app.command(
-    epilog=(
-        "Example: attn serve --port 8765  ·  "
-        "ATTN_DATABASE_URL=postgresql://127.0.0.1/attn attn serve --config team.toml"
+    epilog=examples(
+        "attn serve --port 8765",
+        "ATTN_DATABASE_URL=postgresql://127.0.0.1/attn attn serve --config team.toml",
     )
 )
 @handle_errors
@@ -75,6 +77,8 @@ def serve(
     from attn.server.serve import serve as run_server
 
     settings = load_config(config)
+    if not settings.agents:
+        warn(f"{settings.source} defines no agents ([[agents]] tables); serving none")
 
     def ready(info: ServeInfo) -> None:
         names = ", ".join(info.agents) or "none"
@@ -85,13 +89,16 @@ def serve(
         typer.echo(f"  agents from: {where}")
         typer.echo(f"  database:    {info.database_url}")
         hint = "" if info.url == DEFAULT_URL else f"ATTN_URL={info.url} "
-        first = info.agents[0] if info.agents else "AGENT"
-        typer.echo(f"  try:         {hint}attn send {first} 'hello'   (Ctrl+C stops)")
+        if info.agents:
+            first = info.agents[0]
+            typer.echo(f"  try:         {hint}attn send {first} 'hello'   (Ctrl+C stops)")
+        else:
+            typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 
     asyncio.run(run_server(settings, host=host, port=port, on_ready=ready))
 
 
-@app.command(epilog="Example: attn version")
+@app.command(epilog=examples("attn version"))
 def version() -> None:
     """Print attn's version."""
     typer.echo(f"attn {attn_version()}")

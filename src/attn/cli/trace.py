@@ -21,7 +21,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from attn.cli.output import console, fail, handle_errors, print_json
+from attn.cli.client import CliError
+from attn.cli.output import console, examples, fail, handle_errors, print_json
+from attn.config import check_database_url
 from attn.runtime import Runtime
 from attn.store.url import open_store
 from attn.trace.claude_team import import_claude_team
@@ -31,8 +33,13 @@ from attn.trace.summary import ReplaySummary
 
 import_app = typer.Typer(
     name="import",
-    help="Turn recorded agent traffic into a trace file for `attn replay`.",
+    help="Turn recorded agent traffic into a trace file for 'attn replay'.",
+    epilog=examples(
+        "attn import claude-team ~/.claude/teams/my-team/inboxes -o team.jsonl",
+        "attn replay team.jsonl",
+    ),
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
@@ -41,25 +48,26 @@ def register(app: typer.Typer) -> None:
     app.add_typer(import_app, name="import")
     app.command(
         "replay",
-        epilog=(
-            "Examples: attn replay trace.jsonl  ·  "
-            "attn replay trace.jsonl --database sqlite:///replay.db --json  ·  "
-            "attn replay trace.jsonl --speed 10 --max-gap 5"
+        epilog=examples(
+            "attn replay trace.jsonl",
+            "attn replay trace.jsonl --database sqlite:///replay.db --json",
+            "attn replay trace.jsonl --speed 10 --max-gap 5",
         ),
     )(replay_command)
 
 
 @import_app.command(
     "claude-team",
-    epilog=(
-        "Examples: attn import claude-team ~/.claude/teams/my-team/inboxes -o team.jsonl  ·  "
-        "attn import claude-team inbox.json -o -"
+    epilog=examples(
+        "attn import claude-team ~/.claude/teams/my-team/inboxes -o team.jsonl",
+        "attn import claude-team inbox.json -o -",
     ),
 )
 @handle_errors
 def import_claude_team_command(
     path: Annotated[
-        Path, typer.Argument(help="An inbox JSON file or a folder searched recursively.")
+        Path,
+        typer.Argument(metavar="PATH", help="An inbox JSON file or a folder searched recursively."),
     ],
     output: Annotated[
         str, typer.Option("-o", "--output", help="Trace file to write; '-' for stdout.")
@@ -104,7 +112,7 @@ def import_claude_team_command(
 
 @handle_errors
 def replay_command(
-    trace: Annotated[Path, typer.Argument(help="Trace file (JSONL) to replay.")],
+    trace: Annotated[Path, typer.Argument(metavar="TRACE", help="Trace file (JSONL) to replay.")],
     database: Annotated[
         str,
         typer.Option("--database", help="Store URL: memory://, sqlite:///file.db, postgresql://…"),
@@ -123,6 +131,18 @@ def replay_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Replay a trace through a runtime with echo brains and summarize the outcome."""
+    if speed is not None and not speed > 0:
+        raise CliError(
+            f"--speed must be a positive factor (10 replays ten times faster), got {speed:g}; "
+            "leave it out to replay as fast as possible",
+            exit_code=2,
+        )
+    if max_gap is not None:
+        if speed is None:
+            raise CliError("--max-gap only applies with --speed", exit_code=2)
+        if not max_gap >= 0:
+            raise CliError(f"--max-gap must be seconds ≥ 0, got {max_gap:g}", exit_code=2)
+    check_database_url(database)
     summary = asyncio.run(_replay(trace, database, speed, max_gap))
     if as_json:
         print_json(summary.to_dict())

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from attn.config import AttnConfig, ConfigError, is_loopback
+from attn.config import AttnConfig, ConfigError, build_brains, check_database_url, is_loopback
 from attn.core.config import AgentConfig
 from attn.errors import AttnError
 from attn.server.app import create_app
@@ -120,12 +120,13 @@ async def serve(
         log_level: uvicorn's log level.
 
     Raises:
-        ConfigError: non-loopback host without a token.
+        ConfigError: non-loopback host without a token, or an agent's brain
+            cannot be built.
+        InvalidInput: the database URL is unsupported, or its SQLite folder is missing.
         ServeError: the port is in use or the host cannot be resolved.
         AttnError: the store cannot be opened (``RuntimeLocked`` when another
-            process hosts it), or an agent's brain cannot be built.
+            process hosts it).
     """
-    from attn.brains import build_brain
     from attn.runtime import Runtime
 
     host = host if host is not None else config.server.host
@@ -133,8 +134,9 @@ async def serve(
     token = config.server.token
     check_bind(host, token)
     database_url = config.database.url or default_database_url()
+    check_database_url(database_url)
     # Build every brain before touching the database: a typo fails fast.
-    brains = [build_brain(section.brain, dict(section.options)) for section in config.agents]
+    brains = build_brains(config)
     sock = bind_socket(host, port)
     try:
         runtime = Runtime(open_store(database_url))
