@@ -32,7 +32,8 @@ class Attempt:
     """State of one brain call. Owned by the attention controller."""
 
     __slots__ = (
-        "activity_id", "backstop", "cancel_request", "controller", "early", "final", "held",
+        "activity_id", "backstop", "batch_context", "cancel_request", "controller", "early",
+        "final", "held", "siblings",
         "interrupt", "item", "live", "log_seq", "logs", "merged_ids", "partial", "quiet",
         "resumed", "stream_closed", "stream_listener", "task", "tokens", "tools", "waiter",
     )
@@ -61,6 +62,9 @@ class Attempt:
         #: Items that arrived after the previous focus ended and before this one
         #: began; the first yield point may merge them (never preempts for them).
         self.early: list[MailboxItem] = []
+        #: Items processed together with this one (a deliberation's batch).
+        self.siblings: list[MailboxItem] = []
+        self.batch_context: str | None = None
         self.partial: list[str] = []
         self.stream_closed = False
         self.stream_listener: StreamListener | None = None

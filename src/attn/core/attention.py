@@ -28,7 +28,8 @@ from attn.core.attempt import Attempt, Interrupt
 from attn.core.config import AgentConfig
 from attn.core.events import FOCUS_CHANGED, INCOMPLETE, STATE_CHANGED, Event, EventBus
 from attn.core.focus import CONTINUE, STALE, Brain, Focus, Reply, YieldAction, YieldDecision
-from attn.core.heuristics import HeuristicJudge, Verdict
+from attn.core.deliberation import Deliberator
+from attn.core.heuristics import CONTINUE_VERDICT, HeuristicJudge, Verdict
 from attn.core.mailbox import Mailbox
 from attn.core.models import (
     COMPLETION_MARKER,
@@ -39,6 +40,7 @@ from attn.core.models import (
     MailboxItem,
 )
 from attn.core.registry import ItemType, TypeRegistry, activity_type_for
+from attn.core.triage import Selection, Triage
 from attn.errors import ReplyCancelled
 from attn.ids import new_id
 from attn.store.base import InsertActivity, InsertLogs, UpdateActivity, WriteOp
@@ -48,13 +50,28 @@ log = logging.getLogger("attn.attention")
 _MAX_IN_FLIGHT = 64
 #: Most items remembered as arrived between two focuses.
 _MAX_EARLY = 1000
+_CLASSIFIER_WORDS = {d.value: d for d in (DecisionType.CONTINUE, DecisionType.PREEMPT,
+                                          DecisionType.CANCEL, DecisionType.MERGE,
+                                          DecisionType.DEFER)}
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 
 
 class InterruptJudge(Protocol):
-    """Decides about an arrival while another item is in focus (tier 1, 000 §21)."""
+    """Decides about an arrival while another item is in focus (the heuristic table)."""
 
     async def judge(self, focus: MailboxItem, new: MailboxItem) -> Verdict: ...
+
+
+class InterruptClassifier(Protocol):
+    """Tier 1 (000 §21): a one-word judgement when the heuristics say continue.
+
+    Receives the focus, the new item, the queue and the last decisions; returns
+    one of ``continue``, ``preempt``, ``cancel``, ``merge`` or ``defer``. Any
+    other answer, or an exception, means continue.
+    """
+
+    async def classify(self, focus: MailboxItem, new: MailboxItem, queue: list[MailboxItem],
+                       recent: list[dict[str, Any]]) -> str: ...
 
 
 @dataclass(slots=True)
@@ -82,7 +99,9 @@ class AttentionController:
     """
 
     def __init__(self, mailbox: Mailbox, brain: Brain, registry: TypeRegistry, clock: Clock,
-                 bus: EventBus, config: AgentConfig, judge: InterruptJudge | None = None) -> None:
+                 bus: EventBus, config: AgentConfig, judge: InterruptJudge | None = None,
+                 deliberator: Deliberator | None = None,
+                 classifier: InterruptClassifier | None = None) -> None:
         self.agent_id = mailbox.agent_id
         self.mailbox = mailbox
         self.brain = brain
@@ -91,6 +110,9 @@ class AttentionController:
         self.bus = bus
         self.config = config
         self.judge: InterruptJudge = judge or HeuristicJudge(registry)
+        #: Tier 1: asked when the heuristics say continue (000 §21).
+        self.classifier = classifier
+        self.triage = Triage(mailbox, registry, clock, config, deliberator)
         self.state = AttentionState.IDLE
         self.running = False
         self.paused = False
@@ -191,6 +213,7 @@ class AttentionController:
             self._arrivals.append(item)
             attempt.quiet = False
             return
+        self.triage.on_arrival(item)
         if self.running and not self.paused and len(self._early) < _MAX_EARLY:
             # Between two focuses: the next focus may merge it (a follow-up
             # chat must not be answered after later follow-ups were merged).
@@ -221,7 +244,11 @@ class AttentionController:
                     item = mailbox.pop_nowait()
                 if item is None:
                     break
-                batch = await self._process(item, batch)
+                if mailbox.depth:
+                    self._set_state(AttentionState.DECIDING)
+                selection = await self.triage.select(item, batch.ops)
+                if selection is not None:
+                    batch = await self._process(selection, batch)
             self._submit(batch)
             await self._settle_writes(0)
         finally:
@@ -264,7 +291,8 @@ class AttentionController:
         while len(pending) > keep:
             await asyncio.wait({pending.popleft()})
 
-    async def _process(self, item: MailboxItem, batch: _Batch) -> _Batch:
+    async def _process(self, selection: Selection, batch: _Batch) -> _Batch:
+        item = selection.item
         spec = self.registry.get(item.source_type)
         if spec is None:  # stored by a runtime that had registered this type
             reason = f"source type {item.source_type!r} is not registered in this runtime"
@@ -277,8 +305,15 @@ class AttentionController:
         resumed = item.session is not None
         ops = batch.ops
         ops.extend(self.mailbox.claim_ops(item, now))
-        ops.append(self.mailbox.decision_op(item, DecisionType.PICK, _pick_reason(item, resumed),
-                                            self._context(item)))
+        reason = (selection.reasoning if selection.decision == DecisionType.TRIAGE
+                  else _pick_reason(item, resumed, selection.reasoning))
+        context = self._context(item)
+        context["tier"] = selection.tier
+        ops.append(self.mailbox.decision_op(item, selection.decision, reason, context))
+        for sibling in selection.siblings:
+            ops.extend(self.mailbox.claim_ops(sibling, now))
+            ops.append(self.mailbox.decision_op(
+                sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context))
         activity_id, log_seq = self._activities.get(item.id, (None, 0))
         if activity_id is None:
             activity_type = activity_type_for(spec, item.payload)
@@ -290,6 +325,8 @@ class AttentionController:
                     task_id=_str_or_none(item.extra("taskId")))))
                 self._activities[item.id] = (activity_id, 0)
         attempt = Attempt(self, item, resumed, activity_id, log_seq)
+        attempt.siblings = selection.siblings
+        attempt.batch_context = selection.batch_context
         attempt.stream_listener = self._stream_listeners.get(item.id)
         if self._early:
             attempt.early = [i for i in self._early if i is not item]
@@ -377,6 +414,12 @@ class AttentionController:
             self._fail(batch, attempt, f"brain raised {type(error).__name__}: {error}")
         else:
             self._settle(batch, attempt, spec, result)
+        if attempt.siblings and item.status != ItemStatus.COMPLETED:
+            for sibling in attempt.siblings:  # the batch did not finish: all go back
+                batch.ops.extend(self.mailbox.requeue_ops(
+                    sibling, failed=False, reason=f"batch with {item.id} interrupted"))
+                batch.ops.append(self.mailbox.decision_op(
+                    sibling, DecisionType.REQUEUE, f"batch with {item.id} did not complete"))
         if attempt.logs:
             batch.ops.append(InsertLogs(tuple(attempt.take_logs())))
         return batch
@@ -410,11 +453,14 @@ class AttentionController:
                   reason: str | None = None, incomplete: str | None = None) -> None:
         item = attempt.item
         batch.ops.extend(self.mailbox.complete_ops(item, reason))
+        for sibling in attempt.siblings:
+            batch.ops.extend(self.mailbox.complete_ops(
+                sibling, f"handled in a batch with {item.id}"))
         self._end_activity(batch, attempt, success=incomplete is None and reason is None)
         if incomplete is not None:
             attempt.add_log("error", f"incomplete: {incomplete}", {})
             batch.after.append(lambda: self._incomplete(item, incomplete))
-        ids = [item.id, *attempt.merged_ids]
+        ids = [item.id, *attempt.merged_ids, *(i.id for i in attempt.siblings)]
         answer = reply if reply is not None else Reply("", item.id)
         batch.after.append(lambda: self._resolve(ids, reply=answer))
 
@@ -509,8 +555,13 @@ class AttentionController:
         evaluated = [*merged, *arrivals]
         for new in arrivals:
             verdict = await self.judge.judge(item, new)
+            if verdict.decision == DecisionType.CONTINUE and self.classifier is not None:
+                verdict = await self._classify(item, new)
             context = self._context(item, arrival=new, rule=verdict.rule)
-            if verdict.decision == DecisionType.MERGE and not new.triggers_execution:
+            if verdict.decision == DecisionType.DEFER:
+                ops.extend(mailbox.defer_ops(new, None, verdict.reason))
+                ops.append(mailbox.decision_op(new, DecisionType.DEFER, verdict.reason, context))
+            elif verdict.decision == DecisionType.MERGE and not new.triggers_execution:
                 ops.extend(mailbox.merge_ops(new, item))
                 ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason, context))
                 merged.append(new)
@@ -548,6 +599,21 @@ class AttentionController:
         if attempt.live:
             self._set_state(AttentionState.FOCUSED)
         return decision
+
+    async def _classify(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
+        """Tier 1: ask the interrupt classifier; anything odd means continue."""
+        assert self.classifier is not None
+        try:
+            recent = await self.mailbox.recent_decisions(10)
+            word = await self.classifier.classify(focus, new, self.mailbox.queued_items(), recent)
+        except Exception:
+            log.exception("interrupt classifier of %s failed; continuing", self.agent_id)
+            return CONTINUE_VERDICT
+        decision = _CLASSIFIER_WORDS.get(str(word).strip().lower())
+        if decision is None:
+            log.warning("interrupt classifier of %s answered %r; continuing", self.agent_id, word)
+            return CONTINUE_VERDICT
+        return Verdict(decision, f"interrupt judge (tier 1) answered {decision.value}", "tier1")
 
     # --------------------------------------------------------------- helpers
 
@@ -593,14 +659,14 @@ class AttentionController:
             self._timer = None
 
 
-def _pick_reason(item: MailboxItem, resumed: bool) -> str:
+def _pick_reason(item: MailboxItem, resumed: bool, default: str) -> str:
     if item.redelivered and item.attempt > 1:
         return f"Redelivered after an interrupted attempt (attempt {item.attempt})"
     if resumed:
         return "Resumed earlier work with its saved session"
     if item.attempt > 1:
         return f"Retry (attempt {item.attempt})"
-    return f"Idle — picked from queue (priority {item.priority})"
+    return f"{default} (priority {item.priority})"
 
 
 def _str_or_none(value: object) -> str | None:

@@ -96,7 +96,8 @@ class Focus:
         clock: the runtime's clock.
     """
 
-    __slots__ = ("_attempt", "attempt", "clock", "item", "redelivered", "resumed", "session")
+    __slots__ = ("_attempt", "attempt", "batch", "batch_context", "clock", "item", "redelivered",
+                 "resumed", "session")
 
     def __init__(self, attempt: Attempt) -> None:
         self._attempt = attempt
@@ -107,6 +108,11 @@ class Focus:
         self.redelivered = attempt.item.redelivered
         #: The runtime's clock: brains sleep with ``await focus.clock.sleep(s)``.
         self.clock = attempt.controller.clock
+        #: Other items handled by this same call (a deliberation's batch, 000 §21);
+        #: they complete when this one completes.
+        self.batch: tuple[MailboxItem, ...] = tuple(attempt.siblings)
+        #: The deliberation's instruction for the batch, if any.
+        self.batch_context = attempt.batch_context
 
     @property
     def live(self) -> bool:

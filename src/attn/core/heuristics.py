@@ -21,7 +21,9 @@ def is_user_interaction(item: MailboxItem, registry: TypeRegistry) -> bool:
 
     DESIGN.md: a comment written by a person counts as a user interaction.
     """
-    spec = registry.get_type(item.source_type)
+    spec = registry.get(item.source_type)
+    if spec is None:
+        return False
     return spec.user_interaction or (
         spec.user_priority is not None and item.metadata.get("senderRole") == "user"
     )

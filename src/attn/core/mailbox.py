@@ -83,6 +83,8 @@ class Mailbox:
         self._type_counts: dict[str, int] = {}
         # (source type, task/requirement/channel key) → the queued item new ones merge into
         self._merge_index: dict[tuple[str, object], MailboxItem] = {}
+        # ("task" | "requirement", id) → queued items about it, any type (000 §21)
+        self._entities: dict[tuple[str, object], dict[str, MailboxItem]] = {}
         #: Clock monotonic time of the latest enqueue (merged or not), for the burst window.
         self.last_arrival_at = float("-inf")
         # (item id, (payload JSON, metadata JSON)) of the last built item, so
@@ -115,6 +117,11 @@ class Mailbox:
     def find(self, item_id: str) -> MailboxItem | None:
         """The queued or deferred item with that id, or None."""
         return self._queued.get(item_id) or self._deferred.get(item_id)
+
+    async def recent_decisions(self, limit: int = 10) -> list[JSON]:
+        """The agent's latest decisions, newest first, as JSON-ready dicts."""
+        found = await self._store.find_decisions(self.agent_id, None, limit)
+        return [d.to_dict() for d in found]
 
     def peek(self) -> MailboxItem | None:
         """The item the next dequeue would return, without removing it."""
@@ -289,6 +296,37 @@ class Mailbox:
             return None
         return (source_type, value)
 
+    def _entity_key(self, item: MailboxItem) -> tuple[str, object] | None:
+        spec = self._registry.get(item.source_type)
+        if spec is None or spec.user_interaction or item.triggers_execution:
+            return None
+        for kind, field_name in (("task", "taskId"), ("requirement", "requirementId")):
+            value = item.extra(field_name)
+            if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+                return (kind, value)
+        return None
+
+    def entity_groups(self) -> list[list[MailboxItem]]:
+        """Queued items about one task or requirement, for groups of two or more.
+
+        Each group is in claim order (priority, then commit order). Human chat
+        and execution triggers are never in a group (000 §21).
+        """
+        return [sorted(group.values(), key=lambda i: (i.priority, i.seq))
+                for group in self._entities.values() if len(group) > 1]
+
+    def has_merge_key(self, item: MailboxItem) -> bool:
+        """True when later mail could merge into ``item`` (dedup key or entity)."""
+        return (self._merge_key(item.source_type, item.payload) is not None
+                or self._entity_key(item) is not None)
+
+    def take(self, item_id: str) -> MailboxItem | None:
+        """Remove a queued item from memory (like :meth:`pop_nowait`, for any item)."""
+        item = self._queued.get(item_id)
+        if item is not None:
+            self._unqueue(item)  # its heap entry goes stale and is skipped
+        return item
+
     async def _merge_on_enqueue(self, item: MailboxItem, target: MailboxItem,
                                 encoded: tuple[str, str] | None) -> MailboxItem:
         before = (target.payload, target.priority)
@@ -315,6 +353,9 @@ class Mailbox:
             key = self._merge_key(item.source_type, item.payload)
             if key is not None:
                 self._merge_index.setdefault(key, item)
+            entity = self._entity_key(item)
+            if entity is not None:
+                self._entities.setdefault(entity, {})[item.id] = item
         self._queued[item.id] = item
         heapq.heappush(self._heap, (item.priority, item.seq, item.id))
         while self._getters:
@@ -351,6 +392,13 @@ class Mailbox:
                 key = self._merge_key(item.source_type, item.payload)
                 if key is not None and self._merge_index.get(key) is item:
                     del self._merge_index[key]
+            if self._entities:
+                entity = self._entity_key(item)
+                group = self._entities.get(entity) if entity is not None else None
+                if group is not None:
+                    group.pop(item.id, None)
+                    if not group:
+                        del self._entities[entity]  # type: ignore[arg-type]
             counts = self._type_counts
             left = counts[item.source_type] - 1
             if left:
@@ -517,11 +565,16 @@ class Mailbox:
         return [UpdateItem(item.id, {"status": item.status, "completed_at": item.completed_at,
                                      "reason": reason})]
 
-    def merge_ops(self, item: MailboxItem, into: MailboxItem) -> list[WriteOp]:
-        """Absorb ``item`` into ``into``: every text and sender is kept (invariant 8)."""
+    def merge_ops(self, item: MailboxItem, into: MailboxItem, *,
+                  labelled: bool = False) -> list[WriteOp]:
+        """Absorb ``item`` into ``into``: every text and sender is kept (invariant 8).
+
+        ``labelled`` prefixes the absorbed text with its type (cross-type
+        consolidation, 000 §21).
+        """
         self._unqueue(item)
         self._deferred.pop(item.id, None)
-        merge_payload(into, item)
+        merge_payload(into, item, labelled=labelled)
         if item.priority < into.priority:
             into.priority = item.priority
             if into.id in self._queued:
@@ -676,7 +729,7 @@ def _timeout_setter(getter: asyncio.Future[None]) -> Callable[[], None]:
     return expire
 
 
-def merge_payload(into: MailboxItem, item: MailboxItem) -> None:
+def merge_payload(into: MailboxItem, item: MailboxItem, *, labelled: bool = False) -> None:
     """Append ``item``'s text and sender to ``into``'s payload (000 §14).
 
     Content is joined with ``---`` separators, the summary gains ``(+N)``, and
@@ -689,7 +742,10 @@ def merge_payload(into: MailboxItem, item: MailboxItem) -> None:
     if not isinstance(messages, list):
         messages = [_message_of(into)]
     payload["messages"] = [*messages, _message_of(item)]
-    parts = [p for p in (into.content, item.content) if p]
+    text = item.content or item.summary
+    if labelled:
+        text = f"[{item.source_type}] {text}"
+    parts = [p for p in (into.content or (into.summary if labelled else ""), text) if p]
     payload["content"] = MERGE_SEPARATOR.join(parts)
     base = payload.get("baseSummary") or into.summary
     payload["baseSummary"] = base

@@ -36,8 +36,9 @@ class DecisionType(StrEnum):
     """What the attention controller decided about an item (000 §4).
 
     The seed's eight decisions, plus ``requeue`` (put back after a failed or
-    crashed attempt), ``resurface`` (a deferred item queued again) and
-    ``prioritize`` (priority changed).
+    crashed attempt), ``resurface`` (a deferred item queued again),
+    ``prioritize`` (priority changed), ``triage`` (chosen by deliberation
+    instead of by priority) and ``complete`` (handled inline by deliberation).
     """
 
     PICK = "pick"
@@ -51,6 +52,8 @@ class DecisionType(StrEnum):
     REQUEUE = "requeue"
     RESURFACE = "resurface"
     PRIORITIZE = "prioritize"
+    TRIAGE = "triage"
+    COMPLETE = "complete"
 
 
 class AttentionState(StrEnum):

@@ -75,6 +75,9 @@ class ItemType:
         recovery: restart policy when found ``processing`` after a crash.
         ttl_s: queued items older than this (seconds) are dropped as expired
             on restart; None means never.
+        informational: queued longer than the agent's ``stale_after_s`` (4 h by
+            default), it is dropped before triage (000 §21 stale purge);
+            execution triggers never are.
         merge_key: payload key (top level or under ``extra``) whose equal values
             merge queued items of this type into one: task comments by task,
             requirement comments by requirement, agent messages by channel
@@ -96,6 +99,7 @@ class ItemType:
     user_interaction: bool = False
     recovery: Recovery = Recovery.REQUEUE
     ttl_s: float | None = 3 * DAY_S
+    informational: bool = False
     merge_key: str | None = None
     description: str = field(default="", compare=False)
 
@@ -151,7 +155,7 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
     ),
     ItemType(
         "task_status_update", "Task Status", 1, _T, "📋", None,
-        invokes_llm=False, recovery=Recovery.DROP, ttl_s=_4H,
+        invokes_llm=False, recovery=Recovery.DROP, ttl_s=_4H, informational=True,
     ),
     ItemType("a2a_message", "Agent Message", 2, _I, "🔗", "a2a", requires_text=True,
              merge_key="channelKey"),
@@ -165,13 +169,16 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
         "requirement_update", "Requirement Update", 1, _N, "📝", "internal",
         invokes_llm=False, recovery=Recovery.DROP, ttl_s=_4H,
     ),
-    ItemType("daily_report", "Daily Report", 2, _S, "📊", "internal", recovery=Recovery.DROP),
-    ItemType("heartbeat", "Heartbeat", 3, _S, "♡", "heartbeat", recovery=Recovery.DROP),
+    ItemType("daily_report", "Daily Report", 2, _S, "📊", "internal", recovery=Recovery.DROP,
+             informational=True),
+    ItemType("heartbeat", "Heartbeat", 3, _S, "♡", "heartbeat", recovery=Recovery.DROP,
+             informational=True),
     ItemType(
         "memory_consolidation", "Memory Consolidation", 4, _S, "🧠", "internal",
-        recovery=Recovery.DROP,
+        recovery=Recovery.DROP, informational=True,
     ),
-    ItemType("callback_result", "Callback Result", 1, _S, "↩", "internal", ttl_s=_4H),
+    ItemType("callback_result", "Callback Result", 1, _S, "↩", "internal", ttl_s=_4H,
+             informational=True),
 )
 
 

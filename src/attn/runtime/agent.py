@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from attn.clock import Clock
-from attn.core.attention import AttentionController, InterruptJudge
+from attn.core.attention import AttentionController, InterruptClassifier, InterruptJudge
+from attn.core.deliberation import Deliberator
 from attn.core.config import AgentConfig
 from attn.core.events import (
     AGENT_PAUSED,
@@ -26,6 +27,8 @@ from attn.core.mailbox import Mailbox
 from attn.core.models import AttentionState, ItemStatus, MailboxItem
 from attn.core.recovery import RecoveryReport, recover
 from attn.core.registry import Category, TypeRegistry
+from attn.core.tools import MailboxTools
+from attn.core.working_memory import WorkingMemory
 from attn.errors import (
     ActivityNotFound,
     AgentNotRunning,
@@ -45,11 +48,14 @@ class Agent:
         mailbox: its :class:`~attn.core.mailbox.Mailbox`.
         controller: its :class:`~attn.core.attention.AttentionController`.
         recovery: what restart recovery did when the agent was added.
+        working_memory: keyed notes shown in the brain's prompts (000 §21).
     """
 
     def __init__(self, name: str, brain: Brain, store: Store, registry: TypeRegistry,
                  clock: Clock, runtime_bus: EventBus, config: AgentConfig, *,
-                 description: str = "", judge: InterruptJudge | None = None) -> None:
+                 description: str = "", judge: InterruptJudge | None = None,
+                 deliberator: Deliberator | None = None,
+                 classifier: InterruptClassifier | None = None) -> None:
         self.name = name
         self.description = description
         self.config = config
@@ -60,8 +66,13 @@ class Agent:
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(self.mailbox, brain, registry, clock, self.bus,
-                                              config, judge)
+                                              config, judge, deliberator, classifier)
         self.recovery = RecoveryReport()
+        self.working_memory = WorkingMemory(clock)
+
+    def tools(self) -> MailboxTools:
+        """The mailbox tools bound to this agent, for its brain (000 §21)."""
+        return MailboxTools(self)
 
     async def _open(self) -> None:
         self.recovery = await recover(self.mailbox, self._store, self._registry, self.config,

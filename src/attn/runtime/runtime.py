@@ -14,7 +14,8 @@ import re
 from types import TracebackType
 
 from attn.clock import SYSTEM_CLOCK, Clock
-from attn.core.attention import InterruptJudge
+from attn.core.attention import InterruptClassifier, InterruptJudge
+from attn.core.deliberation import Deliberator
 from attn.core.config import AgentConfig
 from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
 from attn.core.focus import Brain
@@ -104,6 +105,8 @@ class Runtime:
 
     async def add_agent(self, name: str, brain: Brain, config: AgentConfig | None = None, *,
                         description: str = "", judge: InterruptJudge | None = None,
+                        deliberator: Deliberator | None = None,
+                        classifier: InterruptClassifier | None = None,
                         start: bool = True) -> Agent:
         """Host a new agent: recover its stored mailbox, then start its loop.
 
@@ -112,6 +115,9 @@ class Runtime:
                 letter or digit.
             brain: the agent's work (any async callable ``(item, focus)``).
             config: mailbox and loop settings.
+            judge: the interrupt heuristics (default: the built-in table).
+            deliberator: tier 2 triage (000 §21); None picks by priority.
+            classifier: tier 1 interrupt judge asked when the heuristics say continue.
             start: start the attention loop at once.
 
         Raises:
@@ -126,7 +132,8 @@ class Runtime:
             raise AgentExists(f"agent {name!r} is already hosted")
         await self.start()
         agent = Agent(name, brain, self.store, self.registry, self.clock, self.bus,
-                      config or AgentConfig(), description=description, judge=judge)
+                      config or AgentConfig(), description=description, judge=judge,
+                      deliberator=deliberator, classifier=classifier)
         self._agents[name] = agent
         try:
             await agent._open()
