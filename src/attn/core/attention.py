@@ -26,9 +26,9 @@ from typing import Any, Protocol
 from attn.clock import Clock, TimerHandle
 from attn.core.attempt import Attempt, Interrupt
 from attn.core.config import AgentConfig
+from attn.core.deliberation import Deliberator
 from attn.core.events import FOCUS_CHANGED, INCOMPLETE, STATE_CHANGED, Event, EventBus
 from attn.core.focus import CONTINUE, STALE, Brain, Focus, Reply, YieldAction, YieldDecision
-from attn.core.deliberation import Deliberator
 from attn.core.heuristics import CONTINUE_VERDICT, HeuristicJudge, Verdict
 from attn.core.mailbox import Mailbox
 from attn.core.models import (

@@ -12,8 +12,8 @@ from typing import Any
 
 from attn.clock import Clock
 from attn.core.attention import AttentionController, InterruptClassifier, InterruptJudge
-from attn.core.deliberation import Deliberator
 from attn.core.config import AgentConfig
+from attn.core.deliberation import Deliberator
 from attn.core.events import (
     AGENT_PAUSED,
     AGENT_RESUMED,

@@ -15,8 +15,8 @@ from types import TracebackType
 
 from attn.clock import SYSTEM_CLOCK, Clock
 from attn.core.attention import InterruptClassifier, InterruptJudge
-from attn.core.deliberation import Deliberator
 from attn.core.config import AgentConfig
+from attn.core.deliberation import Deliberator
 from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
 from attn.core.focus import Brain
 from attn.core.registry import TypeRegistry
