@@ -139,8 +139,10 @@ async def test_upgrading_an_empty_postgres_schema_matches_the_schema(pg_schema_u
             "agent_activities",
             "agent_activity_logs",
             "agent_decisions",
+            "agent_settings",
             "alembic_version",
             "mailbox_items",
+            "pending_callbacks",
         ]
 
     await migrate._pg_run(url, check)

@@ -17,9 +17,12 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
+
+if TYPE_CHECKING:
+    from attn.time.models import PendingCallback
 
 #: Columns of ``mailbox_items`` that :class:`UpdateItem` may set.
 ITEM_UPDATE_FIELDS = frozenset(
@@ -39,6 +42,8 @@ ITEM_UPDATE_FIELDS = frozenset(
     }
 )
 ACTIVITY_UPDATE_FIELDS = frozenset({"ended_at", "total_tokens", "total_tools", "success", "label"})
+#: Columns of ``pending_callbacks`` that :class:`UpdateCallback` may set.
+CALLBACK_UPDATE_FIELDS = frozenset({"due_at", "status", "claimed_by", "claimed_at", "data"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +104,60 @@ class InsertLogs:
     logs: tuple[ActivityLog, ...]
 
 
-WriteOp = InsertItem | UpdateItem | InsertDecision | InsertActivity | UpdateActivity | InsertLogs
+@dataclass(frozen=True, slots=True)
+class InsertCallback:
+    """Persist a new pending callback (000 §11.3). Result: None.
+
+    A callback id that already exists is a :class:`~attn.errors.StoreError`.
+    """
+
+    callback: PendingCallback
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateCallback:
+    """Set columns (:data:`CALLBACK_UPDATE_FIELDS`) of one agent's callback.
+
+    ``only_if_status``: apply only when the stored status is one of these
+    (``"pending"``, ``"claimed"``, ``"resolved"``). Result: True when a row changed.
+    """
+
+    callback_id: str
+    agent_id: str
+    values: dict[str, Any]
+    only_if_status: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteCallback:
+    """Remove one agent's callback. Result: True when a row was removed."""
+
+    callback_id: str
+    agent_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PutAgentSetting:
+    """Insert or replace one per-agent setting (a JSON value). Result: None."""
+
+    agent_id: str
+    name: str
+    value: Any
+    updated_at: datetime
+
+
+WriteOp = (
+    InsertItem
+    | UpdateItem
+    | InsertDecision
+    | InsertActivity
+    | UpdateActivity
+    | InsertLogs
+    | InsertCallback
+    | UpdateCallback
+    | DeleteCallback
+    | PutAgentSetting
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,3 +271,50 @@ class Store(Protocol):
 
     def statistics(self) -> StoreStatistics:
         """Counters: transactions, write calls, largest group-commit batch."""
+
+    # -- time: pending callbacks and agent settings (000 §11.3, §11.4) ------------
+
+    async def get_callback(self, agent_id: str, callback_id: str) -> PendingCallback | None:
+        """The agent's callback with that id, or None (another agent's is None too)."""
+
+    async def find_callbacks(
+        self, agent_id: str, types: Sequence[str] | None = None
+    ) -> list[PendingCallback]:
+        """The agent's stored callbacks (any status), oldest registration first.
+
+        ``types``: only these callback types; None means any.
+        """
+
+    async def claim_due_callbacks(
+        self,
+        now: datetime,
+        claimed_by: str,
+        *,
+        agent_ids: Sequence[str] | None = None,
+        limit: int = 100,
+        stale_before: datetime | None = None,
+    ) -> list[PendingCallback]:
+        """Atomically claim due callbacks for one runtime, earliest due first.
+
+        Claims (sets ``status`` to ``claimed``, ``claimed_by`` and
+        ``claimed_at = now``) at most ``limit`` callbacks with a ``due_at`` that
+        are either ``pending`` and due (``due_at <= now``) or ``claimed`` before
+        ``stale_before`` (their claimer died). Concurrent calls, also from other
+        processes on the same database, never claim the same callback twice.
+
+        Args:
+            now: the claim instant (UTC).
+            claimed_by: the claiming runtime's id.
+            agent_ids: only these agents' callbacks; None means every agent's.
+            limit: most callbacks claimed by this call (>= 1).
+            stale_before: reclaim claims older than this; None never reclaims.
+
+        Returns:
+            The claimed callbacks as stored after the claim, earliest due first.
+
+        Raises:
+            InvalidInput: ``limit`` < 1. StoreError: naive datetimes, driver errors.
+        """
+
+    async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
+        """Every stored setting of the agent, by name (JSON values)."""

@@ -8,6 +8,9 @@ out are copies, so callers never share state with the store.
 from __future__ import annotations
 
 import asyncio
+import copy
+import heapq
+import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -15,20 +18,26 @@ from datetime import datetime
 from typing import Any
 
 from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
-from attn.errors import StoreClosed, StoreError
+from attn.errors import InvalidInput, StoreClosed, StoreError
 from attn.store.base import (
     ACTIVITY_UPDATE_FIELDS,
+    CALLBACK_UPDATE_FIELDS,
     ITEM_UPDATE_FIELDS,
+    DeleteCallback,
     InsertActivity,
+    InsertCallback,
     InsertDecision,
     InsertItem,
     InsertLogs,
     ItemQuery,
+    PutAgentSetting,
     StoreStatistics,
     UpdateActivity,
+    UpdateCallback,
     UpdateItem,
     WriteOp,
 )
+from attn.time.models import CallbackStatus, PendingCallback
 
 
 class MemoryStore:
@@ -43,6 +52,11 @@ class MemoryStore:
         self._activities: dict[str, Activity] = {}
         self._logs: dict[str, list[ActivityLog]] = {}
         self._seq = 0
+        self._callbacks: dict[str, PendingCallback] = {}
+        # (due_at, id) of callbacks that were pending with that due time; entries
+        # that no longer match the stored callback are skipped (lazy deletion).
+        self._due: list[tuple[datetime, str]] = []
+        self._settings: dict[tuple[str, str], Any] = {}
         self._open = False
         self._closed = False
         self._stats = StoreStatistics(backend=self.backend)
@@ -105,7 +119,18 @@ class MemoryStore:
                     raise StoreError(f"cannot update activity columns {sorted(bad)}")
             elif isinstance(op, InsertActivity) and op.activity.id in self._activities:
                 raise StoreError(f"activity {op.activity.id!r} already exists")
-            elif not isinstance(op, InsertDecision | InsertLogs | InsertActivity):
+            elif isinstance(op, InsertCallback):
+                callback = op.callback
+                if callback.id in self._callbacks or callback.id in new_ids:
+                    raise StoreError(f"pending callback {callback.id!r} already exists")
+                _check_callback(callback)
+                new_ids.add(callback.id)
+            elif isinstance(op, UpdateCallback):
+                _check_callback_values(op.callback_id, op.values)
+            elif isinstance(op, PutAgentSetting):
+                _check_aware(op.updated_at, "agent setting updated_at")
+                _check_json(op.value, f"agent setting {op.name!r}")
+            elif not isinstance(op, InsertDecision | InsertLogs | InsertActivity | DeleteCallback):
                 raise StoreError(f"unknown write op {type(op).__name__}")
 
     def _apply(self, op: WriteOp) -> Any:
@@ -148,7 +173,40 @@ class MemoryStore:
             for log in op.logs:
                 self._logs.setdefault(log.activity_id, []).append(log)
             return None
+        if isinstance(op, InsertCallback):
+            stored_cb = replace(op.callback, data=copy.deepcopy(op.callback.data))
+            self._callbacks[stored_cb.id] = stored_cb
+            self._index_due(stored_cb)
+            return None
+        if isinstance(op, UpdateCallback):
+            found = self._callbacks.get(op.callback_id)
+            if found is None or found.agent_id != op.agent_id:
+                return False
+            if op.only_if_status is not None and found.status not in op.only_if_status:
+                return False
+            values = dict(op.values)
+            if "status" in values:
+                values["status"] = CallbackStatus(values["status"])
+            if "data" in values:
+                values["data"] = copy.deepcopy(values["data"])
+            changed = replace(found, **values)
+            self._callbacks[changed.id] = changed
+            self._index_due(changed)
+            return True
+        if isinstance(op, DeleteCallback):
+            found = self._callbacks.get(op.callback_id)
+            if found is None or found.agent_id != op.agent_id:
+                return False
+            del self._callbacks[op.callback_id]
+            return True
+        if isinstance(op, PutAgentSetting):
+            self._settings[(op.agent_id, op.name)] = copy.deepcopy(op.value)
+            return None
         raise StoreError(f"unknown write op {type(op).__name__}")
+
+    def _index_due(self, callback: PendingCallback) -> None:
+        if callback.due_at is not None and callback.status == CallbackStatus.PENDING:
+            heapq.heappush(self._due, (callback.due_at, callback.id))
 
     async def get_item(self, item_id: str) -> MailboxItem | None:
         self._check()
@@ -232,3 +290,126 @@ class MemoryStore:
 
     def statistics(self) -> StoreStatistics:
         return replace(self._stats)
+
+    # -- time -------------------------------------------------------------------------
+
+    async def get_callback(self, agent_id: str, callback_id: str) -> PendingCallback | None:
+        self._check()
+        found = self._callbacks.get(callback_id)
+        if found is None or found.agent_id != agent_id:
+            return None
+        return replace(found, data=copy.deepcopy(found.data))
+
+    async def find_callbacks(
+        self, agent_id: str, types: Sequence[str] | None = None
+    ) -> list[PendingCallback]:
+        self._check()
+        wanted = None if types is None else set(types)
+        found = [
+            c for c in self._callbacks.values()
+            if c.agent_id == agent_id and (wanted is None or c.type in wanted)
+        ]
+        found.sort(key=lambda c: (c.registered_at, c.id))
+        return [replace(c, data=copy.deepcopy(c.data)) for c in found]
+
+    async def claim_due_callbacks(
+        self,
+        now: datetime,
+        claimed_by: str,
+        *,
+        agent_ids: Sequence[str] | None = None,
+        limit: int = 100,
+        stale_before: datetime | None = None,
+    ) -> list[PendingCallback]:
+        self._check()
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
+        _check_aware(now, "now")
+        if stale_before is not None:
+            _check_aware(stale_before, "stale_before")
+        hosted = None if agent_ids is None else set(agent_ids)
+        due: list[PendingCallback] = []
+        if stale_before is not None:
+            due += [
+                c for c in self._callbacks.values()
+                if c.status == CallbackStatus.CLAIMED and c.due_at is not None
+                and c.claimed_at is not None and c.claimed_at < stale_before
+                and (hosted is None or c.agent_id in hosted)
+            ]
+        skipped: list[tuple[datetime, str]] = []
+        heap = self._due
+        while heap and heap[0][0] <= now and len(due) < limit:
+            due_at, callback_id = heapq.heappop(heap)
+            found = self._callbacks.get(callback_id)
+            if found is None or found.status != CallbackStatus.PENDING or found.due_at != due_at:
+                continue  # stale entry
+            if hosted is not None and found.agent_id not in hosted:
+                skipped.append((due_at, callback_id))
+                continue
+            due.append(found)
+        for entry in skipped:
+            heapq.heappush(heap, entry)
+        due.sort(key=lambda c: (c.due_at, c.id))
+        claimed = []
+        for callback in due[:limit]:
+            changed = replace(callback, status=CallbackStatus.CLAIMED, claimed_by=claimed_by,
+                              claimed_at=now)
+            self._callbacks[changed.id] = changed
+            claimed.append(replace(changed, data=copy.deepcopy(changed.data)))
+        for callback in due[limit:]:
+            self._index_due(callback)
+        return claimed
+
+    async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
+        self._check()
+        return {
+            name: copy.deepcopy(value)
+            for (owner, name), value in self._settings.items() if owner == agent_id
+        }
+
+
+def _check_aware(value: object, what: str) -> None:
+    if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
+        raise StoreError(f"{what} must be a timezone-aware datetime, got {value!r}")
+
+
+def _check_json(value: object, what: str) -> None:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
+
+
+def _check_callback(callback: PendingCallback) -> None:
+    what = f"pending callback {callback.id!r}"
+    _check_aware(callback.registered_at, f"{what}.registered_at")
+    for name in ("due_at", "claimed_at"):
+        value = getattr(callback, name)
+        if value is not None:
+            _check_aware(value, f"{what}.{name}")
+    if not isinstance(callback.data, dict):
+        raise StoreError(f"{what}.data must be a JSON object")
+    _check_json(callback.data, f"{what}.data")
+    try:
+        CallbackStatus(callback.status)
+    except ValueError as exc:
+        raise StoreError(f"{what}.status: unknown value {callback.status!r}") from exc
+
+
+def _check_callback_values(callback_id: str, values: dict[str, Any]) -> None:
+    what = f"pending callback {callback_id!r}"
+    bad = set(values) - CALLBACK_UPDATE_FIELDS
+    if bad:
+        raise StoreError(f"cannot update {what} columns {sorted(bad)}")
+    for name in ("due_at", "claimed_at"):
+        if values.get(name) is not None:
+            _check_aware(values[name], f"{what}.{name}")
+    if "status" in values:
+        try:
+            CallbackStatus(values["status"])
+        except ValueError as exc:
+            raise StoreError(f"{what}.status: unknown value {values['status']!r}") from exc
+    if "data" in values:
+        if not isinstance(values["data"], dict):
+            raise StoreError(f"{what}.data must be a JSON object")
+        _check_json(values["data"], f"{what}.data")

@@ -97,3 +97,38 @@ agent_activity_logs = sa.Table(
     sa.Column("created_at", Instant, nullable=False),
     sa.Index("idx_activity_logs_activity", "activity_id", "seq"),
 )
+
+# -- time: pending callbacks and per-agent settings (000 §11.3, §11.4) -----------------
+
+pending_callbacks = sa.Table(
+    "pending_callbacks",
+    metadata,
+    sa.Column("id", sa.Text(), primary_key=True),
+    sa.Column("agent_id", sa.Text(), nullable=False),
+    sa.Column("type", sa.Text(), nullable=False),
+    sa.Column("delivery_mode", sa.Text(), nullable=False),
+    sa.Column("origin_session_id", sa.Text()),
+    sa.Column("command", sa.Text()),
+    sa.Column("note", sa.Text()),
+    sa.Column("correlation_id", sa.Text()),
+    sa.Column("due_at", Instant),
+    sa.Column("recurring_s", sa.Double()),
+    sa.Column("registered_at", Instant, nullable=False),
+    sa.Column("timeout_s", sa.Double()),
+    sa.Column("status", sa.Text(), nullable=False, server_default="pending"),
+    sa.Column("claimed_by", sa.Text()),
+    sa.Column("claimed_at", Instant),
+    sa.Column("data", sa.Text(), nullable=False, server_default="{}"),
+    sa.Index("idx_callbacks_agent", "agent_id", "registered_at"),
+    # The due-wakeup sweep: status = 'pending' AND due_at <= now, earliest first.
+    sa.Index("idx_callbacks_due", "status", "due_at"),
+)
+
+agent_settings = sa.Table(
+    "agent_settings",
+    metadata,
+    sa.Column("agent_id", sa.Text(), primary_key=True),
+    sa.Column("name", sa.Text(), primary_key=True),
+    sa.Column("value", sa.Text(), nullable=False),
+    sa.Column("updated_at", Instant, nullable=False),
+)

@@ -27,6 +27,7 @@ from attn.core.models import (
     MailboxItem,
 )
 from attn.errors import StoreError
+from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 
 #: Columns of ``mailbox_items`` and ``agent_activities`` holding JSON text / instants.
 JSON_COLUMNS = frozenset({"payload", "metadata", "session"})
@@ -251,4 +252,73 @@ def row_to_log(row: Record) -> ActivityLog:
         content=row["content"],
         created_at=row["created_at"],
         metadata=json.loads(row["metadata"]),
+    )
+
+
+def _seconds(value: Any, what: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise StoreError(f"{what} must be seconds (a number) or None, got {value!r}")
+    return float(value)
+
+
+def callback_params(c: PendingCallback) -> tuple[Any, ...]:
+    """Arguments of ``INSERT_CALLBACK`` for ``c``, in column order."""
+    what = f"pending callback {c.id!r}"
+    return (
+        _text(c.id, f"{what}.id", nullable=False),
+        _text(c.agent_id, f"{what}.agent_id", nullable=False),
+        _enum(CallbackType, c.type, f"{what}.type"),
+        _enum(DeliveryMode, c.delivery_mode, f"{what}.delivery_mode"),
+        _text(c.origin_session_id, f"{what}.origin_session_id"),
+        _text(c.command, f"{what}.command"),
+        _text(c.note, f"{what}.note"),
+        _text(c.correlation_id, f"{what}.correlation_id"),
+        instant(c.due_at, f"{what}.due_at"),
+        _seconds(c.recurring_s, f"{what}.recurring_s"),
+        instant(c.registered_at, f"{what}.registered_at", nullable=False),
+        _seconds(c.timeout_s, f"{what}.timeout_s"),
+        _enum(CallbackStatus, c.status, f"{what}.status"),
+        _text(c.claimed_by, f"{what}.claimed_by"),
+        instant(c.claimed_at, f"{what}.claimed_at"),
+        dump_object(c.data, f"{what}.data"),
+    )
+
+
+def encode_callback_column(name: str, value: Any, what: str) -> Any:
+    """Encode ``value`` for column ``name`` of an :class:`UpdateCallback`.
+
+    Raises:
+        StoreError: the value has the wrong type for the column.
+    """
+    where = f"{what}.{name}"
+    if name in ("due_at", "claimed_at"):
+        return instant(value, where)
+    if name == "status":
+        return _enum(CallbackStatus, value, where)
+    if name == "data":
+        return dump_object(value, where)
+    return _text(value, where)
+
+
+def row_to_callback(row: Record) -> PendingCallback:
+    """A :class:`PendingCallback` from a ``pending_callbacks`` row."""
+    return PendingCallback(
+        id=row["id"],
+        agent_id=row["agent_id"],
+        type=CallbackType(row["type"]),
+        delivery_mode=DeliveryMode(row["delivery_mode"]),
+        registered_at=row["registered_at"],
+        origin_session_id=row["origin_session_id"],
+        command=row["command"],
+        note=row["note"],
+        correlation_id=row["correlation_id"],
+        due_at=row["due_at"],
+        recurring_s=row["recurring_s"],
+        timeout_s=row["timeout_s"],
+        status=CallbackStatus(row["status"]),
+        claimed_by=row["claimed_by"],
+        claimed_at=row["claimed_at"],
+        data=json.loads(row["data"]),
     )

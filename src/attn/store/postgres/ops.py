@@ -16,12 +16,17 @@ from attn.core.models import MailboxItem
 from attn.errors import StoreError
 from attn.store.base import (
     ACTIVITY_UPDATE_FIELDS,
+    CALLBACK_UPDATE_FIELDS,
     ITEM_UPDATE_FIELDS,
+    DeleteCallback,
     InsertActivity,
+    InsertCallback,
     InsertDecision,
     InsertItem,
     InsertLogs,
+    PutAgentSetting,
     UpdateActivity,
+    UpdateCallback,
     UpdateItem,
     WriteOp,
 )
@@ -88,7 +93,49 @@ def plan_step(op: WriteOp) -> Step:
     if isinstance(op, InsertLogs):
         rows = tuple(codec.log_params(log) for log in op.logs)
         return Step("many", queries.INSERT_LOG, len(rows) <= 1, rows=rows)
+    if isinstance(op, InsertCallback):
+        return Step("execute", queries.INSERT_CALLBACK, True, codec.callback_params(op.callback))
+    if isinstance(op, UpdateCallback):
+        return _update_callback(op)
+    if isinstance(op, DeleteCallback):
+        what = f"pending callback {op.callback_id!r}"
+        args = (_required_text(op.callback_id, what), _required_text(op.agent_id, what))
+        return Step("update", queries.DELETE_CALLBACK, True, args)
+    if isinstance(op, PutAgentSetting):
+        what = f"agent setting {op.name!r} of {op.agent_id!r}"
+        args = (
+            _required_text(op.agent_id, what),
+            _required_text(op.name, what),
+            codec.dump_json(op.value, what),
+            codec.instant(op.updated_at, f"{what}.updated_at", nullable=False),
+        )
+        return Step("execute", queries.PUT_SETTING, True, args)
     raise StoreError(f"unknown write op {type(op).__name__}")
+
+
+def _required_text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise StoreError(f"{what}: expected text, got {value!r}")
+    return value
+
+
+def _update_callback(op: UpdateCallback) -> Step:
+    what = f"pending callback {op.callback_id!r}"
+    bad = set(op.values) - CALLBACK_UPDATE_FIELDS
+    if bad:
+        raise StoreError(f"cannot update {what} columns {sorted(bad)}")
+    names = sorted(op.values)
+    args: tuple[Any, ...] = (
+        _required_text(op.callback_id, what),
+        _required_text(op.agent_id, what),
+        *(codec.encode_callback_column(name, op.values[name], what) for name in names),
+    )
+    sql = queries.update_callback_statement(names)
+    if op.only_if_status is not None:
+        statuses = [codec.encode_callback_column("status", s, what) for s in op.only_if_status]
+        sql += f" AND status = ANY(${len(args) + 1}::text[])"
+        args = (*args, statuses)
+    return Step("update", sql, True, args)
 
 
 async def apply_step(conn: Connection, step: Step) -> Any:

@@ -149,3 +149,56 @@ def update_statement(table: str, columns: list[str]) -> str:
     """
     sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=2)) or "id = id"
     return f"UPDATE {table} SET {sets} WHERE id = $1"
+
+
+# -- time: pending callbacks and agent settings (000 §11.3, §11.4) ----------------------
+
+CALLBACK_COLUMNS = (
+    "id, agent_id, type, delivery_mode, origin_session_id, command, note, correlation_id,"
+    " due_at, recurring_s, registered_at, timeout_s, status, claimed_by, claimed_at, data"
+)
+INSERT_CALLBACK = f"""
+INSERT INTO pending_callbacks ({CALLBACK_COLUMNS})
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+"""
+DELETE_CALLBACK = "DELETE FROM pending_callbacks WHERE id = $1 AND agent_id = $2"
+GET_CALLBACK = f"SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE id = $1 AND agent_id = $2"
+FIND_CALLBACKS = f"""
+SELECT {CALLBACK_COLUMNS} FROM pending_callbacks
+WHERE agent_id = $1 AND ($2::text[] IS NULL OR type = ANY($2::text[]))
+ORDER BY registered_at, id
+"""
+
+# FOR UPDATE SKIP LOCKED: a concurrent claimer skips rows being claimed, and a
+# row claimed and committed meanwhile no longer matches when re-checked, so
+# every callback is claimed once. Parameters: now, stale_before (NULL: never),
+# agent ids (NULL: any), limit, claimed_by.
+CLAIM_DUE_CALLBACKS = f"""
+WITH due AS (
+    SELECT id FROM pending_callbacks
+    WHERE ((status = 'pending' AND due_at <= $1)
+           OR (status = 'claimed' AND due_at IS NOT NULL AND claimed_at < $2))
+      AND ($3::text[] IS NULL OR agent_id = ANY($3::text[]))
+    ORDER BY due_at, id
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE pending_callbacks AS p SET status = 'claimed', claimed_by = $5, claimed_at = $1
+FROM due WHERE p.id = due.id
+RETURNING {", ".join("p." + c.strip() for c in CALLBACK_COLUMNS.split(","))}
+"""
+
+PUT_SETTING = """
+INSERT INTO agent_settings (agent_id, name, value, updated_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (agent_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+"""
+GET_SETTINGS = "SELECT name, value FROM agent_settings WHERE agent_id = $1 ORDER BY name"
+
+
+def update_callback_statement(columns: list[str]) -> str:
+    """``UPDATE pending_callbacks SET c1 = $3, ... WHERE id = $1 AND agent_id = $2``.
+
+    ``columns`` must come from ``CALLBACK_UPDATE_FIELDS``.
+    """
+    sets = ", ".join(f"{name} = ${i}" for i, name in enumerate(columns, start=3)) or "id = id"
+    return f"UPDATE pending_callbacks SET {sets} WHERE id = $1 AND agent_id = $2"

@@ -6,6 +6,7 @@ Spec: 000 §6 (queries over the tables), §17 (recovery reads).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
@@ -15,6 +16,7 @@ from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
 from attn.errors import StoreError
 from attn.store.base import ItemQuery
 from attn.store.postgres import codec, queries
+from attn.time.models import PendingCallback
 
 Pool: TypeAlias = "asyncpg.Pool[asyncpg.Record]"
 
@@ -86,3 +88,20 @@ class PostgresReads:
 
     async def agent_ids(self) -> list[str]:
         return sorted(row[0] for row in await self._fetch(queries.AGENT_IDS))
+
+    # -- time ---------------------------------------------------------------------
+
+    async def get_callback(self, agent_id: str, callback_id: str) -> PendingCallback | None:
+        rows = await self._fetch(queries.GET_CALLBACK, callback_id, agent_id)
+        return codec.row_to_callback(rows[0]) if rows else None
+
+    async def find_callbacks(
+        self, agent_id: str, types: Sequence[str] | None = None
+    ) -> list[PendingCallback]:
+        wanted = None if types is None else [str(t) for t in types]
+        rows = await self._fetch(queries.FIND_CALLBACKS, agent_id, wanted)
+        return [codec.row_to_callback(row) for row in rows]
+
+    async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
+        rows = await self._fetch(queries.GET_SETTINGS, agent_id)
+        return {row["name"]: json.loads(row["value"]) for row in rows}

@@ -31,6 +31,7 @@ from attn.store.postgres.notify import Listener, WakeCallback
 from attn.store.postgres.ops import Step, apply_step, plan_step
 from attn.store.postgres.reads import DRIVER_ERRORS, PostgresReads
 from attn.store.postgres.submit import GroupCommit
+from attn.time.models import PendingCallback
 
 Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
 PooledConnection: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -239,6 +240,35 @@ class PostgresStore(PostgresReads):
             await conn.execute(queries.LOCK_AGENT, agent_id)
             row = await conn.fetchrow(queries.CLAIM_NEXT, agent_id, started_at)
         return codec.row_to_item(row) if row is not None else None
+
+    async def claim_due_callbacks(
+        self,
+        now: datetime,
+        claimed_by: str,
+        *,
+        agent_ids: Sequence[str] | None = None,
+        limit: int = 100,
+        stale_before: datetime | None = None,
+    ) -> list[PendingCallback]:
+        """Claim due callbacks in one statement with ``FOR UPDATE SKIP LOCKED`` (see the protocol).
+
+        Raises:
+            InvalidInput: ``limit`` < 1. StoreError: a naive datetime; the database failed.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
+        codec.instant(now, "now", nullable=False)
+        codec.instant(stale_before, "stale_before")
+        if not isinstance(claimed_by, str):
+            raise StoreError(f"claimed_by must be text, got {claimed_by!r}")
+        hosted = None if agent_ids is None else [str(a) for a in agent_ids]
+        async with self._transaction("claim of due callbacks", atomic=False) as conn:
+            rows = await conn.fetch(
+                queries.CLAIM_DUE_CALLBACKS, now, stale_before, hosted, limit, claimed_by
+            )
+        claimed = [codec.row_to_callback(row) for row in rows]
+        claimed.sort(key=lambda c: (c.due_at or c.registered_at, c.id))
+        return claimed
 
     # -- hosting and wakes ----------------------------------------------------------
 

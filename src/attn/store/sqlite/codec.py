@@ -30,15 +30,21 @@ from attn.core.models import (
 )
 from attn.errors import StoreError
 from attn.store.base import (
+    CALLBACK_UPDATE_FIELDS,
+    DeleteCallback,
     InsertActivity,
+    InsertCallback,
     InsertDecision,
     InsertItem,
     InsertLogs,
+    PutAgentSetting,
     UpdateActivity,
+    UpdateCallback,
     UpdateItem,
     WriteOp,
 )
 from attn.store.sqlite import sql
+from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 
 Row = tuple[Any, ...]
 #: One compiled write op as the writer thread runs it, on its cursor inside a transaction.
@@ -447,6 +453,138 @@ def compile_ops(ops: Sequence[WriteOp]) -> tuple[list[Run | InsertRow], list[Fin
     return runs, finishers
 
 
+def _seconds_or_none(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"expected seconds (a number) or None, got {value!r}")
+    return float(value)
+
+
+def _callback_status(value: Any) -> str:
+    return CallbackStatus(value).value
+
+
+_CALLBACK_ENCODERS: dict[str, Callable[[Any], Any]] = {
+    "due_at": _instant_or_none,
+    "status": _callback_status,
+    "claimed_by": _text_or_none,
+    "claimed_at": _instant_or_none,
+    "data": _json_object,
+}
+assert set(_CALLBACK_ENCODERS) == CALLBACK_UPDATE_FIELDS
+
+
+def encode_callback(c: PendingCallback) -> Row:
+    """The parameters of :data:`sql.INSERT_CALLBACK` for ``c``."""
+    return (
+        _text(c.id),
+        _text(c.agent_id),
+        CallbackType(c.type).value,
+        DeliveryMode(c.delivery_mode).value,
+        _text_or_none(c.origin_session_id),
+        _text_or_none(c.command),
+        _text_or_none(c.note),
+        _text_or_none(c.correlation_id),
+        _instant_or_none(c.due_at),
+        _seconds_or_none(c.recurring_s),
+        encode_instant(c.registered_at),
+        _seconds_or_none(c.timeout_s),
+        _callback_status(c.status),
+        _text_or_none(c.claimed_by),
+        _instant_or_none(c.claimed_at),
+        _json_object(c.data),
+    )
+
+
+def decode_callback(row: Row) -> PendingCallback:
+    """A :class:`PendingCallback` from a row of :data:`sql.CALLBACK_COLUMNS`."""
+    (id_, agent_id, type_, mode, origin, command, note, correlation, due_at, recurring_s,
+     registered_at, timeout_s, status, claimed_by, claimed_at, data) = row  # fmt: skip
+    return PendingCallback(
+        id=id_,
+        agent_id=agent_id,
+        type=CallbackType(type_),
+        delivery_mode=DeliveryMode(mode),
+        registered_at=_from_iso(registered_at),
+        origin_session_id=origin,
+        command=command,
+        note=note,
+        correlation_id=correlation,
+        due_at=None if due_at is None else _from_iso(due_at),
+        recurring_s=recurring_s,
+        timeout_s=timeout_s,
+        status=CallbackStatus(status),
+        claimed_by=claimed_by,
+        claimed_at=None if claimed_at is None else _from_iso(claimed_at),
+        data=_json_decode(data),
+    )
+
+
+def _update_callback(op: UpdateCallback) -> Run:
+    unknown = [name for name in op.values if name not in _CALLBACK_ENCODERS]
+    if unknown:
+        raise StoreError(
+            f"cannot update columns {sorted(unknown)} of pending_callbacks;"
+            f" allowed: {sorted(_CALLBACK_ENCODERS)}"
+        )
+    params = [_CALLBACK_ENCODERS[name](value) for name, value in op.values.items()]
+    params += [op.callback_id, op.agent_id]
+    guard = op.only_if_status
+    if guard is not None:
+        params.extend(_callback_status(s) for s in guard)
+    statement = sql.update_callback(tuple(op.values), None if guard is None else len(guard))
+
+    def update(cur: sqlite3.Cursor) -> bool:
+        return cur.execute(statement, params).rowcount > 0
+
+    return update
+
+
+def _delete_callback(op: DeleteCallback) -> Run:
+    params = (_text(op.callback_id), _text(op.agent_id))
+
+    def delete(cur: sqlite3.Cursor) -> bool:
+        return cur.execute(sql.DELETE_CALLBACK, params).rowcount > 0
+
+    return delete
+
+
+def _put_setting(op: PutAgentSetting) -> Run:
+    value = json.dumps(op.value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return _execute(
+        sql.PUT_SETTING,
+        (_text(op.agent_id), _text(op.name), value, encode_instant(op.updated_at)),
+    )
+
+
+def claim_callbacks(
+    now: datetime,
+    claimed_by: str,
+    agent_ids: Sequence[str] | None,
+    limit: int,
+    stale_before: datetime | None,
+) -> tuple[Run, Finish]:
+    """The write step of ``claim_due_callbacks`` (one UPDATE … RETURNING) and its finisher.
+
+    The finisher decodes the claimed rows, earliest due first.
+    """
+    at = encode_instant(now)
+    stale = _instant_or_none(stale_before)
+    hosted = None if agent_ids is None else _json_encode([_text(a) for a in agent_ids])
+    params = (_text(claimed_by), at, at, stale, hosted, hosted, limit)
+
+    def run(cur: sqlite3.Cursor) -> list[Row]:
+        return cur.execute(sql.CLAIM_DUE_CALLBACKS, params).fetchall()
+
+    def finish(rows: list[Row]) -> list[PendingCallback]:
+        claimed = [decode_callback(row) for row in rows]
+        claimed.sort(key=lambda c: (c.due_at or c.registered_at, c.id))
+        return claimed
+
+    return run, finish
+
+
 def _compile(op: WriteOp) -> Run:
     if isinstance(op, UpdateItem):
         return _update("mailbox_items", op.item_id, op.values, _ITEM_ENCODERS, op.only_if_status)
@@ -458,4 +596,12 @@ def _compile(op: WriteOp) -> Run:
         return _update("agent_activities", op.activity_id, op.values, _ACTIVITY_ENCODERS, None)
     if isinstance(op, InsertLogs):
         return _insert_logs(op.logs)
+    if isinstance(op, InsertCallback):
+        return _execute(sql.INSERT_CALLBACK, encode_callback(op.callback))
+    if isinstance(op, UpdateCallback):
+        return _update_callback(op)
+    if isinstance(op, DeleteCallback):
+        return _delete_callback(op)
+    if isinstance(op, PutAgentSetting):
+        return _put_setting(op)
     raise StoreError(f"unknown write op {type(op).__name__}")

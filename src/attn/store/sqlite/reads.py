@@ -9,6 +9,7 @@ Spec: 000 §6.2 (tables), §17 (recovery reads).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
@@ -17,6 +18,7 @@ from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, Mailbo
 from attn.errors import InvalidInput
 from attn.store.base import ItemQuery
 from attn.store.sqlite import codec, sql
+from attn.time.models import PendingCallback
 
 _T = TypeVar("_T")
 Rows = list[tuple[Any, ...]]
@@ -153,6 +155,39 @@ def agent_ids() -> Read[list[str]]:
 
 def _first_column(rows: Rows) -> list[str]:
     return [str(row[0]) for row in rows]
+
+
+def get_callback(agent_id: str, callback_id: str) -> Read[PendingCallback | None]:
+    """The agent's callback with that id, or None."""
+    return Read(_fetch_all(sql.GET_CALLBACK, (callback_id, agent_id)), _first_callback)
+
+
+def _first_callback(rows: Rows) -> PendingCallback | None:
+    return codec.decode_callback(rows[0]) if rows else None
+
+
+def find_callbacks(agent_id: str, types: Sequence[str] | None) -> Read[list[PendingCallback]]:
+    """The agent's callbacks, oldest registration first; only ``types`` when given."""
+    if types is None:
+        return Read(_fetch_all(sql.FIND_CALLBACKS, (agent_id,)), _callbacks)
+    wanted = list(dict.fromkeys(str(t) for t in types))
+    if not wanted:
+        return Read(lambda cur: [], _callbacks)
+    statement = sql.find_callbacks_of_types(len(wanted))
+    return Read(_fetch_all(statement, [agent_id, *wanted]), _callbacks)
+
+
+def _callbacks(rows: Rows) -> list[PendingCallback]:
+    return [codec.decode_callback(row) for row in rows]
+
+
+def agent_settings(agent_id: str) -> Read[dict[str, Any]]:
+    """Every stored setting of the agent, by name."""
+    return Read(_fetch_all(sql.GET_SETTINGS, (agent_id,)), _settings)
+
+
+def _settings(rows: Rows) -> dict[str, Any]:
+    return {str(name): json.loads(value) for name, value in rows}
 
 
 def _check_page(limit: int, offset: int) -> None:

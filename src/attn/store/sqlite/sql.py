@@ -143,3 +143,63 @@ def update(table: str, key: str, columns: tuple[str, ...], n_guard: int | None) 
     if n_guard is not None:
         sql += f" AND status IN ({', '.join('?' * n_guard)})"
     return sql
+
+
+# -- time: pending callbacks and agent settings (000 §11.3, §11.4) ----------------------
+
+CALLBACK_COLUMNS = (
+    "id, agent_id, type, delivery_mode, origin_session_id, command, note, correlation_id,"
+    " due_at, recurring_s, registered_at, timeout_s, status, claimed_by, claimed_at, data"
+)
+INSERT_CALLBACK = f"""
+INSERT INTO pending_callbacks ({CALLBACK_COLUMNS})
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+DELETE_CALLBACK = "DELETE FROM pending_callbacks WHERE id = ? AND agent_id = ?"
+GET_CALLBACK = f"SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE id = ? AND agent_id = ?"
+FIND_CALLBACKS = f"""
+SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE agent_id = ?
+ORDER BY registered_at, id
+"""
+
+
+def find_callbacks_of_types(n_types: int) -> str:
+    """The agent's callbacks of ``n_types`` types; parameters: agent, types…."""
+    marks = ", ".join("?" * n_types)
+    return (
+        f"SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE agent_id = ?"
+        f" AND type IN ({marks}) ORDER BY registered_at, id"
+    )
+
+
+# Runs in the writer's BEGIN IMMEDIATE transaction, so two processes never
+# claim one callback. Both OR terms are searches of idx_callbacks_due
+# (status, due_at); only due rows are read. Parameters: claimed_by, now,
+# now, stale_before (NULL: never), agent ids as a JSON array (NULL: any) twice, limit.
+CLAIM_DUE_CALLBACKS = f"""
+UPDATE pending_callbacks SET status = 'claimed', claimed_by = ?, claimed_at = ?
+WHERE id IN (
+    SELECT id FROM pending_callbacks
+    WHERE ((status = 'pending' AND due_at <= ?)
+           OR (status = 'claimed' AND due_at IS NOT NULL AND claimed_at < ?))
+      AND (? IS NULL OR agent_id IN (SELECT value FROM json_each(?)))
+    ORDER BY due_at, id LIMIT ?
+)
+RETURNING {CALLBACK_COLUMNS}
+"""
+
+PUT_SETTING = """
+INSERT INTO agent_settings (agent_id, name, value, updated_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (agent_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+"""
+GET_SETTINGS = "SELECT name, value FROM agent_settings WHERE agent_id = ? ORDER BY name"
+
+
+def update_callback(columns: tuple[str, ...], n_guard: int | None) -> str:
+    """``UPDATE pending_callbacks SET columns… WHERE id = ? AND agent_id = ?`` plus an
+    optional status guard. Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""
+    sets = ", ".join(f"{c} = ?" for c in columns) if columns else "id = id"
+    sql = f"UPDATE pending_callbacks SET {sets} WHERE id = ? AND agent_id = ?"
+    if n_guard is not None:
+        sql += f" AND status IN ({', '.join('?' * n_guard)})"
+    return sql

@@ -31,6 +31,7 @@ from attn.store import migrate
 from attn.store.base import ItemQuery, StoreStatistics, WriteOp
 from attn.store.sqlite import codec, reads
 from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, settle
+from attn.time.models import PendingCallback
 
 _SYNCHRONOUS = ("NORMAL", "FULL")
 #: Inline commits between two passive WAL checkpoints by the writer thread.
@@ -454,6 +455,50 @@ class SQLiteStore:
     async def agent_ids(self) -> list[str]:
         """Every agent id that has items, sorted."""
         return await self._read(reads.agent_ids())
+
+    # -- time: pending callbacks and agent settings --------------------------------
+
+    async def get_callback(self, agent_id: str, callback_id: str) -> PendingCallback | None:
+        """The agent's callback with that id, or None."""
+        return await self._read(reads.get_callback(agent_id, callback_id))
+
+    async def find_callbacks(
+        self, agent_id: str, types: Sequence[str] | None = None
+    ) -> list[PendingCallback]:
+        """The agent's callbacks, oldest registration first; only ``types`` when given."""
+        return await self._read(reads.find_callbacks(agent_id, types))
+
+    async def claim_due_callbacks(
+        self,
+        now: datetime,
+        claimed_by: str,
+        *,
+        agent_ids: Sequence[str] | None = None,
+        limit: int = 100,
+        stale_before: datetime | None = None,
+    ) -> list[PendingCallback]:
+        """Claim due callbacks in one ``UPDATE … RETURNING`` on the writer (see the protocol).
+
+        The writer's ``BEGIN IMMEDIATE`` serializes it with every other write,
+        also those of other processes, so a callback is claimed once.
+
+        Raises:
+            InvalidInput: ``limit`` < 1. StoreError: a naive datetime; a failed write.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
+        try:
+            run, finish = codec.claim_callbacks(now, claimed_by, agent_ids, limit, stale_before)
+        except TypeError as exc:
+            raise StoreError(f"cannot claim callbacks: {exc}") from exc
+        claimed: list[PendingCallback] = await self._queue(
+            self._writer, [run], lambda raw: finish(raw[0])
+        )
+        return claimed
+
+    async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
+        """Every stored setting of the agent, by name."""
+        return await self._read(reads.agent_settings(agent_id))
 
     def statistics(self) -> StoreStatistics:
         """Counters since open: transactions, write calls, largest group-commit batch.
