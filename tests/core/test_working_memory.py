@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 
-from attn import InvalidInput, Runtime
+from attn import AgentConfig, InvalidInput, MailboxItem, Runtime
 from attn.core.deliberation import DeliberationResult, MemoryUpdate
 from attn.core.working_memory import DELIBERATION_KEY, WorkingMemory, format_age
 from attn.testing import FakeClock
@@ -159,3 +160,54 @@ async def test_coal_33_each_agent_has_one_on_the_runtime_clock(
     assert len(b.working_memory) == 0
     await clock.advance(60)
     assert "- note (updated 1 min ago): hello" in a.working_memory.render()
+
+
+class _Aware:
+    """A deliberator that processes the head and leaves notes."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def deliberate(self, head: MailboxItem, queued: list[MailboxItem],
+                         context: dict[str, Any]) -> DeliberationResult:
+        self.calls += 1
+        return DeliberationResult(
+            process_item_id=head.id, reasoning="head first",
+            situational_awareness=f"{len(queued)} more waiting after {head.content}",
+            memory_updates=(MemoryUpdate("", "bad key: skipped"), MemoryUpdate("plan", "in order"),
+                            MemoryUpdate("prefs", "terse", "longterm")))
+
+
+async def test_coal_33_the_loop_stores_deliberation_notes_in_working_memory(
+    runtime: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    deliberator = _Aware()
+    agent = await runtime.add_agent("a", Recorder(), AgentConfig(coalesce_window_ms=0),
+                                    deliberator=deliberator, start=False)
+    for text in ("m1", "m2", "m3"):
+        await agent.enqueue("a2a_message", {"content": text})
+    agent.start()
+    with caplog.at_level(logging.INFO, logger="attn.working_memory"):
+        await runtime.run_until_idle()
+    # m1 with two queued, then m2 with one of equal priority: two deliberations,
+    # the latest note replaces the first.
+    assert deliberator.calls == 2
+    note = agent.working_memory.get(DELIBERATION_KEY)
+    assert note is not None and note.content == "1 more waiting after m2"
+    assert agent.working_memory.get("plan").content == "in order"  # type: ignore[union-attr]
+    assert "prefs" not in agent.working_memory and "" not in agent.working_memory
+    assert "working memory update from deliberation skipped" in caplog.text
+
+
+async def test_remember_deliberation_cuts_long_awareness_and_never_raises(
+    clock: FakeClock
+) -> None:
+    memory = WorkingMemory(clock, max_entries=2)
+    memory.update("a", "1")
+    memory.remember_deliberation(DeliberationResult(
+        process_item_id="mbx_1", situational_awareness="é" * 3000,
+        memory_updates=(MemoryUpdate("b", "full now"), MemoryUpdate("c", "no room"))))
+    note = memory.get(DELIBERATION_KEY)
+    assert note is not None and note.content.endswith("…")
+    assert len(note.content.encode()) <= 4096
+    assert "b" not in memory and "c" not in memory  # the note took the last slot

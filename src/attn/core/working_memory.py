@@ -213,6 +213,33 @@ class WorkingMemory:
                      update.key)
         return skipped
 
+    def remember_deliberation(self, result: DeliberationResult) -> None:
+        """Like :meth:`apply_deliberation`, but never raises: for the attention loop.
+
+        Registered as a triage listener, it runs while the loop applies a
+        deliberation, which must not fail over a note. A situational awareness
+        over the size limit is cut to fit; each invalid working update (or one
+        that finds the memory full) is skipped with a warning; the rest apply.
+        """
+        awareness = result.situational_awareness
+        if awareness is not None and awareness.strip():
+            data = awareness.encode("utf-8", "replace")
+            if len(data) > self.max_entry_bytes:
+                awareness = data[: self.max_entry_bytes - 3].decode("utf-8", "ignore") + "…"
+            self._try_update(DELIBERATION_KEY, awareness)
+        for update in result.memory_updates:
+            if update.type == "working":
+                self._try_update(update.key, update.content)
+            else:
+                log.info("long-term memory update %r not applied: attn has no long-term "
+                         "memory", update.key)
+
+    def _try_update(self, key: str, content: str) -> None:
+        try:
+            self.update(key, content)
+        except InvalidInput as exc:
+            log.warning("working memory update from deliberation skipped: %s", exc.message)
+
     def render(self, now: datetime | None = None) -> str:
         """The ``## Working Memory`` prompt section, or ``""`` when empty.
 

@@ -69,6 +69,7 @@ class Agent:
                                               config, judge, deliberator, classifier)
         self.recovery = RecoveryReport()
         self.working_memory = WorkingMemory(clock)
+        self.controller.triage.listeners.append(self.working_memory.remember_deliberation)
 
     def tools(self) -> MailboxTools:
         """The mailbox tools bound to this agent, for its brain (000 §21)."""
