@@ -95,6 +95,8 @@ class Triage:
         head = mailbox.pop_nowait()  # type: ignore[assignment]
         if head is None:
             return None
+        if is_user_interaction(head, self.registry):  # people first: no deliberation (000 §24)
+            return Selection(head, DecisionType.PICK, "A person is waiting: picked first", 0)
         nxt = mailbox.peek()
         if nxt is None or (mailbox.depth == 1 and nxt.priority > head.priority):
             return Selection(head, DecisionType.PICK, "Picked from queue (tier 0: clear priority)",
