@@ -640,3 +640,46 @@ async def test_items_queued_before_the_focus_never_preempt_it(
     await clock.advance(10)
     await runtime.run_until_idle()
     assert [i for _, i, _ in brain.trace] == [first] * 3 + [second] * 3
+
+
+async def test_a_second_chat_merges_into_the_first_that_preempted_work(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    seen: list[str] = []
+
+    async def work(item: MailboxItem, focus: Focus) -> str:
+        for _ in range(3):
+            await focus.clock.sleep(1)
+            if (await focus.yield_point()).stop:
+                return "paused"
+        seen.append(item.content)
+        return item.content
+
+    agent = await runtime.add_agent("a", Recorder(work), AgentConfig(coalesce_window_ms=0))
+    await agent.enqueue("review_request", {"content": "long work"})
+    await clock.advance(0.5)
+    first = asyncio.ensure_future(agent.send_message("one", sender_id="u", session_id="s"))
+    second = asyncio.ensure_future(agent.send_message("two", sender_id="u", session_id="s"))
+    await clock.advance(0.6)  # the work's yield point: "one" preempts, "two" waits
+    await clock.advance(20)
+    await runtime.run_until_idle()
+    assert first.result().text == second.result().text == "one\n\n---\n\ntwo"
+
+
+async def test_informational_updates_never_reach_the_brain(runtime: Runtime) -> None:
+    brain = Recorder()
+    agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0))
+    info = await agent.enqueue("task_status_update", {"taskId": "T", "summary": "blocked"})
+    action = await agent.enqueue(
+        "requirement_update", {"requirementId": "R", "actionRequired": True}
+    )
+    run = await agent.enqueue("task_status_update", {"taskId": "U", "triggerExecution": True})
+    await runtime.run_until_idle()
+    assert set(brain.ids) == {action, run}
+    item = await runtime.store.get_item(info)
+    assert item is not None and item.status == ItemStatus.COMPLETED
+    assert "informational" in (item.reason or "")
+    off = await runtime.add_agent("b", Recorder(), AgentConfig(auto_complete_informational=False))
+    await off.enqueue("task_status_update", {"taskId": "T", "summary": "blocked"})
+    await runtime.run_until_idle()
+    assert len(off.brain.calls) == 1  # type: ignore[attr-defined]

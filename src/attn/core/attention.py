@@ -325,6 +325,15 @@ class AttentionController:
                     task_id=_str_or_none(item.extra("taskId")))))
                 self._activities[item.id] = (activity_id, 0)
         attempt = Attempt(self, item, resumed, activity_id, log_seq)
+        if self._informational(spec, item) and not selection.siblings:
+            # 000 §3.4, §23: informational updates are recorded, not sent to the brain.
+            self._arrivals.clear()
+            attempt.live = False
+            done = _Batch(ops)
+            self._complete(done, attempt, None, reason="informational: completed without a "
+                           "model call")
+            done.after[:0] = batch.after
+            return done
         attempt.siblings = selection.siblings
         attempt.batch_context = selection.batch_context
         attempt.stream_listener = self._stream_listeners.get(item.id)
@@ -372,6 +381,13 @@ class AttentionController:
             return None, asyncio.CancelledError("the brain task was cancelled")
         error = task.exception()
         return (None, error) if error is not None else (task.result(), None)
+
+    def _informational(self, spec: ItemType, item: MailboxItem) -> bool:
+        """True for an item the brain need not see: an informational type
+        (no model call, no text) that neither triggers execution nor asks for action."""
+        return (self.config.auto_complete_informational and not spec.invokes_llm
+                and not spec.requires_text and not item.triggers_execution
+                and not item.extra("actionRequired"))
 
     def arm_backstop(self, attempt: Attempt, backstop_s: float) -> None:
         """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
@@ -593,6 +609,10 @@ class AttentionController:
         else:
             action = YieldAction.MERGE if merged else YieldAction.CONTINUE
             decision = YieldDecision(action, tuple(merged), tuple(evaluated), "; ".join(reasons))
+        # What stays queued may still merge into the next focus (a second chat
+        # from the person whose first chat preempts this work, say).
+        room = _MAX_EARLY - len(self._early)
+        self._early.extend([i for i in arrivals if i.status == ItemStatus.QUEUED][:room])
         if attempt.logs:
             ops.append(InsertLogs(tuple(attempt.take_logs())))
         await mailbox.commit(ops)

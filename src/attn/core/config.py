@@ -28,6 +28,8 @@ class AgentConfig:
             before triage (000 §21).
         stale_after_s: informational items queued longer than this are dropped
             before triage (000 §21; default 4 hours).
+        auto_complete_informational: complete informational items (status
+            updates that ask for no action) without calling the brain (000 §3.4, §23).
     """
 
     capacity: int = 10_000
@@ -39,6 +41,7 @@ class AgentConfig:
     coalesce_window_ms: int = 200
     consolidate: bool = True
     stale_after_s: float = 4 * 3600.0
+    auto_complete_informational: bool = True
 
     def __post_init__(self) -> None:
         for name in ("capacity", "max_attempts", "max_payload_bytes"):
@@ -49,7 +52,7 @@ class AgentConfig:
         if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= 60_000:
             raise InvalidInput(
                 f"coalesce_window_ms must be an integer from 0 to 60000, got {window!r}")
-        for name in ("dedup", "consolidate"):
+        for name in ("dedup", "consolidate", "auto_complete_informational"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name in ("backstop_s", "approval_backstop_s", "stale_after_s"):

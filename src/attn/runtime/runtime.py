@@ -24,6 +24,7 @@ from attn.errors import AgentExists, InvalidInput, UnknownAgent
 from attn.runtime.agent import Agent
 from attn.store.base import Store
 from attn.store.memory import MemoryStore
+from attn.time import TimeConfig, Timekeeper
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -36,10 +37,13 @@ class Runtime:
         clock: the time source (``attn.testing.FakeClock`` in tests).
         registry: the type registry; a fresh one with the built-in types when None.
         host: claim the store's host lock on start (one hosting process per database).
+        time: settings of ``self.time``, the :class:`~attn.time.Timekeeper` (pending
+            callbacks, wakeups, heartbeats, background commands; 000 §11.3).
     """
 
     def __init__(self, store: Store | None = None, *, clock: Clock | None = None,
-                 registry: TypeRegistry | None = None, host: bool = True) -> None:
+                 registry: TypeRegistry | None = None, host: bool = True,
+                 time: TimeConfig | None = None) -> None:
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock or SYSTEM_CLOCK
         self.registry = registry if registry is not None else TypeRegistry()
@@ -48,6 +52,7 @@ class Runtime:
         self._host = host
         self._started = False
         self._closed = False
+        self.time = Timekeeper(self, time)
 
     async def __aenter__(self) -> Runtime:
         await self.start()
@@ -79,6 +84,7 @@ class Runtime:
         if self._closed:
             return
         self._closed = True
+        await self.time.close()
         await asyncio.gather(*(agent.close() for agent in self._agents.values()))
         if self._started:
             await self.store.release_host()
@@ -98,9 +104,11 @@ class Runtime:
         """
         agent = self._agents.get(name) if isinstance(name, str) else None
         if agent is None:
-            known = ", ".join(self._agents) or "none"
-            raise UnknownAgent(f"unknown recipient {name!r}: no agent has that name "
-                               f"(agents: {known})")
+            known = ", ".join(list(self._agents)[:20]) or "none"
+            more = f" and {len(self._agents) - 20} more" if len(self._agents) > 20 else ""
+            shown = repr(name) if len(repr(name)) <= 80 else f"{repr(name)[:79]}…"
+            raise UnknownAgent(f"unknown recipient {shown}: no agent has that name "
+                               f"(agents: {known}{more})")
         return agent
 
     async def add_agent(self, name: str, brain: Brain, config: AgentConfig | None = None, *,
@@ -137,6 +145,7 @@ class Runtime:
         self._agents[name] = agent
         try:
             await agent._open()
+            await self.time.attach(agent)
         except BaseException:
             del self._agents[name]
             raise
@@ -154,6 +163,7 @@ class Runtime:
         """
         agent = self.get_agent(name)
         await agent.close()
+        self.time.detach(name)
         del self._agents[name]
         if self.bus.active:
             self.bus.emit(Event(AGENT_REMOVED, name, {"agentId": name}, self.clock.now()))
