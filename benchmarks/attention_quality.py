@@ -16,11 +16,13 @@ real waiting) through a :class:`attn.Runtime` on the in-memory store, once per
 mode, in the same process:
 
 * ``off``: plain priority FIFO, one brain call per item: ``AgentConfig(dedup=False,
-  coalesce_window_ms=0, consolidate=False)``, no deliberator, and an interrupt
+  coalesce_window_ms=0, consolidate=False, auto_complete_informational=False)``,
+  no deliberator, and an interrupt
   judge that turns the heuristics' merges into ``continue`` (so nothing is
   merged at yield points either; preemption for a person stays).
 * ``on``: the default ``AgentConfig()``: enqueue-time dedup, the 200 ms burst
-  window, entity consolidation, tier 0 triage and yield-point merges.
+  window, entity consolidation, tier 0 triage (informational status updates
+  complete without a brain call) and yield-point merges.
 * ``on+delib``: ``on`` plus a tier 2 deliberator standing in for the model: it
   costs 0.4 s of simulated time per deliberation, batches conversational items
   (comments, channel messages) into one brain call, and completes
@@ -286,7 +288,7 @@ class Outcome:
 def _config(mode: str) -> AgentConfig:
     if mode == "off":
         return AgentConfig(capacity=100_000, dedup=False, coalesce_window_ms=0,
-                           consolidate=False)
+                           consolidate=False, auto_complete_informational=False)
     return AgentConfig(capacity=100_000)
 
 
