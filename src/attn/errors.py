@@ -58,6 +58,12 @@ class ItemNotFound(AttnError):
     code = "item_not_found"
 
 
+class CallbackNotFound(ItemNotFound):
+    """This agent has no pending callback or wakeup with that id."""
+
+    code = "callback_not_found"
+
+
 class ActivityNotFound(AttnError):
     """This agent has no activity with that id."""
 

@@ -108,6 +108,11 @@ async def test_update_callback_sets_columns_with_a_status_guard(store: Store) ->
 async def test_delete_callback_removes_it_once(store: Store) -> None:
     stored = callback()
     await insert(store, stored)
+    assert await store.write([DeleteCallback(stored.id, "alice", ("claimed", "resolved"))]) == [
+        False
+    ]
+    with pytest.raises(StoreError):
+        await store.write([DeleteCallback(stored.id, "alice", ("gone",))])
     assert await store.write([DeleteCallback(stored.id, "alice")]) == [True]
     assert await store.write([DeleteCallback(stored.id, "alice")]) == [False]
     assert await store.find_callbacks("alice") == []

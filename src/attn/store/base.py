@@ -130,10 +130,14 @@ class UpdateCallback:
 
 @dataclass(frozen=True, slots=True)
 class DeleteCallback:
-    """Remove one agent's callback. Result: True when a row was removed."""
+    """Remove one agent's callback. Result: True when a row was removed.
+
+    ``only_if_status``: remove only when the stored status is one of these.
+    """
 
     callback_id: str
     agent_id: str
+    only_if_status: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -127,10 +127,13 @@ class MemoryStore:
                 new_ids.add(callback.id)
             elif isinstance(op, UpdateCallback):
                 _check_callback_values(op.callback_id, op.values)
+                _check_statuses(op.callback_id, op.only_if_status)
+            elif isinstance(op, DeleteCallback):
+                _check_statuses(op.callback_id, op.only_if_status)
             elif isinstance(op, PutAgentSetting):
                 _check_aware(op.updated_at, "agent setting updated_at")
                 _check_json(op.value, f"agent setting {op.name!r}")
-            elif not isinstance(op, InsertDecision | InsertLogs | InsertActivity | DeleteCallback):
+            elif not isinstance(op, InsertDecision | InsertLogs | InsertActivity):
                 raise StoreError(f"unknown write op {type(op).__name__}")
 
     def _apply(self, op: WriteOp) -> Any:
@@ -196,6 +199,8 @@ class MemoryStore:
         if isinstance(op, DeleteCallback):
             found = self._callbacks.get(op.callback_id)
             if found is None or found.agent_id != op.agent_id:
+                return False
+            if op.only_if_status is not None and found.status not in op.only_if_status:
                 return False
             del self._callbacks[op.callback_id]
             return True
@@ -394,6 +399,15 @@ def _check_callback(callback: PendingCallback) -> None:
         CallbackStatus(callback.status)
     except ValueError as exc:
         raise StoreError(f"{what}.status: unknown value {callback.status!r}") from exc
+
+
+def _check_statuses(callback_id: str, statuses: tuple[str, ...] | None) -> None:
+    for status in statuses or ():
+        try:
+            CallbackStatus(status)
+        except ValueError as exc:
+            raise StoreError(
+                f"pending callback {callback_id!r}: unknown status {status!r}") from exc
 
 
 def _check_callback_values(callback_id: str, values: dict[str, Any]) -> None:

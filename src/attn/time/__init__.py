@@ -1,8 +1,30 @@
 """Time and async completions: pending callbacks, wakeups, heartbeats, background commands.
 
+Every :class:`~attn.runtime.Runtime` has a :class:`Timekeeper` as ``runtime.time``::
+
+    wakeup = await runtime.time.schedule_wakeup("alice", delay_s=3600, note="check CI")
+    job = await runtime.time.background_exec("alice", "make test", timeout_s=900)
+    await runtime.time.set_heartbeat_interval("alice", 1800)
+
+Brains get the same as LLM tools from ``runtime.time.tools_for(focus)``
+(:data:`TOOL_SCHEMAS`).
+
 Spec: 000 §3.4 (callback_result), §10, §11.3, §11.4.
 """
 
+from attn.time.config import CatchUp, TimeConfig
 from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
+from attn.time.timekeeper import Timekeeper
+from attn.time.tools import TOOL_SCHEMAS, TimeTools
 
-__all__ = ["CallbackStatus", "CallbackType", "DeliveryMode", "PendingCallback"]
+__all__ = [
+    "TOOL_SCHEMAS",
+    "CallbackStatus",
+    "CallbackType",
+    "CatchUp",
+    "DeliveryMode",
+    "PendingCallback",
+    "TimeConfig",
+    "TimeTools",
+    "Timekeeper",
+]

@@ -99,8 +99,12 @@ def plan_step(op: WriteOp) -> Step:
         return _update_callback(op)
     if isinstance(op, DeleteCallback):
         what = f"pending callback {op.callback_id!r}"
-        args = (_required_text(op.callback_id, what), _required_text(op.agent_id, what))
-        return Step("update", queries.DELETE_CALLBACK, True, args)
+        key = (_required_text(op.callback_id, what), _required_text(op.agent_id, what))
+        if op.only_if_status is None:
+            return Step("update", queries.DELETE_CALLBACK, True, key)
+        statuses = [codec.encode_callback_column("status", s, what) for s in op.only_if_status]
+        guarded = queries.DELETE_CALLBACK + " AND status = ANY($3::text[])"
+        return Step("update", guarded, True, (*key, statuses))
     if isinstance(op, PutAgentSetting):
         what = f"agent setting {op.name!r} of {op.agent_id!r}"
         args = (

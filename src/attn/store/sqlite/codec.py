@@ -542,10 +542,14 @@ def _update_callback(op: UpdateCallback) -> Run:
 
 
 def _delete_callback(op: DeleteCallback) -> Run:
-    params = (_text(op.callback_id), _text(op.agent_id))
+    params = [_text(op.callback_id), _text(op.agent_id)]
+    guard = op.only_if_status
+    if guard is not None:
+        params.extend(_callback_status(s) for s in guard)
+    statement = sql.delete_callback(None if guard is None else len(guard))
 
     def delete(cur: sqlite3.Cursor) -> bool:
-        return cur.execute(sql.DELETE_CALLBACK, params).rowcount > 0
+        return cur.execute(statement, params).rowcount > 0
 
     return delete
 

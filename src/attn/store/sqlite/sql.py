@@ -156,6 +156,13 @@ INSERT INTO pending_callbacks ({CALLBACK_COLUMNS})
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 DELETE_CALLBACK = "DELETE FROM pending_callbacks WHERE id = ? AND agent_id = ?"
+
+
+def delete_callback(n_guard: int | None) -> str:
+    """:data:`DELETE_CALLBACK` with an optional status guard of ``n_guard`` statuses."""
+    if n_guard is None:
+        return DELETE_CALLBACK
+    return f"{DELETE_CALLBACK} AND status IN ({', '.join('?' * n_guard)})"
 GET_CALLBACK = f"SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE id = ? AND agent_id = ?"
 FIND_CALLBACKS = f"""
 SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE agent_id = ?
