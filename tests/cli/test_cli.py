@@ -78,6 +78,11 @@ COMMANDS = [
     ["replay"],
     ["import"],
     ["import", "claude-team"],
+    ["time"],
+    ["time", "list"],
+    ["time", "cancel"],
+    ["time", "wakeup"],
+    ["time", "heartbeat"],
 ]
 
 
@@ -458,3 +463,32 @@ def test_second_server_on_the_same_database_is_refused(tmp_path: Path) -> None:
         assert len(lines) == 1 and lines[0].startswith("attn: "), second.stderr
     finally:
         assert first.interrupt() == 0
+
+
+def test_mailbox_table_names_merge_targets_and_reasons(runner: CliRunner, tmp_path: Path) -> None:
+    import httpx
+
+    busy = (
+        TEAM + '\n[[agents]]\nname = "busy"\nbrain = "script"\n'
+        "options = { steps = [{ sleep_s = 60 }] }\n"
+    )
+    config = parse_config(busy, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'm.db'}"})
+    with LiveServer(config) as live:
+        post = f"{live.url}/api/agents/busy/mailbox"
+        httpx.post(post, json={"sourceType": "a2a_message", "payload": {"content": "long"}})
+        ids = [
+            httpx.post(
+                post,
+                json={"sourceType": "task_comment", "payload": {"taskId": "T", "content": text}},
+            ).json()["id"]
+            for text in ("one", "two")
+        ]
+        assert ids[0] == ids[1]  # merged at enqueue time into the queued comment
+        table = attn(runner, "mailbox", "busy", "--url", live.url, "--limit", "50")
+    assert table.exit_code == 0, table.output
+    merged_row = next(line for line in table.stdout.splitlines() if "merged →" in line)
+    assert ids[0] in merged_row and "merge" in merged_row and "dedup" in merged_row
+    survivor_row = next(
+        line for line in table.stdout.splitlines() if line.count(ids[0]) and "queued" in line
+    )
+    assert "(+1)" in survivor_row and "merged:" in survivor_row

@@ -221,15 +221,24 @@ def mailbox(
     for item in rows:
         item_status = str(item.get("status", ""))
         style = _STATUS_STYLE.get(item_status, "")
-        decisions = ", ".join(
-            str(d.get("decisionType", "")) for d in item.get("decisions") or [] if d
-        )
+        shown_status = escape(item_status)
+        if item.get("mergedInto"):
+            shown_status += escape(f" → {item['mergedInto']}")
+        made = [d for d in item.get("decisions") or [] if d]
+        decisions = ", ".join(str(d.get("decisionType", "")) for d in made)
+        if made and made[-1].get("reasoning"):
+            # The latest decision's reasoning: why it was merged, triaged, dropped…
+            decisions += f": {shorten(str(made[-1]['reasoning']))}"
+        originals = item.get("payload", {}).get("mergedItemIds") or []
+        summary = shorten(item.get("summary"))
+        if originals:
+            summary += f" (merged: {', '.join(str(i) for i in originals)})"
         table.add_row(
             escape(str(item.get("id", ""))),
             escape(str(item.get("sourceType", ""))),
             str(item.get("priority", "")),
-            f"[{style}]{item_status}[/]" if style else escape(item_status),
-            escape(shorten(item.get("summary"))),
+            f"[{style}]{shown_status}[/]" if style else shown_status,
+            escape(summary),
             escape(decisions),
         )
     console().print(table)
