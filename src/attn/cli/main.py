@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from attn.cli import commands, trace
+from attn.cli import commands, time, trace
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import attn_version
@@ -107,3 +107,5 @@ def version() -> None:
 commands.register(app)
 # Trace commands (`attn import`, `attn replay`) live in src/attn/cli/trace.py.
 trace.register(app)
+# `attn time …` (callbacks, wakeups, heartbeat) lives in src/attn/cli/time.py.
+time.register(app)

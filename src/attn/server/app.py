@@ -49,6 +49,7 @@ from attn.server.errors import (
     error_response,
 )
 from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
+from attn.server.routes_time import time_router
 from attn.server.schemas import ChatBody, EnqueueBody
 from attn.version import attn_version
 
@@ -193,6 +194,7 @@ def create_app(
         agent = runtime.get_agent(name)
         return {"logs": await agent.activity_logs(activity_id)}
 
+    app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
     return app
 
 

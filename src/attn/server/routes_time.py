@@ -1,0 +1,114 @@
+"""HTTP routes of the time subsystem: pending callbacks, wakeups, the heartbeat.
+
+Mounted by :func:`attn.server.app.create_app` with :func:`time_router`::
+
+    GET    /api/agents/{name}/callbacks                 pending callbacks and wakeups with
+                                                        their next fire time; ?type=wakeup,...
+    DELETE /api/agents/{name}/callbacks/{callbackId}    cancel one (a running command is killed)
+    POST   /api/agents/{name}/wakeups                   schedule a wakeup (201)
+    GET    /api/agents/{name}/heartbeat                 interval, next and last heartbeat
+    PUT    /api/agents/{name}/heartbeat                 change the interval live
+
+Errors use the app's error shape: an unknown agent or callback is a 404
+(``unknown_agent``, ``callback_not_found``), bad input a 422. Bodies go
+through :class:`~attn.server.body.JsonBodyRoute` (JSON objects sent as
+``application/json``).
+
+Spec: 000 §11.3 (PATCH of the heartbeat interval, PendingCallbackRegistry);
+issue 5 point 7.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from attn.server.body import JsonBodyRoute
+
+if TYPE_CHECKING:
+    from attn.runtime import Runtime
+
+CallbackId = Annotated[str, Path(alias="callbackId", min_length=1, max_length=200)]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=to_camel)
+
+
+class WakeupBody(_Body):
+    """``POST /api/agents/{name}/wakeups``: exactly one of ``delayS`` and ``at``.
+
+    Attributes:
+        delay_s (``delayS``): seconds from now.
+        at: an ISO 8601 time with a timezone, e.g. ``2026-01-02T08:00:00Z``.
+        recurring_s (``recurringS``): repeat every this many seconds (>= 60).
+        note: what the agent should do when woken.
+        delivery_mode (``deliveryMode``): ``mailbox`` (default) or ``in_session``.
+        origin_session_id (``originSessionId``): the session of an in_session wakeup.
+    """
+
+    delay_s: float | None = Field(default=None, allow_inf_nan=False)
+    at: str | None = Field(default=None, max_length=64)
+    recurring_s: float | None = Field(default=None, allow_inf_nan=False)
+    note: str | None = Field(default=None, max_length=8192)
+    delivery_mode: str = Field(default="mailbox", max_length=20)
+    origin_session_id: str | None = Field(default=None, max_length=200)
+
+
+class HeartbeatBody(_Body):
+    """``PUT /api/agents/{name}/heartbeat``.
+
+    Attributes:
+        interval_s (``intervalS``): seconds between heartbeats; a number is
+            clamped to 300 .. 86,400, anything else gives the default 21,600 (TIME-09).
+    """
+
+    interval_s: Any = None
+
+
+def time_router(runtime: Runtime) -> APIRouter:
+    """The routes above, bound to ``runtime``."""
+    router = APIRouter(route_class=JsonBodyRoute, tags=["time"])
+    keeper = runtime.time
+
+    @router.get("/api/agents/{name}/callbacks")
+    async def list_callbacks(
+        name: str,
+        type: Annotated[str | None, Query(description="comma-separated callback types")] = None,
+    ) -> dict[str, Any]:
+        """The agent's pending callbacks and wakeups, oldest first, with ``nextFireAt``
+        (wakeups) and ``expiresAt`` (callbacks that time out)."""
+        types = [t.strip() for t in type.split(",") if t.strip()] if type else None
+        found = await keeper.list_callbacks(name, types or None)
+        return {"agentId": name, "callbacks": [c.to_dict() for c in found],
+                "count": len(found)}
+
+    @router.delete("/api/agents/{name}/callbacks/{callbackId}")
+    async def cancel_callback(name: str, callback_id: CallbackId) -> dict[str, Any]:
+        """Cancel one pending callback or wakeup; nothing is delivered for it later."""
+        cancelled = await keeper.cancel_callback(name, callback_id)
+        return {"cancelled": cancelled.to_dict()}
+
+    @router.post("/api/agents/{name}/wakeups", status_code=201)
+    async def schedule_wakeup(name: str, body: WakeupBody) -> dict[str, Any]:
+        """Schedule a wakeup ``delayS`` seconds from now or ``at`` an absolute time."""
+        wakeup = await keeper.schedule_wakeup(
+            name, delay_s=body.delay_s, at=body.at, recurring_s=body.recurring_s,
+            note=body.note, delivery_mode=body.delivery_mode,
+            origin_session_id=body.origin_session_id)
+        return {"wakeup": wakeup.to_dict()}
+
+    @router.get("/api/agents/{name}/heartbeat")
+    async def heartbeat(name: str) -> dict[str, Any]:
+        """The agent's heartbeat: enabled, interval, next and last time."""
+        return keeper.heartbeat(name)
+
+    @router.put("/api/agents/{name}/heartbeat")
+    async def set_heartbeat(name: str, body: HeartbeatBody) -> dict[str, Any]:
+        """Change the heartbeat interval now; it persists and enables the heartbeat."""
+        return await keeper.set_heartbeat_interval(name, body.interval_s, by="user")
+
+    return router
