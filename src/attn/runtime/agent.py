@@ -128,7 +128,8 @@ class Agent:
                            sender_name: str | None = None, session_id: str | None = None,
                            source_type: str = "human_chat", timeout_s: float | None = None,
                            on_delta: Callable[[str], None] | None = None,
-                           metadata: dict[str, Any] | None = None) -> Reply:
+                           metadata: dict[str, Any] | None = None,
+                           on_enqueued: Callable[[str], None] | None = None) -> Reply:
         """Send a message and wait for the reply (000 §5 ``sendMessage``).
 
         Args:
@@ -137,6 +138,7 @@ class Agent:
             source_type: ``human_chat`` (default) or another text type.
             timeout_s: seconds to wait for the reply; None waits until it comes.
             on_delta: called with each streamed piece of the reply.
+            on_enqueued: called with the item id once the item is committed.
 
         Returns:
             The :class:`~attn.core.focus.Reply`.
@@ -162,6 +164,8 @@ class Agent:
         except BaseException:
             self.controller.forget_reply(item.id)
             raise
+        if on_enqueued is not None:
+            on_enqueued(item.id)
         if timeout_s is None:
             return await future
         expired = False
