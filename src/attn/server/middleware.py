@@ -8,7 +8,9 @@ Spec: acceptance SRV-06 (oversized bodies are 413), SRV-07 (token).
 
 from __future__ import annotations
 
+import json
 import secrets
+from urllib.parse import parse_qs
 
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -115,12 +117,13 @@ class TokenMiddleware:
                 given = value
                 break
         problem = self._check(given)
+        if problem is not None and scope["type"] == "websocket":
+            problem = self._check_query(scope, problem)
         if problem is None:
             await self.app(scope, receive, send)
             return
         if scope["type"] == "websocket":
-            # Closing before accept makes the server answer the handshake with 403.
-            await send({"type": "websocket.close", "code": 1008})
+            await refuse_websocket(receive, send, problem)
             return
         response = error_response(
             401,
@@ -129,6 +132,14 @@ class TokenMiddleware:
             headers={"WWW-Authenticate": "Bearer"},
         )
         await response(scope, receive, send)
+
+    def _check_query(self, scope: Scope, problem: str) -> str | None:
+        """A WebSocket may pass the token as ``?token=`` (browsers cannot set headers)."""
+        for token in parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", []):
+            if secrets.compare_digest(token.encode(), self._expected):
+                return None
+            return "wrong token"
+        return problem
 
     def _check(self, header: bytes | None) -> str | None:
         """None when ``header`` carries the token, else what is wrong with it."""
@@ -140,3 +151,22 @@ class TokenMiddleware:
         if not secrets.compare_digest(credentials.strip(), self._expected):
             return "wrong bearer token"
         return None
+
+
+#: WebSocket close code for a missing or wrong token (the live protocol's 401).
+WS_UNAUTHORIZED = 4401
+
+
+async def refuse_websocket(receive: Receive, send: Send, problem: str) -> None:
+    """Accept, send ``{"type": "error", "code": "unauthorized", ...}``, close with 4401.
+
+    Accepting first lets a browser read the reason; a close before accept is a bare 403.
+    """
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    text = f"{problem}; send 'Authorization: Bearer <token>' or ?token=<token>"
+    body = {"type": "error", "code": UNAUTHORIZED, "message": text}
+    await send({"type": "websocket.send", "text": json.dumps(body)})
+    await send({"type": "websocket.close", "code": WS_UNAUTHORIZED, "reason": "unauthorized"})
