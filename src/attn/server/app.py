@@ -48,6 +48,7 @@ from attn.server.errors import (
     clip,
     error_response,
 )
+from attn.server.live import install_live
 from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
 from attn.server.routes_time import time_router
 from attn.server.schemas import ChatBody, EnqueueBody
@@ -195,6 +196,7 @@ def create_app(
         return {"logs": await agent.activity_logs(activity_id)}
 
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
+    install_live(app, runtime)  # /ws, POST /api/agents/{name}/chat/stream (attn.server.live)
     return app
 
 
