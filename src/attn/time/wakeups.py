@@ -16,6 +16,7 @@ Spec: 000 §11.3 (schedule_wakeup, wakeup sweep); acceptance TIME-03, TIME-04, T
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from datetime import datetime, timedelta
@@ -195,9 +196,18 @@ class Wakeups:
             claimed = await keeper.store.claim_due_callbacks(
                 now, keeper.owner, agent_ids=hosted, limit=keeper.config.sweep_batch,
                 stale_before=stale)
-            for callback in claimed:
-                await self._fire(callback, now)
-                fired += 1
+            # Concurrently, so the deliveries share group commits; each task reaches
+            # its enqueue in claim order, so items keep due-time order.
+            results = await asyncio.gather(*(self._fire(c, now) for c in claimed),
+                                           return_exceptions=True)
+            for callback, result in zip(claimed, results, strict=True):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                if isinstance(result, BaseException):
+                    log.error("wakeup %s of %s failed; it is claimed again after its lease",
+                              callback.id, callback.agent_id, exc_info=result)
+                else:
+                    fired += 1
             if len(claimed) < keeper.config.sweep_batch:
                 break
         return fired
