@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from attn.cli import commands, time, trace
+from attn.cli import commands, live, time, trace
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import attn_version
@@ -109,3 +109,5 @@ commands.register(app)
 trace.register(app)
 # `attn time …` (callbacks, wakeups, heartbeat) lives in src/attn/cli/time.py.
 time.register(app)
+# `attn tail` and `attn chat` (WebSocket events, streamed replies) live in src/attn/cli/live.py.
+live.register(app)
