@@ -296,6 +296,27 @@ class EventHub:
 
     # ---------------------------------------------------------------- misc
 
+    def configure(self, *, buffer_size: int | None = None, queue_size: int | None = None) -> None:
+        """Change the replay buffer's size and the per-connection queue limit.
+
+        Args:
+            buffer_size: events kept for replay; the oldest go when it shrinks.
+            queue_size: frames one connection may have waiting (applies to new overflows).
+
+        Raises:
+            ValueError: a size below 1.
+        """
+        if buffer_size is not None:
+            if buffer_size < 1:
+                raise ValueError(f"buffer_size must be ≥ 1, got {buffer_size}")
+            self._buffer = deque(self._buffer, maxlen=buffer_size)
+        if queue_size is not None:
+            if queue_size < 1:
+                raise ValueError(f"queue_size must be ≥ 1, got {queue_size}")
+            self.queue_size = queue_size
+            for connection in self._connections:
+                connection.limit = queue_size
+
     def statistics(self) -> dict[str, int]:
         """Counters: ``seq``, ``buffered``, ``connections``, ``queued`` (all connections),
         ``maxQueued`` (any connection, ever), ``published`` and ``resyncs``."""
