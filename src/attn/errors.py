@@ -8,6 +8,19 @@ message (naming the identifiers involved) when they have one. One table in
 from __future__ import annotations
 
 
+#: Longest identifier echoed whole in an error message.
+MAX_ECHO_CHARS = 80
+
+
+def shown(value: object, limit: int = MAX_ECHO_CHARS) -> str:
+    """``repr(value)`` for an error message; a long string is cut to ``limit``
+    characters with an ellipsis (``'xxx…'``), so huge inputs are not echoed back."""
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[: limit - 1] + "…")
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
 class AttnError(Exception):
     """An attn operation failed."""
 

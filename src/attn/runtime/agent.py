@@ -35,6 +35,7 @@ from attn.errors import (
     InvalidInput,
     ReplyCancelled,
     ReplyTimeout,
+    shown,
 )
 from attn.store.base import ItemQuery, Store
 
@@ -343,10 +344,7 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def _clip(value: object, width: int = 80) -> str:
-    """``repr(value)``, cut to ``width`` characters for error messages."""
-    text = repr(value)
-    return text if len(text) <= width else f"{text[: width - 1]}…"
+_clip = shown
 
 
 __all__ = ["Agent", "ReplyCancelled"]

@@ -20,7 +20,7 @@ from attn.core.deliberation import Deliberator
 from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
 from attn.core.focus import Brain
 from attn.core.registry import TypeRegistry
-from attn.errors import AgentExists, InvalidInput, UnknownAgent
+from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
 from attn.runtime.agent import Agent
 from attn.store.base import Store
 from attn.store.memory import MemoryStore
@@ -106,8 +106,7 @@ class Runtime:
         if agent is None:
             known = ", ".join(list(self._agents)[:20]) or "none"
             more = f" and {len(self._agents) - 20} more" if len(self._agents) > 20 else ""
-            shown = repr(name) if len(repr(name)) <= 80 else f"{repr(name)[:79]}…"
-            raise UnknownAgent(f"unknown recipient {shown}: no agent has that name "
+            raise UnknownAgent(f"unknown recipient {shown(name)}: no agent has that name "
                                f"(agents: {known}{more})")
         return agent
 
