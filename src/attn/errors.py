@@ -7,7 +7,6 @@ message (naming the identifiers involved) when they have one. One table in
 
 from __future__ import annotations
 
-
 #: Longest identifier echoed whole in an error message.
 MAX_ECHO_CHARS = 80
 
