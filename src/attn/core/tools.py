@@ -20,7 +20,6 @@ Spec: 000 §21 ("Agent Mailbox Management Tools", "DeliberationResult",
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -28,13 +27,13 @@ from attn.core.deliberation import DeliberationResult, MemoryUpdate
 from attn.core.models import MailboxItem
 from attn.core.working_memory import WorkingMemory
 from attn.errors import (
-    AttnError,
     InvalidInput,
     InvalidPriority,
     InvalidTransition,
     ItemNotFound,
     ProtectedItem,
 )
+from attn.toolcall import call_tool
 
 if TYPE_CHECKING:
     from attn.core.attention import AttentionController
@@ -341,35 +340,12 @@ class MailboxTools:
             tool, unknown or missing arguments, or any
             :class:`~attn.errors.AttnError` the tool raised.
         """
-        try:
-            method, required, allowed = self._resolve(name)
-            if arguments is None:
-                arguments = {}
-            if not isinstance(arguments, dict):
-                raise InvalidInput(f"arguments of {name} must be a JSON object, "
-                                   f"got {type(arguments).__name__}")
-            unknown = sorted(set(arguments) - allowed)
-            if unknown:
-                raise InvalidInput(f"{name} has no argument {', '.join(map(repr, unknown))}; "
-                                   f"its arguments: {', '.join(sorted(allowed)) or 'none'}")
-            missing = [r for r in required if r not in arguments]
-            if missing:
-                raise InvalidInput(f"{name} needs the argument {', '.join(map(repr, missing))}")
-            result = await method(**arguments)
-        except AttnError as exc:
-            return {"ok": False, "error": exc.code, "message": exc.message}
+        ok, result = await call_tool(self, _BY_NAME, name, arguments)
+        if not ok:
+            return result  # type: ignore[no-any-return]
         if isinstance(result, DeliberationResult):
             return {"ok": True, "deliberation": result.to_dict()}
         return {"ok": True, **result}
-
-    def _resolve(self, name: object) -> tuple[Callable[..., Awaitable[Any]], list[str],
-                                              set[str]]:
-        schema = _BY_NAME.get(name) if isinstance(name, str) else None
-        if schema is None:
-            raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(_BY_NAME)}")
-        params = schema["parameters"]
-        method: Callable[..., Awaitable[Any]] = getattr(self, schema["name"])
-        return method, list(params.get("required", [])), set(params["properties"])
 
     # --------------------------------------------------------------- helpers
 

@@ -16,11 +16,10 @@ Spec: 000 §3.4 (background_exec), §11.3 (schedule_wakeup, set_heartbeat_interv
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from attn.errors import AttnError, InvalidInput
 from attn.time.background import MAX_TIMEOUT_S
+from attn.toolcall import call_tool
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper
@@ -112,33 +111,10 @@ class TimeTools:
             "message": text}`` for an unknown tool, unknown or missing arguments,
             or any :class:`~attn.errors.AttnError` the tool raised.
         """
-        try:
-            method, required, allowed = self._resolve(name)
-            if arguments is None:
-                arguments = {}
-            if not isinstance(arguments, dict):
-                raise InvalidInput(f"arguments of {name} must be a JSON object, "
-                                   f"got {type(arguments).__name__}")
-            unknown = sorted(set(arguments) - allowed)
-            if unknown:
-                raise InvalidInput(f"{name} has no argument {', '.join(map(repr, unknown))}; "
-                                   f"its arguments: {', '.join(sorted(allowed)) or 'none'}")
-            missing = [r for r in required if r not in arguments]
-            if missing:
-                raise InvalidInput(f"{name} needs the argument {', '.join(map(repr, missing))}")
-            result = await method(**arguments)
-        except AttnError as exc:
-            return {"ok": False, "error": exc.code, "message": exc.message}
+        ok, result = await call_tool(self, _BY_NAME, name, arguments)
+        if not ok:
+            return result  # type: ignore[no-any-return]
         return {"ok": True, **result}
-
-    def _resolve(self, name: object) -> tuple[Callable[..., Awaitable[dict[str, Any]]],
-                                              list[str], set[str]]:
-        schema = _BY_NAME.get(name) if isinstance(name, str) else None
-        if schema is None:
-            raise InvalidInput(f"unknown tool {name!r}; tools: {', '.join(_BY_NAME)}")
-        params = schema["parameters"]
-        method: Callable[..., Awaitable[dict[str, Any]]] = getattr(self, schema["name"])
-        return method, list(params.get("required", [])), set(params["properties"])
 
 
 def _schema(name: str, description: str, properties: dict[str, Any],
