@@ -124,6 +124,9 @@ class Wakeups:
             delay = check_seconds(delay_s, "delay_s")
             if delay < 0:
                 raise InvalidInput(f"delay_s must be >= 0 seconds, got {delay_s!r}")
+            if delay > config.max_delay_s:  # before timedelta, which overflows past ~10^14 s
+                raise InvalidInput(f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, "
+                                   f"got {delay:.0f} s")
             due = now + timedelta(seconds=delay)
         else:
             due = parse_instant(at, "at")
@@ -141,6 +144,9 @@ class Wakeups:
             if recurring < config.min_recurring_s:
                 raise InvalidInput(f"recurring_s must be at least {config.min_recurring_s:.0f} s, "
                                    f"got {recurring_s!r}")
+            if recurring > config.max_delay_s:  # re-arming would overflow timedelta
+                raise InvalidInput(f"recurring_s may be at most {config.max_delay_s:.0f} s, "
+                                   f"got {recurring:.0f} s")
         try:
             mode = DeliveryMode(delivery_mode if isinstance(delivery_mode, str) else "")
         except ValueError:
