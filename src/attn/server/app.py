@@ -52,6 +52,7 @@ from attn.server.live import install_live
 from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
 from attn.server.routes_time import time_router
 from attn.server.schemas import ChatBody, EnqueueBody
+from attn.server.ui import install_ui
 from attn.version import attn_version
 
 if TYPE_CHECKING:
@@ -197,6 +198,7 @@ def create_app(
 
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
     install_live(app, runtime)  # /ws, POST /api/agents/{name}/chat/stream (attn.server.live)
+    install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
     return app
 
 

@@ -1,0 +1,144 @@
+// attn web UI: start-up, routing (#/ and #/agents/<name>), the live
+// connection and its indicator, the token prompt and page-wide error handling.
+// Everything shown comes from the REST API and the WebSocket (see live.js).
+
+import { onAuthNeeded, setToken } from './api.js';
+import { h, replaceChildren } from './dom.js';
+import { LiveConnection } from './live.js';
+import { MindView } from './mind.js';
+import { messageOf, notify } from './notices.js';
+import { OverviewView } from './overview.js';
+import { loadTypes } from './types.js';
+
+const main = document.getElementById('main');
+const crumbs = document.getElementById('crumbs');
+const connection = document.getElementById('connection');
+
+let view = null;
+let pending = [];
+let flushScheduled = false;
+
+const CONNECTION_TEXT = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  unauthorized: 'Token needed',
+};
+
+function showConnection(status) {
+  connection.className = `conn conn-${status}`;
+  connection.dataset.status = status;
+  connection.querySelector('.conn-text').textContent = CONNECTION_TEXT[status] || status;
+}
+
+// Events are applied once per animation frame, in one batch: a burst of
+// events costs one layout, and the page stays responsive.
+function flush() {
+  flushScheduled = false;
+  const batch = pending;
+  pending = [];
+  if (view && batch.length) view.onEvents(batch);
+}
+
+function scheduleFlush() {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  requestAnimationFrame(flush);
+  // A hidden tab gets no animation frames: flush anyway, less often.
+  setTimeout(() => {
+    if (flushScheduled) flush();
+  }, 250);
+}
+
+function reloadAll() {
+  loadTypes().catch((error) => notify(`Could not load the item types: ${messageOf(error)}`, 'error'));
+  if (view) view.load();
+}
+
+const live = new LiveConnection({
+  onEvent(frame) {
+    pending.push(frame);
+    scheduleFlush();
+  },
+  onResync() {
+    pending = [];
+    reloadAll();
+  },
+  onStatus: showConnection,
+  onAuthNeeded: askForToken,
+});
+
+function route() {
+  const hash = decodeURIComponent(window.location.hash.replace(/^#/, '')) || '/';
+  const match = hash.match(/^\/agents\/(.+)$/);
+  if (view) view.destroy();
+  pending = [];
+  view = match ? new MindView(match[1]) : new OverviewView();
+  replaceChildren(main, view.el);
+  document.title = `${view.title} · attn`;
+  replaceChildren(crumbs,
+    [{ label: 'Agents', href: '#/' }, ...view.crumbs.slice(1)].map((crumb, index, all) => h('li', null,
+      index === all.length - 1 && all.length > 1
+        ? h('span', { 'aria-current': 'page' }, crumb.label)
+        : h('a', { href: crumb.href || '#/' }, crumb.label))));
+  view.load();
+}
+
+function askForToken() {
+  const dialog = document.getElementById('token-dialog');
+  if (dialog.open) {
+    document.getElementById('token-error').textContent = 'That token was not accepted.';
+    return;
+  }
+  document.getElementById('token-error').textContent = '';
+  dialog.showModal();
+}
+
+document.getElementById('token-form').addEventListener('submit', () => {
+  const value = document.getElementById('token-input').value.trim();
+  if (!value) return;
+  setToken(value);
+  live.restart();
+  reloadAll();
+});
+
+let authPrompted = false;
+onAuthNeeded(() => {
+  if (authPrompted) return;
+  authPrompted = true;
+  setTimeout(() => {
+    authPrompted = false;
+  }, 1000);
+  setToken(null);
+  askForToken();
+});
+
+// Never show a raw stack trace: one line, the error's message only.
+window.addEventListener('error', (event) => {
+  notify(`Something went wrong in the page: ${event.message || 'unknown error'}`, 'error');
+});
+window.addEventListener('unhandledrejection', (event) => {
+  if (event.reason && event.reason.name === 'AbortError') return;
+  notify(`Something went wrong: ${messageOf(event.reason)}`, 'error');
+});
+
+window.addEventListener('hashchange', () => {
+  route();
+  main.focus({ preventScroll: true });
+});
+
+// For tests and benchmarks: the live connection and the current view.
+window.attn = {
+  live,
+  get view() {
+    return view;
+  },
+};
+
+showConnection('connecting');
+loadTypes()
+  .catch((error) => notify(`Could not load the item types: ${messageOf(error)}`, 'error'))
+  .finally(() => {
+    route();
+    live.start();
+  });

@@ -1,0 +1,592 @@
+// The Agent Mind view of one agent (000 §9, UI-02..05): the attention state
+// header with the current focus and how long it has run, the controls, the
+// queue, category and status filter chips with counts, the mailbox timeline
+// and the chat panel. One scrollable page, kept current by live events.
+
+import { ApiError, agentPath, api, query } from './api.js';
+import { ChatPanel } from './chat.js';
+import {
+  STATE_LABELS, STATUSES, STATUS_LABELS, TERMINAL, clip, formatDuration, h, priorityText,
+  replaceChildren, secondsSince, statusChip, throttle,
+} from './dom.js';
+import { messageOf, notify } from './notices.js';
+import { Timeline, keyOf } from './timeline.js';
+import { allCategories, allTypes, categoryLabel, onTypesChanged, typeBadge, typeOf } from './types.js';
+
+const PAGE = 50;
+const OVERLAP = 5;
+const QUEUE_SHOWN = 50;
+const KNOWN_LIMIT = 50_000;
+const ALL_STATUSES = STATUSES.join(',');
+const PICKS = new Set(['pick', 'triage']);
+
+export class MindView {
+  constructor(name) {
+    this.name = name;
+    this.title = `${name} · Agent Mind`;
+    this.crumbs = [{ label: 'Agents', href: '#/' }, { label: name }];
+    this.filter = { category: null, type: null, status: null };
+    this.mind = null;
+    this.queue = new Map();
+    this.deferred = new Map();
+    this.known = new Map(); // item id → last status seen (terminal statuses are final)
+    this.counts = null;
+    this.exhausted = false;
+    this.total = null;
+    this.timelineBusy = false;
+    this.generation = { mind: 0, timeline: 0, counts: 0 };
+    this.destroyed = false;
+    this.timeline = new Timeline(name, {
+      onExpandStale: (id) => this.refreshAround(id),
+      onMissing: () => notify('That item is not in the loaded part of the timeline; use "Load earlier" or clear the filters.'),
+    });
+    this.chat = new ChatPanel(name);
+    this.build();
+    this.countsSoon = throttle(() => this.loadCounts(), 1500);
+    this.reconcileSoon = throttle(() => this.reconcile(), 1500);
+    this.mindSoon = throttle(() => this.loadMind(), 400);
+    this.ticker = setInterval(() => this.tick(), 1000);
+    this.unsubscribeTypes = onTypesChanged(() => this.typesChanged());
+  }
+
+  // ------------------------------------------------------------- layout
+
+  build() {
+    const name = this.name;
+    this.stateBadge = h('span', { class: 'state-badge state-idle' }, 'Idle');
+    this.flags = h('span', { class: 'flags' });
+    this.description = h('p', { class: 'agent-description', hidden: true });
+    this.focusLine = h('p', { class: 'focus-line' });
+    this.depthLine = h('p', { class: 'depth-line' });
+    const reload = h('button', {
+      type: 'button', class: 'icon-button', title: 'Reload from the server',
+      'aria-label': 'Reload from the server', onclick: () => this.load(),
+    }, h('span', { 'aria-hidden': 'true' }, '↻'));
+    this.buttons = {
+      start: h('button', { type: 'button', onclick: () => this.control('start') }, 'Start'),
+      stop: h('button', { type: 'button', onclick: () => this.control('stop') }, 'Stop'),
+      pause: h('button', { type: 'button', onclick: () => this.control('pause') }, 'Pause'),
+      resume: h('button', { type: 'button', onclick: () => this.control('resume') }, 'Resume'),
+      cancel: h('button', { type: 'button', class: 'danger', onclick: () => this.confirmCancel() }, 'Cancel current work…'),
+    };
+    this.loadError = h('p', { class: 'load-error', role: 'alert', hidden: true });
+    const header = h('header', { class: 'attention panel', 'aria-labelledby': 'mind-heading' },
+      h('div', { class: 'attention-top' },
+        h('h1', { id: 'mind-heading' }, name, h('span', { class: 'sr-only' }, ' — Agent Mind')),
+        this.stateBadge, this.flags, reload),
+      this.description, this.loadError, this.focusLine, this.depthLine,
+      h('div', { class: 'controls', role: 'group', 'aria-label': 'Agent controls' },
+        this.buttons.start, this.buttons.stop, this.buttons.pause, this.buttons.resume,
+        this.buttons.cancel));
+
+    this.queueList = h('ol', { class: 'queue-list', 'aria-labelledby': 'queue-heading' });
+    this.queueEmpty = h('p', { class: 'muted' }, 'Nothing is waiting.');
+    this.queueMore = h('p', { class: 'muted', hidden: true });
+    this.deferredHeading = h('h3', { id: 'deferred-heading', hidden: true }, 'Deferred');
+    this.deferredList = h('ol', { class: 'queue-list deferred-list', 'aria-labelledby': 'deferred-heading' });
+    const queue = h('section', { class: 'queue panel', 'aria-labelledby': 'queue-heading' },
+      h('h2', { id: 'queue-heading' }, 'Queue'),
+      this.queueEmpty, this.queueList, this.queueMore, this.deferredHeading, this.deferredList);
+
+    this.categoryChips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Filter by category' });
+    this.typeSelect = h('select', { id: 'type-filter' });
+    this.typeSelect.addEventListener('change', () => this.setFilter({ type: this.typeSelect.value || null }));
+    this.statusChips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Filter by status' });
+    const filters = h('section', { class: 'filters panel', 'aria-labelledby': 'filters-heading' },
+      h('h2', { id: 'filters-heading' }, 'Filters'),
+      h('div', { class: 'filter-row' }, h('span', { class: 'filter-name', 'aria-hidden': 'true' }, 'Category'),
+        this.categoryChips),
+      h('div', { class: 'filter-row' }, h('label', { class: 'filter-name', for: 'type-filter' }, 'Type'),
+        this.typeSelect),
+      h('div', { class: 'filter-row' }, h('span', { class: 'filter-name', 'aria-hidden': 'true' }, 'Status'),
+        this.statusChips));
+
+    this.loadEarlierButton = h('button', { type: 'button', class: 'load-earlier', onclick: () => this.loadEarlier() },
+      'Load earlier…');
+    this.timelineInfo = h('p', { class: 'timeline-info muted' });
+    this.timelineEmpty = h('p', { class: 'muted', hidden: true }, 'No items match these filters.');
+    const history = h('section', { class: 'history panel', 'aria-labelledby': 'history-heading' },
+      h('h2', { id: 'history-heading' }, 'Mailbox timeline'),
+      this.timelineEmpty, this.timeline.el, this.timelineInfo, this.loadEarlierButton);
+
+    this.el = h('div', { class: 'mind', dataset: { agent: name } }, header, queue, this.chat.el, filters, history);
+    this.renderFilters();
+    this.renderHeader();
+  }
+
+  // ------------------------------------------------------------- loading
+
+  /** Load everything over REST (first show, ↻, and after a resync). */
+  async load() {
+    await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts()]);
+  }
+
+  async loadMind() {
+    const generation = ++this.generation.mind;
+    try {
+      const mind = await api(agentPath(this.name, '/mind'));
+      if (generation !== this.generation.mind || this.destroyed) return;
+      this.mind = mind;
+      this.queue = new Map((mind.queue || []).map((item) => [item.id, item]));
+      this.deferred = new Map((mind.deferred || []).map((item) => [item.id, item]));
+      this.loadError.hidden = true;
+      this.renderHeader();
+      this.renderQueue();
+    } catch (error) {
+      if (generation !== this.generation.mind || this.destroyed) return;
+      this.showLoadError(error);
+    }
+  }
+
+  showLoadError(error) {
+    if (error instanceof ApiError && error.code === 'unknown_agent') {
+      replaceChildren(this.loadError, `There is no agent named "${clip(this.name, 80)}". `,
+        h('a', { href: '#/' }, 'See all agents'));
+    } else {
+      this.loadError.textContent = `Could not load this agent: ${messageOf(error)}`;
+    }
+    this.loadError.hidden = false;
+  }
+
+  mailboxQuery(extra) {
+    const { category, type, status } = this.filter;
+    return agentPath(this.name, `/mailbox${query({ category, type, status: status || ALL_STATUSES, ...extra })}`);
+  }
+
+  /** Load the newest page (reset) or the next older one. */
+  async loadTimeline(reset) {
+    const generation = ++this.generation.timeline;
+    // An older page starts a few rows early: rows that moved meanwhile are not skipped.
+    const offset = reset ? 0 : Math.max(0, this.timeline.size - OVERLAP);
+    const limit = reset ? PAGE : PAGE + (this.timeline.size - offset);
+    this.timelineBusy = true;
+    this.renderTimelineInfo();
+    try {
+      const data = await api(this.mailboxQuery({ limit, offset }));
+      if (generation !== this.generation.timeline || this.destroyed) return;
+      this.applyPage(data.history || [], offset, reset, limit);
+      this.total = data.total;
+      if ((data.history || []).length < limit) this.exhausted = true;
+      else if (reset) this.exhausted = false;
+    } catch (error) {
+      if (generation !== this.generation.timeline || this.destroyed) return;
+      notify(`Could not load the timeline: ${messageOf(error)}`, 'error');
+    } finally {
+      if (generation === this.generation.timeline) this.timelineBusy = false;
+      this.renderTimelineInfo();
+    }
+  }
+
+  loadEarlier() {
+    if (this.timelineBusy) return;
+    this.loadTimeline(false);
+  }
+
+  /** Bring the newest page up to date (activity summaries, decisions) after live events. */
+  async reconcile() {
+    if (this.timelineBusy || this.destroyed) return;
+    const generation = this.generation.timeline;
+    try {
+      const data = await api(this.mailboxQuery({ limit: PAGE, offset: 0 }));
+      if (generation !== this.generation.timeline || this.timelineBusy || this.destroyed) return;
+      this.applyPage(data.history || [], 0, false);
+      this.total = data.total;
+      this.renderTimelineInfo();
+    } catch {
+      // The next event or reload tries again; the live data stays shown.
+    }
+  }
+
+  /** Re-read the page around one row (its activity summary was missing). */
+  async refreshAround(id) {
+    const record = this.timeline.get(id);
+    if (!record) return;
+    const index = this.timeline.order.indexOf(record);
+    const offset = Math.max(0, index - 10);
+    try {
+      const data = await api(this.mailboxQuery({ limit: 30, offset }));
+      if (this.destroyed) return;
+      for (const entry of data.history || []) {
+        const { decisions, activity, ...item } = entry;
+        if (this.timeline.has(item.id)) this.applyItem(item, { decisions, activity });
+      }
+    } catch {
+      // The row keeps what it shows.
+    }
+  }
+
+  /**
+   * Apply one page of the listing. Rows in the page's key range that the
+   * server no longer lists there are stale and go; a reset also drops rows
+   * older than the page. Rows newer than the page's newest (live arrivals
+   * after the server read it) stay.
+   */
+  applyPage(history, offset, reset, limit = PAGE) {
+    const ids = new Set(history.map((item) => item.id));
+    const maxKey = history.length ? keyOf(history[0]) : Infinity;
+    const minKey = history.length ? keyOf(history[history.length - 1]) : -Infinity;
+    const complete = offset === 0 && history.length < limit;
+    for (const id of this.timeline.ids()) {
+      if (ids.has(id)) continue;
+      const { key } = this.timeline.get(id);
+      const inRange = key <= maxKey && key >= minKey;
+      const older = key < minKey;
+      if (inRange || ((reset || complete) && older) || (reset && !history.length)) this.timeline.remove(id);
+    }
+    for (const entry of history) {
+      const { decisions, activity, ...item } = entry;
+      this.applyItem(item, { decisions, activity, fromPage: true });
+    }
+  }
+
+  async loadCounts() {
+    const generation = ++this.generation.counts;
+    const categories = allCategories();
+    const { category, type, status } = this.filter;
+    const count = (params) => api(agentPath(this.name, `/mailbox${query({ ...params, limit: 1 })}`))
+      .then((data) => data.total);
+    try {
+      const [byCategory, byStatus] = await Promise.all([
+        Promise.all(categories.map((c) => count({ category: c, status: status || ALL_STATUSES }))),
+        Promise.all(STATUSES.map((s) => count({ category, type, status: s }))),
+      ]);
+      if (generation !== this.generation.counts || this.destroyed) return;
+      this.counts = {
+        category: Object.fromEntries(categories.map((c, i) => [c, byCategory[i]])),
+        status: Object.fromEntries(STATUSES.map((s, i) => [s, byStatus[i]])),
+        allCategories: byCategory.reduce((a, b) => a + b, 0),
+        allStatuses: byStatus.reduce((a, b) => a + b, 0),
+      };
+      this.renderCounts();
+    } catch {
+      // Counts stay as they were; the next change retries.
+    }
+  }
+
+  // ------------------------------------------------------------- live events
+
+  onEvents(frames) {
+    let items = false;
+    let control = false;
+    let header = false;
+    for (const frame of frames) {
+      if (frame.agentId !== this.name) continue;
+      const data = frame.data || {};
+      switch (frame.event) {
+        case 'agent:mailbox':
+        case 'agent:item':
+          if (data.item) this.applyItem(data.item);
+          items = true;
+          break;
+        case 'agent:decision':
+          if (data.decision) {
+            this.timeline.addDecision(data.decision);
+            if (PICKS.has(data.decision.decisionType)) {
+              this.picked(data.decision);
+              header = true;
+              control = true; // the /mind snapshot confirms the new focus
+            }
+          }
+          items = true;
+          break;
+        case 'agent:attention':
+          if (this.mind) {
+            this.mind.state = data.state || this.mind.state;
+            this.mind.currentFocus = data.currentFocus || null;
+          }
+          if (data.currentFocus) this.applyItem(data.currentFocus);
+          header = true;
+          break;
+        case 'agent:focus':
+          if (this.mind) {
+            this.mind.currentFocus = data.focus || null;
+            if (typeof data.mailboxDepth === 'number') this.mind.queueDepth = data.mailboxDepth;
+          }
+          if (data.focus) this.applyItem(data.focus);
+          header = true;
+          break;
+        case 'agent:incomplete':
+          notify(`${this.name}: item ${data.itemId || ''} incomplete: ${data.reason || 'no reason given'}`);
+          break;
+        case 'agent:started':
+        case 'agent:stopped':
+        case 'agent:paused':
+        case 'agent:resumed':
+          control = true;
+          break;
+        case 'agent:removed':
+          notify(`Agent ${this.name} was removed from the server.`, 'error');
+          break;
+        default:
+          break;
+      }
+    }
+    if (items) {
+      this.renderQueue();
+      this.countsSoon();
+      this.reconcileSoon();
+      this.renderTimelineInfo();
+    }
+    if (header || items) this.renderHeader();
+    if (control) this.mindSoon();
+  }
+
+  applyItem(item, { decisions, activity } = {}) {
+    const previous = this.known.get(item.id);
+    // Terminal statuses are final (000 §6.5): a late event cannot undo one.
+    if (previous && TERMINAL.has(previous) && !TERMINAL.has(item.status)) return;
+    if (this.known.size > KNOWN_LIMIT) this.known.clear();
+    this.known.set(item.id, item.status);
+    if (item.status === 'queued') this.queue.set(item.id, item);
+    else this.queue.delete(item.id);
+    if (item.status === 'deferred') this.deferred.set(item.id, item);
+    else this.deferred.delete(item.id);
+    if (this.mind && this.mind.currentFocus && this.mind.currentFocus.id === item.id) {
+      this.mind.currentFocus = item.status === 'processing' ? item : this.mind.currentFocus;
+    }
+    if (this.matches(item)) {
+      if (this.timeline.has(item.id) || this.accepts(keyOf(item)) || decisions) {
+        this.timeline.upsert(item, { decisions, activity });
+      }
+    } else {
+      this.timeline.remove(item.id);
+    }
+  }
+
+  /**
+   * A pick starts processing. The focus events only follow attention state
+   * changes, so a pick straight after a preemption (focused → focused) is
+   * known from the decision alone until the /mind snapshot confirms it.
+   */
+  picked(decision) {
+    const id = decision.mailboxItemId;
+    const record = this.timeline.get(id);
+    const item = this.queue.get(id) || this.deferred.get(id) || (record && record.item);
+    if (!item || TERMINAL.has(item.status)) return;
+    const started = { ...item, status: 'processing', startedAt: decision.createdAt || item.startedAt };
+    this.applyItem(started);
+    if (this.mind) {
+      this.mind.state = 'focused';
+      this.mind.currentFocus = started;
+    }
+  }
+
+  matches(item) {
+    const { category, type, status } = this.filter;
+    if (status && item.status !== status) return false;
+    if (type && item.sourceType !== type) return false;
+    if (category && typeOf(item.sourceType).category !== category) return false;
+    return true;
+  }
+
+  /** Whether a row with this key belongs in the loaded part of the timeline. */
+  accepts(key) {
+    const oldest = this.timeline.minKey();
+    return this.exhausted || oldest === null || key >= oldest;
+  }
+
+  // ------------------------------------------------------------- rendering
+
+  renderHeader() {
+    const mind = this.mind;
+    const state = (mind && mind.state) || 'idle';
+    this.stateBadge.className = `state-badge state-${state}`;
+    this.stateBadge.dataset.state = state;
+    this.stateBadge.textContent = (STATE_LABELS[state] || state).toUpperCase();
+    const running = mind ? mind.running : true;
+    const paused = mind ? mind.paused : false;
+    replaceChildren(this.flags,
+      mind && !running ? h('span', { class: 'flag flag-stopped' }, 'Stopped') : null,
+      mind && running && paused ? h('span', { class: 'flag flag-paused' }, 'Paused') : null);
+    if (mind) {
+      this.description.textContent = mind.description || '';
+      this.description.hidden = !mind.description;
+    }
+    const focus = mind && mind.currentFocus;
+    const key = focus ? `${focus.id}|${focus.summary}|${focus.startedAt}|${focus.sourceType}` : '';
+    if (this.focusLine.dataset.key !== key) {
+      this.focusLine.dataset.key = key;
+      replaceChildren(this.focusLine, focus
+        ? [h('span', { class: 'label' }, 'Focused on: '), typeBadge(focus.sourceType), ' ',
+          h('q', { class: 'summary' }, clip(focus.summary, 140)), ' ',
+          h('span', { class: 'priority' }, priorityText(focus.priority)), ' ',
+          h('span', { class: 'elapsed', dataset: { since: focus.startedAt || '' } },
+            focus.startedAt ? `for ${formatDuration(secondsSince(focus.startedAt))}` : '')]
+        : h('span', { class: 'muted' }, mind ? 'Not focused on anything.' : 'Loading…'));
+    }
+    const depth = this.queue.size;
+    this.depthLine.dataset.depth = String(depth);
+    this.depthLine.textContent = `Queue: ${depth} ${depth === 1 ? 'item' : 'items'} waiting`;
+    const b = this.buttons;
+    b.start.disabled = !mind || running;
+    b.stop.disabled = !mind || !running;
+    b.pause.disabled = !mind || !running || paused;
+    b.resume.disabled = !mind || !paused;
+    b.cancel.disabled = !mind || !running || !focus;
+  }
+
+  renderQueue() {
+    const queued = [...this.queue.values()].sort((a, b) => a.priority - b.priority || keyOf(a) - keyOf(b));
+    const shown = queued.slice(0, QUEUE_SHOWN);
+    replaceChildren(this.queueList, shown.map((item) => queueEntry(item)));
+    this.queueEmpty.hidden = queued.length > 0;
+    this.queueMore.hidden = queued.length <= QUEUE_SHOWN;
+    this.queueMore.textContent = `and ${queued.length - QUEUE_SHOWN} more`;
+    const deferred = [...this.deferred.values()].sort((a, b) => keyOf(a) - keyOf(b));
+    replaceChildren(this.deferredList, deferred.slice(0, QUEUE_SHOWN).map((item) => queueEntry(item)));
+    this.deferredHeading.hidden = deferred.length === 0;
+    this.deferredHeading.textContent = `Deferred (${deferred.length})`;
+  }
+
+  renderFilters() {
+    const categories = allCategories();
+    const { category, status } = this.filter;
+    replaceChildren(this.categoryChips,
+      chip('All', null, category === null, () => this.setFilter({ category: null, type: null }), 'category'),
+      categories.map((c) => chip(categoryLabel(c), c, category === c,
+        () => this.setFilter({ category: c, type: null }), 'category')));
+    replaceChildren(this.statusChips,
+      chip('All', null, status === null, () => this.setFilter({ status: null }), 'status'),
+      STATUSES.map((s) => chip(STATUS_LABELS[s], s, status === s, () => this.setFilter({ status: s }), 'status',
+        h('span', { class: `status-dot status-${s}`, 'aria-hidden': 'true' }))));
+    const types = allTypes().filter((t) => !category || t.category === category);
+    const groups = new Map();
+    for (const t of types) {
+      if (!groups.has(t.category)) groups.set(t.category, []);
+      groups.get(t.category).push(t);
+    }
+    replaceChildren(this.typeSelect,
+      h('option', { value: '' }, category ? `All ${categoryLabel(category).toLowerCase()} types` : 'All types'),
+      [...groups.entries()].map(([c, list]) => h('optgroup', { label: categoryLabel(c) },
+        list.map((t) => h('option', { value: t.name }, `${t.icon || ''} ${t.label}`.trim())))));
+    this.typeSelect.value = this.filter.type || '';
+    this.renderCounts();
+  }
+
+  renderCounts() {
+    const counts = this.counts;
+    for (const button of this.el.querySelectorAll('.chips .chip')) {
+      const { group, value } = button.dataset;
+      let n = null;
+      if (counts) {
+        if (group === 'category') n = value ? counts.category[value] : counts.allCategories;
+        else n = value ? counts.status[value] : counts.allStatuses;
+      }
+      const span = button.querySelector('.count');
+      span.textContent = n === null || n === undefined ? '' : String(n);
+    }
+  }
+
+  renderTimelineInfo() {
+    const shown = this.timeline.size;
+    this.timelineEmpty.hidden = shown > 0 || this.timelineBusy;
+    this.loadEarlierButton.hidden = this.exhausted && !this.timelineBusy;
+    this.loadEarlierButton.disabled = this.timelineBusy;
+    this.loadEarlierButton.textContent = this.timelineBusy ? 'Loading…' : 'Load earlier…';
+    const total = typeof this.total === 'number' ? Math.max(this.total, shown) : null;
+    this.timelineInfo.textContent = total === null ? '' : `Showing ${shown} of ${total} items`;
+  }
+
+  tick() {
+    for (const span of this.el.querySelectorAll('.elapsed[data-since]')) {
+      if (span.dataset.since) span.textContent = `for ${formatDuration(secondsSince(span.dataset.since))}`;
+    }
+  }
+
+  typesChanged() {
+    this.renderFilters();
+    this.countsSoon();
+    for (const id of this.timeline.ids()) {
+      const record = this.timeline.get(id);
+      record.signature = null;
+      this.timeline.paint(record);
+    }
+    this.renderQueue();
+    this.focusLine.dataset.key = '';
+    this.renderHeader();
+  }
+
+  setFilter(change) {
+    Object.assign(this.filter, change);
+    this.renderFilters();
+    this.timeline.clear();
+    this.exhausted = false;
+    this.total = null;
+    this.loadTimeline(true);
+    this.loadCounts();
+  }
+
+  // ------------------------------------------------------------- actions
+
+  async control(action) {
+    const button = this.buttons[action];
+    button.disabled = true;
+    try {
+      await api(agentPath(this.name, `/control/${action}`), { method: 'POST' });
+      const done = { start: 'started', stop: 'stopped', pause: 'paused', resume: 'resumed' }[action];
+      notify(`${this.name} ${done}.`);
+    } catch (error) {
+      notify(`Could not ${action} ${this.name}: ${messageOf(error)}`, 'error');
+    }
+    await this.loadMind();
+  }
+
+  confirmCancel() {
+    const focus = this.mind && this.mind.currentFocus;
+    if (!focus) return;
+    const dialog = document.getElementById('cancel-dialog');
+    const what = document.getElementById('cancel-what');
+    replaceChildren(what, `${this.name} is working on `, typeBadge(focus.sourceType), ' ',
+      h('q', null, clip(focus.summary, 120)),
+      '. Cancelling stops this work for good; the item is completed as cancelled.');
+    const reason = document.getElementById('cancel-reason');
+    reason.value = 'cancelled by user';
+    const onClose = async () => {
+      dialog.removeEventListener('close', onClose);
+      if (dialog.returnValue !== 'cancel') {
+        this.buttons.cancel.focus();
+        return;
+      }
+      try {
+        const result = await api(agentPath(this.name, '/cancel'), {
+          method: 'POST', body: { reason: reason.value.trim() || 'cancelled by user' },
+        });
+        notify(result && result.itemId ? `Cancelling ${result.itemId}.` : 'Nothing was being processed.');
+      } catch (error) {
+        notify(`Could not cancel: ${messageOf(error)}`, 'error');
+      }
+      this.mindSoon();
+      this.buttons.cancel.focus();
+    };
+    dialog.returnValue = '';
+    dialog.addEventListener('close', onClose);
+    dialog.showModal();
+    dialog.querySelector('button[value="keep"]').focus();
+  }
+
+  destroy() {
+    this.destroyed = true;
+    clearInterval(this.ticker);
+    this.countsSoon.cancel();
+    this.reconcileSoon.cancel();
+    this.mindSoon.cancel();
+    this.unsubscribeTypes();
+    this.chat.destroy();
+  }
+}
+
+function chip(label, value, pressed, onclick, group, marker = null) {
+  return h('button', {
+    type: 'button', class: 'chip', 'aria-pressed': String(pressed),
+    dataset: { group, value: value || '' }, onclick,
+  }, marker, h('span', { class: 'chip-label' }, label), ' ', h('span', { class: 'count' }));
+}
+
+function queueEntry(item) {
+  return h('li', { class: `queue-entry status-${item.status}`, dataset: { id: item.id } },
+    typeBadge(item.sourceType),
+    h('span', { class: 'priority' }, priorityText(item.priority)),
+    h('span', { class: 'summary' }, clip(item.summary || '(no text)', 100)),
+    item.status === 'deferred' ? statusChip('deferred') : null,
+    item.reason && item.status === 'deferred' ? h('span', { class: 'reason muted' }, clip(item.reason, 80)) : null);
+}
