@@ -22,6 +22,8 @@ Example::
     [defaults]
     backstop_s = 600
     max_attempts = 3
+    coalesce_window_ms = 200      # every AgentConfig field can be set here
+    heartbeat_interval_s = 21600  # gives every agent a heartbeat (300 .. 86400)
 
     [[agents]]
     name = "alice"
@@ -45,10 +47,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from attn.core.config import AgentConfig
 from attn.errors import InvalidInput
 
 if TYPE_CHECKING:
     from attn.core.focus import Brain
+    from attn.time import TimeConfig
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
@@ -65,10 +69,51 @@ ENV_OVERRIDES: Mapping[str, tuple[str, str]] = {
 _AGENT_NAME_RE = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 
 
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One thing wrong with a configuration.
+
+    Attributes:
+        field: where, dotted as in the file, e.g. ``"agents[0].options.steps"``.
+        message: what is wrong.
+        line: the 1-based line of the file that defines ``field``, when found.
+        env_var: the environment variable the value came from, if any.
+        agent: the name of the agent concerned, for brain and option problems.
+    """
+
+    field: str
+    message: str
+    line: int | None = None
+    env_var: str | None = None
+    agent: str | None = None
+
+    def describe(self) -> str:
+        """``"field (line 4): message"``, as in :class:`ConfigError` messages."""
+        where = []
+        if self.env_var is not None:
+            where.append(f"from environment variable {self.env_var}")
+        elif self.line is not None:
+            where.append(f"line {self.line}")
+        if self.agent is not None:
+            where.append(f"agent {self.agent!r}")
+        return f"{self.field}{' (' + ', '.join(where) + ')' if where else ''}: {self.message}"
+
+
 class ConfigError(InvalidInput):
-    """The configuration is not valid."""
+    """The configuration is not valid.
+
+    Args:
+        message: every problem on one line, starting with the file name.
+        problems: the problems one by one (empty for a file that cannot be read
+            or parsed at all; ``message`` says why).
+    """
 
     code = "config_error"
+
+    def __init__(self, message: str | None = None,
+                 problems: tuple[ConfigProblem, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
 
 
 def _int_to_float(value: object) -> object:
@@ -105,23 +150,89 @@ class ServerSection(_Section):
     token: str | None = Field(default=None, min_length=8)
 
 
-class DefaultsSection(_Section):
-    """``[defaults]``: agent settings applied unless an agent overrides them.
+_AGENT_DEFAULTS = AgentConfig()
+
+#: Fields of ``[defaults]`` and ``[[agents]]`` that are :class:`AgentConfig` fields.
+AGENT_CONFIG_FIELDS = (
+    "capacity",
+    "backstop_s",
+    "approval_backstop_s",
+    "max_attempts",
+    "max_payload_bytes",
+    "dedup",
+    "coalesce_window_ms",
+    "consolidate",
+    "stale_after_s",
+    "auto_complete_informational",
+)
+
+
+class _AgentFields(_Section):
+    """The per-agent settings of :class:`~attn.core.config.AgentConfig`; None: not set here.
 
     Attributes:
-        backstop_s: processing timeout in seconds.
+        capacity: maximum queued items (human chat is always accepted).
+        backstop_s: seconds one processing attempt may run (000 §4).
+        approval_backstop_s: the backstop while the brain awaits a person's approval.
         max_attempts: attempts before an item is dropped as poisoned.
-        capacity: maximum queued items per agent (human chat is always accepted).
+        max_payload_bytes: largest JSON payload plus metadata accepted, in bytes.
+        dedup: merge comments and channel messages into queued items (000 §14).
+        coalesce_window_ms: wait this many milliseconds for the rest of a burst
+            before triage; 0 disables (000 §14).
+        consolidate: fold queued items about one task into one (000 §21).
+        stale_after_s: informational items queued longer are dropped (000 §21).
+        auto_complete_informational: complete status updates that ask for
+            nothing without a brain call (000 §3.4).
     """
 
-    backstop_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
-    max_attempts: int = Field(default=3, ge=1, le=100)
-    capacity: int = Field(default=10_000, ge=1)
+    capacity: int | None = Field(default=None, ge=1)
+    backstop_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    approval_backstop_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    max_attempts: int | None = Field(default=None, ge=1, le=100)
+    max_payload_bytes: int | None = Field(default=None, ge=1)
+    dedup: bool | None = None
+    coalesce_window_ms: int | None = Field(default=None, ge=0, le=60_000)
+    consolidate: bool | None = None
+    stale_after_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    auto_complete_informational: bool | None = None
 
-    _seconds = field_validator("backstop_s", mode="before")(_int_to_float)
+    _seconds = field_validator(
+        "backstop_s", "approval_backstop_s", "stale_after_s", mode="before"
+    )(_int_to_float)
 
 
-class AgentSection(_Section):
+class DefaultsSection(_AgentFields):
+    """``[defaults]``: agent settings applied unless an agent overrides them.
+
+    Every field of :class:`_AgentFields` (the :class:`~attn.core.config.AgentConfig`
+    fields) defaults to AgentConfig's own default, plus:
+
+    Attributes:
+        heartbeat_interval_s: when set, every agent gets a heartbeat at this
+            interval (300 .. 86,400 s) unless one was set for it live (``PATCH
+            /api/agents/{name}/config``, persisted); None: no heartbeats (000 §11.4).
+    """
+
+    capacity: int = Field(default=_AGENT_DEFAULTS.capacity, ge=1)
+    backstop_s: float = Field(default=_AGENT_DEFAULTS.backstop_s, gt=0, allow_inf_nan=False)
+    approval_backstop_s: float = Field(
+        default=_AGENT_DEFAULTS.approval_backstop_s, gt=0, allow_inf_nan=False
+    )
+    max_attempts: int = Field(default=_AGENT_DEFAULTS.max_attempts, ge=1, le=100)
+    max_payload_bytes: int = Field(default=_AGENT_DEFAULTS.max_payload_bytes, ge=1)
+    dedup: bool = _AGENT_DEFAULTS.dedup
+    coalesce_window_ms: int = Field(default=_AGENT_DEFAULTS.coalesce_window_ms, ge=0, le=60_000)
+    consolidate: bool = _AGENT_DEFAULTS.consolidate
+    stale_after_s: float = Field(default=_AGENT_DEFAULTS.stale_after_s, gt=0, allow_inf_nan=False)
+    auto_complete_informational: bool = _AGENT_DEFAULTS.auto_complete_informational
+    heartbeat_interval_s: float | None = Field(
+        default=None, ge=300, le=86_400, allow_inf_nan=False
+    )
+
+    _heartbeat = field_validator("heartbeat_interval_s", mode="before")(_int_to_float)
+
+
+class AgentSection(_AgentFields):
     """One ``[[agents]]`` entry.
 
     Attributes:
@@ -129,18 +240,14 @@ class AgentSection(_Section):
         brain: a brain name known to :func:`attn.brains.build_brain`, e.g. ``"echo"``.
         description: one line shown in listings.
         options: table passed to the brain factory.
-        backstop_s, max_attempts, capacity: per-agent overrides of ``[defaults]``.
+        capacity, backstop_s, max_attempts, coalesce_window_ms, ...: per-agent
+            overrides of ``[defaults]`` (every :class:`_AgentFields` field).
     """
 
     name: str = Field(pattern=_AGENT_NAME_RE)
     brain: str = Field(min_length=1)
     description: str = ""
     options: dict[str, Any] = Field(default_factory=dict)
-    backstop_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    max_attempts: int | None = Field(default=None, ge=1, le=100)
-    capacity: int | None = Field(default=None, ge=1)
-
-    _seconds = field_validator("backstop_s", mode="before")(_int_to_float)
 
 
 class AttnConfig(_Section):
@@ -160,21 +267,58 @@ class AttnConfig(_Section):
 
     def agent_settings(self, agent: AgentSection) -> AgentSettings:
         """The effective settings of ``agent``: its overrides, else ``[defaults]``."""
-        d = self.defaults
-        return AgentSettings(
-            backstop_s=agent.backstop_s if agent.backstop_s is not None else d.backstop_s,
-            max_attempts=agent.max_attempts if agent.max_attempts is not None else d.max_attempts,
-            capacity=agent.capacity if agent.capacity is not None else d.capacity,
-        )
+        return resolve_settings(self.defaults, agent)
+
+    def time_config(self) -> TimeConfig:
+        """The runtime's :class:`~attn.time.TimeConfig`: heartbeats for every agent
+        at ``[defaults] heartbeat_interval_s`` when it is set, else none."""
+        from attn.time import TimeConfig
+
+        interval = self.defaults.heartbeat_interval_s
+        if interval is None:
+            return TimeConfig()
+        return TimeConfig(heartbeats=True, heartbeat_default_s=interval)
+
+
+def resolve_settings(defaults: DefaultsSection, overrides: _AgentFields) -> AgentSettings:
+    """Each AgentConfig field from ``overrides`` when set there, else from ``defaults``.
+
+    Args:
+        defaults: the ``[defaults]`` section.
+        overrides: an ``[[agents]]`` entry (or any set of per-agent fields).
+
+    Returns:
+        The effective settings; :meth:`AgentSettings.agent_config` makes the AgentConfig.
+    """
+    values = {}
+    for name in AGENT_CONFIG_FIELDS:
+        own = getattr(overrides, name)
+        values[name] = own if own is not None else getattr(defaults, name)
+    return AgentSettings(**values)
 
 
 @dataclass(frozen=True, slots=True)
 class AgentSettings:
-    """Effective per-agent settings (keyword arguments of ``AgentConfig``)."""
+    """Effective per-agent settings: the keyword arguments of ``AgentConfig``."""
 
     backstop_s: float
     max_attempts: int
     capacity: int
+    approval_backstop_s: float = _AGENT_DEFAULTS.approval_backstop_s
+    max_payload_bytes: int = _AGENT_DEFAULTS.max_payload_bytes
+    dedup: bool = _AGENT_DEFAULTS.dedup
+    coalesce_window_ms: int = _AGENT_DEFAULTS.coalesce_window_ms
+    consolidate: bool = _AGENT_DEFAULTS.consolidate
+    stale_after_s: float = _AGENT_DEFAULTS.stale_after_s
+    auto_complete_informational: bool = _AGENT_DEFAULTS.auto_complete_informational
+
+    def agent_config(self) -> AgentConfig:
+        """These settings as an :class:`~attn.core.config.AgentConfig`.
+
+        Raises:
+            InvalidInput: a value AgentConfig refuses.
+        """
+        return AgentConfig(**{name: getattr(self, name) for name in AGENT_CONFIG_FIELDS})
 
 
 #: The team ``attn serve`` hosts when there is no ``attn.toml``.
@@ -281,31 +425,64 @@ def _validate(
         data[section] = {**table, key: value} if isinstance(table, dict) else {key: value}
         env_fields[(section, key)] = var
     data["source"] = source
+    head = source if source != "demo" else "built-in demo config"
     try:
         config = AttnConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc, source, text, env_fields)) from None
+        problems = _describe(exc, text, env_fields)
+        raise ConfigError(_joined(head, problems), problems) from None
+    lines = _key_lines(text) if text is not None else {}
+    found: list[ConfigProblem] = []
     seen: set[str] = set()
     for i, agent in enumerate(config.agents):
         if agent.name in seen:
-            line = _find_line(_key_lines(text), ("agents", i, "name")) if text else None
-            where = f" (line {line})" if line is not None else ""
-            raise ConfigError(
-                f"{source}: agents[{i}].name{where}: agent name {agent.name!r} is used twice"
-            )
+            found.append(ConfigProblem(
+                f"agents[{i}].name", f"agent name {agent.name!r} is used twice",
+                _find_line(lines, ("agents", i, "name")) if lines else None))
         seen.add(agent.name)
-    lines = _key_lines(text) if text is not None else {}
     for i, agent in enumerate(config.agents):
         problem = _brain_problem(agent)
+        if problem is None:
+            problem = _settings_problem(config, agent)
         if problem is not None:
             loc, message = problem
             line = _find_line(lines, ("agents", i, *loc)) if lines else None
-            where = f"line {line}, " if line is not None else ""
-            head = source if source != "demo" else "built-in demo config"
-            raise ConfigError(
-                f"{head}: {_dotted(('agents', i, *loc))} ({where}agent {agent.name!r}): {message}"
-            )
+            found.append(ConfigProblem(_dotted(("agents", i, *loc)), message, line,
+                                       agent=agent.name))
+    if found:
+        raise ConfigError(_joined(head, found), tuple(found))
     return config
+
+
+def _joined(head: str, problems: tuple[ConfigProblem, ...] | list[ConfigProblem]) -> str:
+    return f"{head}: " + "; ".join(p.describe() for p in problems)
+
+
+def _settings_problem(
+    config: AttnConfig, agent: AgentSection
+) -> tuple[tuple[str, ...], str] | None:
+    """What AgentConfig refuses in the agent's effective settings (its own and ``[defaults]``)."""
+    try:
+        config.agent_settings(agent).agent_config()
+    except InvalidInput as exc:
+        return (), exc.message
+    return None
+
+
+def brain_problem(agent: AgentSection) -> tuple[tuple[str, ...], str] | None:
+    """What is wrong with an agent's brain and options, checked as for ``attn.toml``.
+
+    Used by ``POST /api/agents`` so an agent created over HTTP is checked like
+    one in the file.
+
+    Args:
+        agent: the agent entry.
+
+    Returns:
+        None when the brain can be built, else (location under the agent, e.g.
+        ``("options", "stepz")``, and the message).
+    """
+    return _brain_problem(agent)
 
 
 def _brain_problem(agent: AgentSection) -> tuple[tuple[str, ...], str] | None:
@@ -399,27 +576,19 @@ def check_database_url(url: str) -> None:
 
 
 def _describe(
-    exc: ValidationError, source: str, text: str | None, env_fields: dict[tuple[str, str], str]
-) -> str:
+    exc: ValidationError, text: str | None, env_fields: dict[tuple[str, str], str]
+) -> tuple[ConfigProblem, ...]:
     lines = _key_lines(text) if text is not None else {}
     problems = []
     for err in exc.errors():
         loc = tuple(err["loc"])
-        field = _dotted(loc)
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
             msg = "unknown field"
-        where = ""
         var = env_fields.get(loc[:2]) if len(loc) == 2 else None  # type: ignore[arg-type]
-        if var is not None:
-            where = f" (from environment variable {var})"
-        elif text is not None:
-            line = _find_line(lines, loc)
-            if line is not None:
-                where = f" (line {line})"
-        problems.append(f"{field}{where}: {msg}")
-    head = source if source != "demo" else "built-in demo config"
-    return f"{head}: " + "; ".join(problems)
+        line = _find_line(lines, loc) if var is None and text is not None else None
+        problems.append(ConfigProblem(_dotted(loc), msg, line, env_var=var))
+    return tuple(problems)
 
 
 def _dotted(loc: tuple[int | str, ...]) -> str:
@@ -484,6 +653,7 @@ def is_loopback(host: str) -> bool:
 
 
 __all__ = [
+    "AGENT_CONFIG_FIELDS",
     "DEFAULT_HOST",
     "DEFAULT_PORT",
     "DEMO_AGENTS",
@@ -491,12 +661,15 @@ __all__ = [
     "AgentSettings",
     "AttnConfig",
     "ConfigError",
+    "ConfigProblem",
     "DatabaseSection",
     "DefaultsSection",
     "ServerSection",
+    "brain_problem",
     "build_brains",
     "check_database_url",
     "is_loopback",
     "load_config",
     "parse_config",
+    "resolve_settings",
 ]

@@ -50,12 +50,17 @@ from attn.server.errors import (
 )
 from attn.server.live import install_live
 from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
+from attn.server.openapi import install_openapi
+from attn.server.routes_agents import agents_router
+from attn.server.routes_control import control_router
+from attn.server.routes_meta import meta_router
 from attn.server.routes_time import time_router
 from attn.server.schemas import ChatBody, EnqueueBody
 from attn.server.ui import install_ui
 from attn.version import attn_version
 
 if TYPE_CHECKING:
+    from attn.config import DefaultsSection
     from attn.runtime import Agent, Runtime
 
 log = logging.getLogger(__name__)
@@ -69,6 +74,7 @@ def create_app(
     *,
     token: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    agent_defaults: DefaultsSection | None = None,
 ) -> FastAPI:
     """Build the API app over ``runtime``.
 
@@ -78,6 +84,7 @@ def create_app(
         token: when set, every route but ``/health`` requires
             ``Authorization: Bearer <token>`` and answers 401 otherwise.
         max_body_bytes: request bodies over this many bytes are refused with 413.
+        agent_defaults: ``[defaults]`` for agents created with ``POST /api/agents``.
 
     Returns:
         The FastAPI application (an ASGI app).
@@ -199,6 +206,10 @@ def create_app(
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
     install_live(app, runtime)  # /ws, POST /api/agents/{name}/chat/stream (attn.server.live)
     install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
+    app.include_router(control_router(runtime))  # control, cancel, config (routes_control)
+    app.include_router(agents_router(runtime, agent_defaults))  # create/remove (routes_agents)
+    app.include_router(meta_router(runtime))  # /ready, /metrics (routes_meta)
+    install_openapi(app)  # every error response declared (attn.server.openapi)
     return app
 
 

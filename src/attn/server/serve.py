@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import uvicorn
 
 from attn.config import AttnConfig, ConfigError, build_brains, check_database_url, is_loopback
-from attn.core.config import AgentConfig
 from attn.errors import AttnError
 from attn.server.app import create_app
 from attn.store.url import default_database_url, open_store
@@ -139,20 +138,15 @@ async def serve(
     brains = build_brains(config)
     sock = bind_socket(host, port)
     try:
-        runtime = Runtime(open_store(database_url))
+        runtime = Runtime(open_store(database_url), time=config.time_config())
         await runtime.start()
         try:
             for section, brain in zip(config.agents, brains, strict=True):
-                settings = config.agent_settings(section)
-                agent_config = AgentConfig(
-                    capacity=settings.capacity,
-                    backstop_s=settings.backstop_s,
-                    max_attempts=settings.max_attempts,
-                )
+                agent_config = config.agent_settings(section).agent_config()
                 await runtime.add_agent(
                     section.name, brain, agent_config, description=section.description
                 )
-            app = create_app(runtime, token=token)
+            app = create_app(runtime, token=token, agent_defaults=config.defaults)
             server = _Server(
                 uvicorn.Config(
                     app,
