@@ -12,6 +12,7 @@ Spec: 000 §5 (WebSocket events, streamed chat); acceptance SRV-20, SRV-21.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import sys
@@ -164,6 +165,7 @@ class _Tail:
             delay = min(delay * 2, RECONNECT_MAX_S)
 
     def _follow(self) -> None:
+        from websockets.exceptions import ConnectionClosed
         from websockets.sync.client import connect
 
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
@@ -174,7 +176,9 @@ class _Tail:
                 "agents": self.agents or "*",
                 "lastSeq": self.last_seq,
             }
-            socket.send(json.dumps(subscribe))
+            with contextlib.suppress(ConnectionClosed):
+                # A refused token: the server sent its error and closed; read it below.
+                socket.send(json.dumps(subscribe))
             for raw in socket:
                 self._handle(json.loads(raw))
 
@@ -223,6 +227,12 @@ class _Tail:
 
 
 def _why(exc: BaseException) -> str:
+    from websockets.exceptions import ConnectionClosed
+
+    if isinstance(exc, ConnectionClosed) and exc.rcvd is not None:
+        if exc.rcvd.code in (1001, 1012):
+            return "the server stopped or restarted"
+        return f"closed by the server with code {exc.rcvd.code}"
     text = str(exc).strip()
     return shorten(text or type(exc).__name__, 80)
 
