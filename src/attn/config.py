@@ -634,6 +634,12 @@ def _key_lines(text: str) -> dict[tuple[int | str, ...], int]:
     return found
 
 
+def find_line(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """The 1-based line of TOML ``text`` that defines ``loc`` (e.g. ``("server", "host")``),
+    or of its nearest enclosing table; None when neither is written in the text."""
+    return _find_line(_key_lines(text), loc)
+
+
 def _find_line(lines: dict[tuple[int | str, ...], int], loc: tuple[int | str, ...]) -> int | None:
     for end in range(len(loc), 0, -1):
         line = lines.get(loc[:end])
@@ -668,6 +674,7 @@ __all__ = [
     "brain_problem",
     "build_brains",
     "check_database_url",
+    "find_line",
     "is_loopback",
     "load_config",
     "parse_config",

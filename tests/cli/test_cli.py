@@ -83,6 +83,13 @@ COMMANDS = [
     ["time", "cancel"],
     ["time", "wakeup"],
     ["time", "heartbeat"],
+    ["cancel"],
+    ["control"],
+    ["db"],
+    ["db", "upgrade"],
+    ["db", "status"],
+    ["config"],
+    ["config", "check"],
 ]
 
 

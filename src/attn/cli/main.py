@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from attn.cli import commands, live, time, trace
+from attn.cli import commands, config_cmd, control, db, live, time, trace
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import attn_version
@@ -111,3 +111,7 @@ trace.register(app)
 time.register(app)
 # `attn tail` and `attn chat` (WebSocket events, streamed replies) live in src/attn/cli/live.py.
 live.register(app)
+# `attn cancel`, `attn control` (cli/control.py); `attn db …` (cli/db.py); `attn config check`.
+control.register(app)
+db.register(app)
+config_cmd.register(app)

@@ -1,0 +1,155 @@
+"""``attn config check [PATH]``: is ``attn.toml`` valid, and if not, where is it wrong.
+
+It checks what ``attn serve`` would check before starting: TOML syntax, every
+field (with environment overrides), each agent's brain and options, the
+database URL, and the rule that a non-loopback bind needs a token. Every
+problem is printed on its own line as ``FILE:LINE: field: message``; the exit
+status is 0 when the file is valid ("ok ...") and 1 when it is not.
+
+Spec: issue 3 point 5 (``attn config check`` prints what is wrong with line numbers).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from attn.cli.output import examples, handle_errors, print_json
+
+app = typer.Typer(
+    name="config",
+    help="Check attn.toml before starting a server.",
+    epilog=examples("attn config check", "attn config check team.toml --json"),
+    no_args_is_help=True,
+)
+
+#: Where tomllib says a syntax error is: "... (at line 3, column 7)".
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
+def register(root: typer.Typer) -> None:
+    """Add ``attn config …`` to ``root``."""
+    root.add_typer(app, name="config")
+
+
+def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Check a configuration as ``attn serve`` would.
+
+    Args:
+        path: the file; None means ``./attn.toml`` when it exists, else the demo team.
+
+    Returns:
+        (facts about a valid config, problems); each problem has ``field``, ``line``
+        (or None), ``message``, ``envVar`` and ``agent`` (or None).
+    """
+    from attn.config import ConfigError, check_database_url, find_line, load_config
+    from attn.errors import InvalidInput
+    from attn.server.serve import check_bind
+    from attn.store.url import default_database_url
+
+    source = str(path) if path is not None else "attn.toml"
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        if exc.problems:
+            problems = [
+                _problem(p.field, p.message, p.line, p.env_var, p.agent) for p in exc.problems
+            ]
+        else:
+            found = _TOML_AT.search(exc.message)
+            message = exc.message.removeprefix(f"{source}: ")
+            problems = [_problem(None, message, int(found.group(1)) if found else None)]
+        return {"source": source}, problems
+    problems = []
+    text = Path(config.source).read_text(encoding="utf-8") if config.source != "demo" else ""
+
+    def line(*loc: str) -> int | None:
+        return find_line(text, loc) if text else None
+
+    url = config.database.url or default_database_url()
+    try:
+        check_database_url(url)
+    except InvalidInput as exc:
+        var = "ATTN_DATABASE_URL" if os.environ.get("ATTN_DATABASE_URL") else None
+        where = None if var else line("database", "url")
+        problems.append(_problem("database.url", exc.message, where, var))
+    try:
+        check_bind(config.server.host, config.server.token)
+    except InvalidInput as exc:
+        var = "ATTN_HOST" if os.environ.get("ATTN_HOST") else None
+        problems.append(
+            _problem("server.host", exc.message, None if var else line("server", "host"), var)
+        )
+    facts = {
+        "source": config.source,
+        "agents": [agent.name for agent in config.agents],
+        "database": url,
+        "host": config.server.host,
+        "port": config.server.port,
+    }
+    return facts, problems
+
+
+@app.command("check", epilog=examples("attn config check", "attn config check team.toml --json"))
+@handle_errors
+def check_command(
+    path: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[PATH]",
+            help="The file to check (default ./attn.toml).",
+            dir_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead.")] = False,
+) -> None:
+    """Check a config file: print "ok" (exit 0) or each problem with its line (exit 1)."""
+    facts, problems = check(path)
+    if as_json:
+        print_json({"ok": not problems, **facts, "problems": problems})
+    elif not problems:
+        agents = facts["agents"]
+        if facts["source"] == "demo":
+            typer.echo(
+                f"ok: no attn.toml here; 'attn serve' would host the demo team "
+                f"({', '.join(agents)})"
+            )
+        else:
+            names = f" ({', '.join(agents)})" if agents else ""
+            typer.echo(
+                f"ok: {facts['source']}: {len(agents)} agent(s){names}, "
+                f"database {facts['database']}"
+            )
+    else:
+        for problem in problems:
+            typer.echo(_line(str(facts["source"]), problem))
+    if problems:
+        raise typer.Exit(1)
+
+
+def _problem(
+    field: str | None,
+    message: str,
+    line: int | None = None,
+    env_var: str | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
+    return {"field": field, "line": line, "message": message, "envVar": env_var, "agent": agent}
+
+
+def _line(source: str, problem: dict[str, Any]) -> str:
+    """``FILE:LINE: field: message`` (or ``FILE: ...`` without a line)."""
+    where = f"{source}:{problem['line']}" if problem["line"] is not None else source
+    field = problem["field"]
+    extra = []
+    if problem["envVar"]:
+        extra.append(f"from environment variable {problem['envVar']}")
+    if problem["agent"]:
+        extra.append(f"agent {problem['agent']!r}")
+    label = f"{field} ({', '.join(extra)})" if extra else field
+    return f"{where}: {label}: {problem['message']}" if label else f"{where}: {problem['message']}"

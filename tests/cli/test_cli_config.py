@@ -1,0 +1,136 @@
+"""``attn config check``: "ok" and exit 0, or every problem with its line and exit 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from attn.cli.main import app
+
+GOOD = """\
+[database]
+url = "sqlite:///attn.db"
+
+[defaults]
+backstop_s = 60
+coalesce_window_ms = 50
+heartbeat_interval_s = 3600
+
+[[agents]]
+name = "alice"
+brain = "echo"
+dedup = false
+"""
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
+    for var in ("ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT", "ATTN_TOKEN", "ATTN_DEBUG"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return CliRunner()
+
+
+def check(
+    runner: CliRunner, text: str | None, *args: str, env: dict[str, str] | None = None
+) -> Any:
+    if text is not None:
+        Path("team.toml").write_text(text, encoding="utf-8")
+        return runner.invoke(app, ["config", "check", "team.toml", *args], env=env)
+    return runner.invoke(app, ["config", "check", *args], env=env)
+
+
+def test_a_good_file_is_ok(runner: CliRunner) -> None:
+    result = check(runner, GOOD)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "ok: team.toml: 1 agent(s) (alice), database sqlite:///attn.db"
+    data = json.loads(check(runner, GOOD, "--json").stdout)
+    assert data["ok"] is True and data["problems"] == [] and data["agents"] == ["alice"]
+
+
+def test_without_a_file_the_demo_team_is_ok(runner: CliRunner) -> None:
+    result = check(runner, None)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("ok: no attn.toml here; 'attn serve' would host the demo team")
+
+
+def test_the_default_file_is_checked(runner: CliRunner) -> None:
+    Path("attn.toml").write_text("[server]\nport = 0\n", encoding="utf-8")
+    result = runner.invoke(app, ["config", "check"])
+    assert result.exit_code == 1
+    assert result.stdout.strip() == (
+        "attn.toml:2: server.port: Input should be greater than or equal to 1"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        (
+            "[server]\nport = 0\nhots = 'x'\n",
+            [
+                "team.toml:2: server.port: Input should be greater than or equal to 1",
+                "team.toml:3: server.hots: unknown field",
+            ],
+        ),
+        (
+            "[defaults]\ncoalesce_window_ms = 70000\nheartbeat_interval_s = 10\n",
+            [
+                "team.toml:2: defaults.coalesce_window_ms: Input should be less than or equal to "
+                "60000",
+                "team.toml:3: defaults.heartbeat_interval_s: Input should be greater than or "
+                "equal to 300",
+            ],
+        ),
+        (
+            "[[agents]]\nname = 'a'\nbrain = 'echo'\noptions = { stepz = 1 }\n\n"
+            "[[agents]]\nname = 'a'\nbrain = 'ehco'\n",
+            [
+                "team.toml:7: agents[1].name: agent name 'a' is used twice",
+                "team.toml:4: agents[0].options.stepz (agent 'a'): the echo brain has no option "
+                "'stepz'; its options: steps, step_s, prefix",
+                "team.toml:8: agents[1].brain (agent 'a'): unknown brain 'ehco'; built-in "
+                "brains: echo, script",
+            ],
+        ),
+        ("[server]\nport = \n", ["team.toml:2: invalid TOML: Invalid value (at line 2, column 8)"]),
+        (
+            "[server]\nhost = '0.0.0.0'\n\n[database]\nurl = 'sqlite:///nowhere/a.db'\n",
+            [
+                "team.toml:5: database.url: cannot open the SQLite database 'nowhere/a.db': the "
+                "folder 'nowhere' does not exist (create it, or use another path)",
+                "team.toml:2: server.host: refusing to listen on 0.0.0.0 without an API token; "
+                "set ATTN_TOKEN (or token in the [server] table of attn.toml) to at least 8 "
+                "characters, or bind 127.0.0.1",
+            ],
+        ),
+    ],
+)
+def test_every_problem_is_printed_with_its_line(
+    runner: CliRunner, text: str, lines: list[str]
+) -> None:
+    result = check(runner, text)
+    assert result.exit_code == 1, result.output
+    assert result.stdout.splitlines() == lines
+    data = json.loads(check(runner, text, "--json").stdout)
+    assert data["ok"] is False
+    assert len(data["problems"]) == len(lines)
+
+
+def test_environment_problems_name_the_variable(runner: CliRunner) -> None:
+    result = check(runner, GOOD, env={"ATTN_PORT": "99999"})
+    assert result.exit_code == 1
+    assert result.stdout.strip() == (
+        "team.toml: server.port (from environment variable ATTN_PORT): Input should be less "
+        "than or equal to 65535"
+    )
+
+
+def test_a_missing_file_is_a_problem(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["config", "check", "nope.toml"])
+    assert result.exit_code == 1
+    assert result.stdout.strip() == "nope.toml: config file 'nope.toml' does not exist"
