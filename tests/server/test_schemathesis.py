@@ -147,7 +147,9 @@ def test_srv06_schemathesis_finds_no_500_and_no_schema_violation(live: LiveServe
     elapsed = time.monotonic() - started
     assert not failures, "\n\n".join(f"{label}:\n{text}" for label, text in failures.items())
     assert elapsed < BUDGET_S, f"the fuzz run took {elapsed:.1f} s"
-    # The server is still healthy and the real agent still answers.
+    # The server is still healthy and ready (the run may have removed or paused agents).
     with httpx.Client(base_url=live.url, timeout=10.0) as http:
-        reply = http.post("/api/agents/alice/chat", json={"text": "still there?"})
+        assert http.get("/health").status_code == 200
+        assert http.get("/ready").status_code == 200
+        reply = http.post(f"/api/agents/{TARGET}/chat", json={"text": "still there?"})
         assert reply.status_code in (200, 409), reply.text
