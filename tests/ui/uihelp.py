@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -448,3 +449,244 @@ def all_statuses_scene(server: UiServer, agent: str = "ada") -> dict[str, str]:
     ids["heartbeat"] = server.enqueue(agent, "heartbeat", {"summary": "Heartbeat check-in"})
     server.settle()
     return ids
+
+
+# ------------------------------------------------------------- network drops
+
+
+class DroppingProxy:
+    """A TCP proxy between the browser and a server that can cut the network.
+
+    :meth:`cut` closes every open connection at once (the browser sees its
+    WebSocket die, as on a network drop) and refuses new ones until
+    :meth:`restore`. Connections are piped by two threads each.
+    """
+
+    def __init__(self, upstream_port: int) -> None:
+        self.upstream_port = upstream_port
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._lock = threading.Lock()
+        self._open: set[socket.socket] = set()
+        self._refusing = False
+        self._closed = False
+        threading.Thread(target=self._accept, name="ui-proxy-accept", daemon=True).start()
+
+    def cut(self) -> None:
+        with self._lock:
+            self._refusing = True
+            doomed, self._open = self._open, set()
+        for sock in doomed:
+            _close(sock)
+
+    def restore(self) -> None:
+        with self._lock:
+            self._refusing = False
+
+    def close(self) -> None:
+        self._closed = True
+        self.cut()
+        _close(self._listener)
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            with self._lock:
+                refusing = self._refusing
+            if refusing:
+                _close(client)
+                continue
+            try:
+                server = socket.create_connection(("127.0.0.1", self.upstream_port))
+            except OSError:
+                _close(client)
+                continue
+            with self._lock:
+                self._open.update((client, server))
+            for source, target in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(source, target), daemon=True,
+                                 name="ui-proxy-pipe").start()
+
+    def _pipe(self, source: socket.socket, target: socket.socket) -> None:
+        try:
+            while chunk := source.recv(65536):
+                target.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            _close(source)
+            _close(target)
+            with self._lock:
+                self._open.discard(source)
+                self._open.discard(target)
+
+
+def _close(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        sock.close()
+
+
+# ------------------------------------------------------------ responsiveness
+
+#: Injected before the page's own scripts: long tasks, long animation frames
+#: and the gap between consecutive animation frames, with their start times.
+PERF_PROBE = """
+window.__perf = {longTasks: [], longFrames: [], gaps: []};
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__perf.longTasks.push([e.startTime, e.duration]);
+  }).observe({type: 'longtask', buffered: true});
+} catch (e) {}
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__perf.longFrames.push([e.startTime, e.duration]);
+  }).observe({type: 'long-animation-frame', buffered: true});
+} catch (e) {}
+(() => {
+  let last = null;
+  const frame = (t) => {
+    if (last !== null) window.__perf.gaps.push([t, t - last]);
+    last = t;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})();
+"""
+
+
+@dataclass
+class Responsiveness:
+    """What the page did in one phase (times in milliseconds)."""
+
+    seconds: float
+    events: int
+    rows: int
+    long_tasks: list[float]
+    long_frames: list[float]
+    max_frame_gap_ms: float
+    frames: int
+
+    @property
+    def events_per_s(self) -> float:
+        return self.events / self.seconds if self.seconds else 0.0
+
+    @property
+    def worst_ms(self) -> float:
+        """The longest main-thread task, animation frame or gap between frames."""
+        return max([0.0, *self.long_tasks, *self.long_frames, self.max_frame_gap_ms])
+
+    def summary(self) -> str:
+        return (f"{self.seconds:.1f} s, {self.events} events ({self.events_per_s:.0f}/s), "
+                f"{self.rows} rows, {self.frames} frames, max frame gap "
+                f"{self.max_frame_gap_ms:.0f} ms, long tasks {len(self.long_tasks)} (max "
+                f"{max(self.long_tasks, default=0):.0f} ms), long animation frames "
+                f"{len(self.long_frames)} (max {max(self.long_frames, default=0):.0f} ms)")
+
+
+def page_clock(page: Any) -> float:
+    now: float = page.evaluate("performance.now()")
+    return now
+
+
+def collect(page: Any, start_ms: float, events_before: int, seconds: float) -> Responsiveness:
+    """The page's long tasks, long frames and frame gaps since ``start_ms``."""
+    data = page.evaluate(
+        """(start) => {
+            const p = window.__perf, after = (list) => list.filter(([t]) => t >= start);
+            const gaps = after(p.gaps).map(([, g]) => g);
+            return {longTasks: after(p.longTasks).map(([, d]) => d),
+                    longFrames: after(p.longFrames).map(([, d]) => d),
+                    maxGap: gaps.length ? Math.max(...gaps) : 0, frames: gaps.length,
+                    events: window.attn.live.eventsReceived,
+                    rows: document.querySelectorAll('.timeline-rows > .row').length};
+        }""", start_ms)
+    return Responsiveness(seconds, data["events"] - events_before, data["rows"],
+                          data["longTasks"], data["longFrames"], data["maxGap"], data["frames"])
+
+
+def fill_history(server: UiServer, agent: str, count: int) -> None:
+    """Put ``count`` processed items of a few types in ``agent``'s history."""
+    kinds = [("a2a_message", "build {n} is green"), ("heartbeat", "Heartbeat check-in {n}"),
+             ("system_event", "rotated log {n}"), ("human_chat", "question {n}")]
+
+    async def fill(runtime: Runtime) -> None:
+        target = runtime.get_agent(agent)
+        for n in range(count):
+            source_type, text = kinds[n % len(kinds)]
+            await target.enqueue(source_type, {"content": text.format(n=n)})
+
+    server.call(fill, timeout_s=120)
+    server.wait_until(lambda rt: rt.get_agent(agent).depth == 0
+                      and rt.get_agent(agent).focus_item is None, timeout_s=120)
+    server.settle()
+
+
+def load_rows(page: Any, rows: int) -> None:
+    """Click "Load earlier" until the timeline shows at least ``rows`` rows."""
+    from playwright.sync_api import expect
+
+    timeline = page.locator(".timeline-rows > .row")
+    # A CSS locator: a role query would compute the name of every row's button.
+    button = page.locator("button.load-earlier")
+    while (shown := timeline.count()) < rows:
+        button.click()
+        expect(timeline).not_to_have_count(shown, timeout=30_000)
+        expect(button).to_be_enabled(timeout=30_000)
+
+
+def drive_events(server: UiServer, agent: str, items_per_s: float, seconds: float) -> int:
+    """Enqueue chats to ``agent`` at a steady rate for ``seconds``; returns how many."""
+
+    async def drive(runtime: Runtime) -> int:
+        target = runtime.get_agent(agent)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        sent = 0
+        while loop.time() - start < seconds:
+            sent += 1
+            await target.enqueue("a2a_message", {"content": f"live message {sent}"})
+            await asyncio.sleep(max(0.0, start + sent / items_per_s - loop.time()))
+        return sent
+
+    return server.call(drive, timeout_s=seconds + 30)
+
+
+#: Trace categories that carry the renderer's tasks with their thread (CPU) time.
+TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline"]
+
+
+@dataclass
+class MainThreadTasks:
+    """Tasks of the page's main thread in a Chromium trace (milliseconds).
+
+    ``max_wall_ms`` is how long the longest task took; ``max_cpu_ms`` how much
+    CPU time the most expensive one used (the trace's ``tdur``), which a busy
+    machine that deschedules the renderer does not inflate.
+    """
+
+    count: int
+    max_wall_ms: float
+    max_cpu_ms: float
+    over_100_ms_wall: int
+
+
+def main_thread_tasks(trace: bytes) -> MainThreadTasks:
+    """Read the ``RunTask`` slices of every ``CrRendererMain`` thread of a trace."""
+    events = json.loads(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    main_threads = {(e["pid"], e["tid"]) for e in events
+                    if e.get("ph") == "M" and e.get("name") == "thread_name"
+                    and e.get("args", {}).get("name") == "CrRendererMain"}
+    tasks = [e for e in events
+             if e.get("ph") == "X" and e.get("name") == "RunTask" and "dur" in e
+             and (e.get("pid"), e.get("tid")) in main_threads]
+    walls = [e["dur"] / 1000 for e in tasks]
+    cpus = [e.get("tdur", e["dur"]) / 1000 for e in tasks]
+    return MainThreadTasks(len(tasks), max(walls, default=0.0), max(cpus, default=0.0),
+                           sum(1 for w in walls if w > 100))

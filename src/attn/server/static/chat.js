@@ -10,7 +10,7 @@ export class ChatPanel {
     this.agentName = agentName;
     this.sessionId = `ui-${Math.random().toString(36).slice(2, 10)}`;
     this.controllers = new Set();
-    this.log = h('ol', { class: 'chat-log', role: 'log', 'aria-live': 'polite', 'aria-label': `Conversation with ${agentName}` });
+    this.log = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite', 'aria-label': `Conversation with ${agentName}` });
     this.input = h('textarea', {
       id: 'chat-input', name: 'text', rows: '2', required: true, maxlength: '20000',
       placeholder: `Message ${agentName}…`,
@@ -42,14 +42,14 @@ export class ChatPanel {
       return;
     }
     this.input.value = '';
-    this.log.append(h('li', { class: 'chat-message from-user' },
+    this.log.append(h('div', { class: 'chat-message from-user' },
       h('span', { class: 'who' }, 'You'), h('p', { class: 'text' }, text)));
     const replyText = h('p', { class: 'text' });
     const status = h('span', { class: 'reply-status' }, 'queued…');
-    const bubble = h('li', { class: 'chat-message from-agent streaming', 'aria-busy': 'true' },
+    const bubble = h('div', { class: 'chat-message from-agent streaming', 'aria-busy': 'true' },
       h('span', { class: 'who' }, this.agentName, ' ', status), replyText);
     this.log.append(bubble);
-    bubble.scrollIntoView({ block: 'nearest' });
+    this.scrollToEnd();
     const controller = new AbortController();
     this.controllers.add(controller);
     let streamed = '';
@@ -63,7 +63,7 @@ export class ChatPanel {
           streamed += delta;
           replyText.textContent = streamed;
           status.textContent = 'replying…';
-          bubble.scrollIntoView({ block: 'nearest' });
+          this.scrollToEnd();
         },
         onDone: (done) => {
           if (typeof done.reply === 'string') replyText.textContent = done.reply;
@@ -81,6 +81,11 @@ export class ChatPanel {
       bubble.classList.remove('streaming');
       bubble.removeAttribute('aria-busy');
     }
+  }
+
+  /** Keep the newest message in view (scrolls the log only, never the page). */
+  scrollToEnd() {
+    this.log.scrollTop = this.log.scrollHeight;
   }
 
   destroy() {
