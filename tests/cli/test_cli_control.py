@@ -91,7 +91,7 @@ def test_cancel_when_idle_and_json(runner: CliRunner, server: LiveServer) -> Non
     assert data == {"itemId": None}
 
 
-def test_cancel_errors_are_one_line(runner: CliRunner, server: LiveServer) -> None:
+def test_srv21_cancel_errors_are_one_line(runner: CliRunner, server: LiveServer) -> None:
     _one_line_error(attn(runner, "cancel", "nobody", "--url", server.url), "(404 unknown_agent)")
     _one_line_error(
         attn(runner, "cancel", "alice", "--reason", " ", "--url", server.url),
@@ -117,7 +117,7 @@ def test_control_pause_resume_stop_start(runner: CliRunner, server: LiveServer) 
     assert (data["name"], data["running"], data["paused"]) == ("alice", True, False)
 
 
-def test_control_errors_are_one_line(runner: CliRunner, server: LiveServer) -> None:
+def test_srv21_control_errors_are_one_line(runner: CliRunner, server: LiveServer) -> None:
     _one_line_error(
         attn(runner, "control", "alice", "reboot", "--url", server.url), "ACTION", exit_code=2
     )
@@ -128,7 +128,7 @@ def test_control_errors_are_one_line(runner: CliRunner, server: LiveServer) -> N
     )
 
 
-def test_no_server_is_one_line(runner: CliRunner) -> None:
+def test_srv21_no_server_is_one_line(runner: CliRunner) -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{sock.getsockname()[1]}"

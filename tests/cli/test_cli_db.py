@@ -98,7 +98,7 @@ def test_the_url_comes_from_env_then_config_then_default(runner: CliRunner, tmp_
     assert default["database"] == "sqlite:///attn.db"
 
 
-def test_bad_databases_are_one_line_errors(runner: CliRunner, tmp_path: Path) -> None:
+def test_srv21_bad_databases_are_one_line_errors(runner: CliRunner, tmp_path: Path) -> None:
     _one_line_error(attn(runner, "db", "upgrade", "--database", "memory://"), "no schema", 2)
     _one_line_error(attn(runner, "db", "status", "--database", "mysql://h/db"), "unsupported", 2)
     missing = f"sqlite:///{tmp_path / 'nowhere' / 'a.db'}"
@@ -112,7 +112,7 @@ def test_bad_databases_are_one_line_errors(runner: CliRunner, tmp_path: Path) ->
     assert "secret" not in result.output
 
 
-def test_upgrade_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+def test_srv22_upgrade_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
     """SRV-22: Rich draws the bar when stderr is a terminal (forced here by its env vars)."""
     env = {**os.environ, "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
     env.pop("ATTN_DATABASE_URL", None)
