@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 from uihelp import (
@@ -83,3 +85,26 @@ def test_ui_08_layout_and_accessibility(
     body = page.locator("body").inner_text()
     assert not STACK_TRACE.search(body), body
     assert axe_violations(page) == []
+
+
+def test_ui_08_token_prompt(tmp_path: Path, page: Any) -> None:
+    token = "ui-test-token-1234"
+    agents = [AgentSpec("bob", EchoBrain(), description="echoes at once")]
+    with UiServer(tmp_path / "ui.db", agents, token=token) as server:
+        assert httpx.get(f"{server.url}/api/agents").status_code == 401
+        page.goto(server.url)  # the page and its files need no token
+        dialog = page.get_by_role("dialog", name="API token needed")
+        expect(dialog).to_be_visible()
+        assert axe_violations(page) == []
+        dialog.get_by_label("API token").fill("wrong-token")
+        dialog.get_by_role("button", name="Use token").click()
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("#token-error")).to_have_text("That token was not accepted.")
+        dialog.get_by_label("API token").fill(token)
+        dialog.get_by_role("button", name="Use token").click()
+        expect(dialog).to_be_hidden()
+        expect(page.locator(".agent-card")).to_have_count(1)
+        expect(page.locator("#connection")).to_have_attribute("data-status", "live")
+        server.enqueue("bob", "human_chat", {"content": "with a token"})
+        page.get_by_role("link", name="bob").click()
+        expect(page.locator(".timeline-rows > .row")).to_contain_text(["with a token"])

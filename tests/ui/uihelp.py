@@ -131,12 +131,15 @@ class UiServer:
         db_path: the SQLite file.
         agents: the hosted agents.
         port: 0 picks a free port.
+        token: the API token (None: no token).
     """
 
-    def __init__(self, db_path: Path, agents: list[AgentSpec], *, port: int = 0) -> None:
+    def __init__(self, db_path: Path, agents: list[AgentSpec], *, port: int = 0,
+                 token: str | None = None) -> None:
         self.db_path = db_path
         self.specs = agents
         self.port = port
+        self.token = token
         self.url = ""
         self.runtime: Runtime | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -187,7 +190,7 @@ class UiServer:
             for spec in self.specs:
                 await runtime.add_agent(spec.name, spec.brain, spec.config,
                                         description=spec.description)
-            app = create_app(runtime)
+            app = create_app(runtime, token=self.token)
             server = _Server(uvicorn.Config(
                 app, lifespan="off", log_level="warning", access_log=False,
                 timeout_graceful_shutdown=2))

@@ -23,8 +23,10 @@ DEFAULT_MAX_BODY_BYTES = 1_048_576
 #: How much of an oversized body is read before answering 413.
 _DRAIN_LIMIT_BYTES = 16 * 1_048_576
 
-#: Paths that never need the token.
-OPEN_PATHS = frozenset({"/health"})
+#: Paths that never need the token. ``/`` and ``/ui/...`` are the web UI's page
+#: and files: they hold no data, and the page asks for the token for its API calls.
+OPEN_PATHS = frozenset({"/health", "/"})
+OPEN_PREFIXES = ("/ui/",)
 
 
 class BodyTooLarge(HTTPException):
@@ -108,7 +110,10 @@ class TokenMiddleware:
         self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or scope["path"] in OPEN_PATHS:
+        path = scope["path"]
+        if scope["type"] not in ("http", "websocket") or path in OPEN_PATHS or (
+            scope["type"] == "http" and path.startswith(OPEN_PREFIXES)
+        ):
             await self.app(scope, receive, send)
             return
         given: bytes | None = None

@@ -2,7 +2,7 @@
 // connection and its indicator, the token prompt and page-wide error handling.
 // Everything shown comes from the REST API and the WebSocket (see live.js).
 
-import { onAuthNeeded, setToken } from './api.js';
+import { getToken, onAuthNeeded, setToken } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { LiveConnection } from './live.js';
 import { MindView } from './mind.js';
@@ -65,7 +65,7 @@ const live = new LiveConnection({
     reloadAll();
   },
   onStatus: showConnection,
-  onAuthNeeded: askForToken,
+  onAuthNeeded: authNeeded,
 });
 
 function route() {
@@ -84,14 +84,20 @@ function route() {
   view.load();
 }
 
-function askForToken() {
+/** Show the token dialog; `rejected`: the token in use was just refused. */
+function askForToken(rejected = false) {
   const dialog = document.getElementById('token-dialog');
-  if (dialog.open) {
-    document.getElementById('token-error').textContent = 'That token was not accepted.';
-    return;
-  }
-  document.getElementById('token-error').textContent = '';
+  const error = document.getElementById('token-error');
+  if (rejected) error.textContent = 'That token was not accepted.';
+  if (dialog.open) return;
+  if (!rejected) error.textContent = '';
   dialog.showModal();
+}
+
+function authNeeded() {
+  const rejected = getToken() !== null;
+  if (rejected) setToken(null);
+  askForToken(rejected);
 }
 
 document.getElementById('token-form').addEventListener('submit', () => {
@@ -102,16 +108,7 @@ document.getElementById('token-form').addEventListener('submit', () => {
   reloadAll();
 });
 
-let authPrompted = false;
-onAuthNeeded(() => {
-  if (authPrompted) return;
-  authPrompted = true;
-  setTimeout(() => {
-    authPrompted = false;
-  }, 1000);
-  setToken(null);
-  askForToken();
-});
+onAuthNeeded(authNeeded);
 
 // Never show a raw stack trace: one line, the error's message only.
 window.addEventListener('error', (event) => {
