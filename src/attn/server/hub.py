@@ -2,12 +2,13 @@
 
 One :class:`EventHub` per server subscribes to the runtime's bus. Each event
 gets the next server-wide sequence number, is renamed to its protocol name
-(:data:`PROTOCOL_NAMES`), serialized once to its JSON frame and kept in a
-bounded ring buffer for replay. Every subscribed :class:`Connection` gets a
-reference to that frame in its own bounded queue; a queue that would overflow
-is emptied and replaced by one ``resync`` message, so a slow client never
-holds more than its limit and never slows the agents (publishing is a few
-dictionary operations; the actual sends happen on each connection's own task).
+(:data:`PROTOCOL_NAMES`) and kept in a bounded ring buffer for replay. Every
+subscribed :class:`Connection` gets a reference to it in its own bounded
+queue, and its JSON frame is built once, by the first sender that needs it.
+A queue that would overflow is emptied and replaced by one ``resync``
+message, so a slow client never holds more than its limit and never slows
+the agents (publishing is a few list operations; serializing and sending
+happen on each connection's own task).
 
 Sequence numbers start at the hub's creation time in microseconds since the
 epoch (runtime clock), so they keep growing across server restarts: a client
@@ -68,11 +69,35 @@ def _micros(at: datetime) -> int:
     return int(at.timestamp() * 1_000_000)
 
 
+class _Entry:
+    """One published event; its JSON frame is built on first use and shared."""
+
+    __slots__ = ("_frame", "agent_id", "at", "data", "name", "seq")
+
+    def __init__(
+        self, seq: int, name: str, agent_id: str | None, at: datetime, data: dict[str, Any]
+    ) -> None:
+        self.seq = seq
+        self.name = name
+        self.agent_id = agent_id
+        self.at = at
+        self.data = data
+        self._frame: str | None = None
+
+    def frame(self) -> str:
+        if self._frame is None:
+            self._frame = _dumps({
+                "type": "event", "seq": self.seq, "event": self.name,
+                "agentId": self.agent_id, "at": self.at.isoformat(), "data": self.data,
+            })
+        return self._frame
+
+
 class Connection:
     """One WebSocket's view of the hub: its subscription and its bounded send queue.
 
     Created by :meth:`EventHub.connect`; the WebSocket route drains it with
-    :meth:`next_frame`. Frames are JSON text, shared with the hub's buffer.
+    :meth:`next_frame`. Events are shared with the hub's buffer.
 
     Attributes:
         agents: the subscribed agent names, :data:`ALL`, or None before the first subscribe.
@@ -83,7 +108,7 @@ class Connection:
 
     def __init__(self, hub: EventHub) -> None:
         self._hub = hub
-        self._queue: deque[str] = deque()
+        self._queue: deque[str | _Entry] = deque()
         self._ready = asyncio.Event()
         self.agents: frozenset[str] | str | None = None
         self.limit = hub.queue_size
@@ -109,23 +134,24 @@ class Connection:
         """Queue a control frame (pong, error, subscribed): never dropped by the limit."""
         self._append(frame)
 
-    def offer(self, frame: str) -> None:
-        """Queue an event frame; on overflow empty the queue and queue a ``resync``."""
+    def offer(self, entry: _Entry) -> None:
+        """Queue an event; on overflow empty the queue and queue a ``resync`` instead."""
         if len(self._queue) >= self.limit:
             self._queue.clear()
             self.limit = self._hub.queue_size
             self.resyncs += 1
             self._hub.resyncs += 1
-            frame = self._hub.resync_frame()
-        self._append(frame)
+            self._append(self._hub.resync_frame())
+            return
+        self._append(entry)
 
-    def _append(self, frame: str) -> None:
+    def _append(self, frame: str | _Entry) -> None:
         self._queue.append(frame)
         if len(self._queue) > self.max_queued:
             self.max_queued = len(self._queue)
         self._ready.set()
 
-    def replace(self, frames: Iterable[str]) -> None:
+    def replace(self, frames: Iterable[str | _Entry]) -> None:
         """Empty the queue and queue ``frames`` (a subscribe's replay); the limit grows to fit."""
         self._queue.clear()
         self._queue.extend(frames)
@@ -143,7 +169,7 @@ class Connection:
         self.sent += 1
         if self.limit > self._hub.queue_size and len(self._queue) < self._hub.queue_size:
             self.limit = self._hub.queue_size
-        return frame
+        return frame if isinstance(frame, str) else frame.frame()
 
 
 class EventHub:
@@ -170,8 +196,8 @@ class EventHub:
         self.queue_size = queue_size
         #: The last sequence number given (the first event gets ``seq + 1``).
         self.seq = _micros(runtime.clock.now())
-        #: (seq, agent id, frame) of the latest events, oldest first.
-        self._buffer: deque[tuple[int, str | None, str]] = deque(maxlen=buffer_size)
+        #: The latest events, oldest first.
+        self._buffer: deque[_Entry] = deque(maxlen=buffer_size)
         self._connections: set[Connection] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread_id: int | None = None
@@ -187,18 +213,16 @@ class EventHub:
 
     def publish(self, name: str, agent_id: str | None, data: dict[str, Any], at: datetime) -> int:
         """Number, buffer and fan out one event under its protocol ``name``; return its seq."""
+        # Serializing is left to the connections' sender tasks (once per event,
+        # shared): publishing stays cheap on the agents' path.
         self.seq += 1
-        seq = self.seq
-        frame = _dumps({
-            "type": "event", "seq": seq, "event": name, "agentId": agent_id,
-            "at": at.isoformat(), "data": data,
-        })
-        self._buffer.append((seq, agent_id, frame))
+        entry = _Entry(self.seq, name, agent_id, at, data)
+        self._buffer.append(entry)
         self.published += 1
         for connection in self._connections:
             if connection.wants(agent_id):
-                connection.offer(frame)
-        return seq
+                connection.offer(entry)
+        return entry.seq
 
     def _on_event(self, event: ev.Event) -> None:
         loop = self._loop
@@ -262,17 +286,17 @@ class EventHub:
             last_seq: the last seq the client saw, or None for "from now on".
         """
         connection.agents = ALL if agents == ALL else frozenset(agents)
-        frames: list[str] = []
+        frames: list[str | _Entry] = []
         if last_seq is not None and last_seq < self.seq:
-            oldest = self._buffer[0][0] if self._buffer else self.seq + 1
+            oldest = self._buffer[0].seq if self._buffer else self.seq + 1
             if last_seq + 1 < oldest:
                 self._resync_on_subscribe(connection)
                 return
             start = len(self._buffer) - (self.seq - last_seq)
             for index in range(start, len(self._buffer)):
-                _, agent_id, frame = self._buffer[index]
-                if connection.wants(agent_id):
-                    frames.append(frame)
+                entry = self._buffer[index]
+                if connection.wants(entry.agent_id):
+                    frames.append(entry)
         elif last_seq is not None and last_seq > self.seq:
             self._resync_on_subscribe(connection)
             return
