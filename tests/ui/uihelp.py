@@ -78,13 +78,15 @@ class GateBrain:
     merging and cancellation show up as in a real tool loop. Each attempt
     logs a line and reports 1,200 tokens and 3 tool calls. A payload with
     ``"fail": true`` raises (retries, then ``dropped``). A chat streams
-    "Working on it… " at once and the rest of its reply after the gate opens.
+    "Working on it… " at once and the rest of its reply after the gate opens
+    (``replies[key]``, or "done: <text>").
     """
 
-    def __init__(self, poll_s: float = 0.05) -> None:
+    def __init__(self, poll_s: float = 0.05, replies: dict[str, str] | None = None) -> None:
         self.poll_s = poll_s
         self.open_keys: set[str] = set()
         self.open_all = False
+        self.replies = dict(replies or {})
 
     @staticmethod
     def key(item: MailboxItem) -> str:
@@ -105,7 +107,7 @@ class GateBrain:
             await focus.clock.sleep(self.poll_s)
             if (await focus.yield_point()).stop:
                 return None
-        rest = f"done: {item.content or item.summary}"
+        rest = self.replies.get(self.key(item), f"done: {item.content or item.summary}")
         focus.stream(rest)
         focus.log("text", first + rest)
         return Reply(first + rest)

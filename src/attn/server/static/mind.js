@@ -42,7 +42,7 @@ export class MindView {
     });
     this.chat = new ChatPanel(name);
     this.build();
-    this.countsSoon = throttle(() => this.loadCounts(), 1500);
+    this.countsSoon = throttle(() => this.loadCounts(), 1000);
     this.reconcileSoon = throttle(() => this.reconcile(), 1500);
     this.mindSoon = throttle(() => this.loadMind(), 400);
     this.ticker = setInterval(() => this.tick(), 1000);
