@@ -121,6 +121,9 @@ class RuntimeMetrics:
         self.registry.register(_RuntimeCollector(runtime))
         #: (agent, item id) -> (attempt, started_at) of items seen becoming the focus.
         self._started: dict[tuple[str, str], tuple[int, datetime]] = {}
+        # Labelled children by label values: ``labels()`` takes a lock and builds a
+        # tuple on every call; the bus subscriber runs on the agents' hot path.
+        self._children: dict[tuple[str, ...], Any] = {}
         self._unsubscribe = runtime.bus.subscribe(self._on_event)
 
     def close(self) -> None:
@@ -141,7 +144,7 @@ class RuntimeMetrics:
         if kind == DECISION:
             decision_type = event.data.get("decision", {}).get("decisionType")
             if isinstance(decision_type, str):
-                self.decisions.labels(agent, decision_type).inc()
+                self._child("decisions", agent, decision_type).inc()
         elif kind == FOCUS_CHANGED:
             focus = event.data.get("focus")
             if isinstance(focus, dict):
@@ -165,7 +168,8 @@ class RuntimeMetrics:
         if started is None:
             return
         if queued is not None:
-            self.time_in_queue.labels(agent).observe(max(0.0, (started - queued).total_seconds()))
+            seconds = max(0.0, (started - queued).total_seconds())
+            self._child("queue", agent).observe(seconds)
         self._started[key] = (attempt, started)
         if len(self._started) > MAX_TRACKED:
             self._started.pop(next(iter(self._started)))
@@ -177,10 +181,22 @@ class RuntimeMetrics:
         seen = self._started.pop((agent, str(item.get("id"))), None)
         if seen is not None:
             seconds = max(0.0, (at - seen[1]).total_seconds())
-            self.processing.labels(agent, outcome).observe(seconds)
+            self._child("processing", agent, outcome).observe(seconds)
+
+    def _child(self, kind: str, *labels: str) -> Any:
+        key = (kind, *labels)
+        child = self._children.get(key)
+        if child is None:
+            metric = {"decisions": self.decisions, "queue": self.time_in_queue}.get(
+                kind, self.processing
+            )
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def _forget(self, agent: str) -> None:
         """Drop a removed agent's series (they would otherwise be reported forever)."""
+        for key in [key for key in self._children if key[1] == agent]:
+            del self._children[key]
         for key in [key for key in self._started if key[0] == agent]:
             del self._started[key]
         with contextlib.suppress(KeyError):
