@@ -275,7 +275,7 @@ def test_trailing_slash_is_a_json_404_naming_the_right_path(
     [
         ("GET", "/api/nothing", 404, "not_found"),
         ("GET", "/api/nothing/", 404, "not_found"),
-        ("GET", "/", 404, "not_found"),
+        ("GET", "/ui/nothing.js", 404, "not_found"),  # "/" is the web UI's page
         ("DELETE", "/api/agents", 405, "method_not_allowed"),
         ("PUT", "/api/agents/alice/mailbox", 405, "method_not_allowed"),
         ("OPTIONS", "/api/agents", 405, "method_not_allowed"),

@@ -170,7 +170,10 @@ export class MindView {
       else if (reset) this.exhausted = false;
     } catch (error) {
       if (generation !== this.generation.timeline || this.destroyed) return;
-      notify(`Could not load the timeline: ${messageOf(error)}`, 'error');
+      // An unknown agent is said once, in the header.
+      if (!(error instanceof ApiError && error.code === 'unknown_agent')) {
+        notify(`Could not load the timeline: ${messageOf(error)}`, 'error');
+      }
     } finally {
       if (generation === this.generation.timeline) this.timelineBusy = false;
       this.renderTimelineInfo();
