@@ -13,8 +13,6 @@ from typing import Any
 import pytest
 from uihelp import CHROMIUM, chromium_missing, launch
 
-pytestmark = pytest.mark.skipif(chromium_missing(), reason=f"{CHROMIUM} is missing")
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
