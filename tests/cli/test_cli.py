@@ -90,6 +90,8 @@ COMMANDS = [
     ["db", "status"],
     ["config"],
     ["config", "check"],
+    ["tail"],
+    ["chat"],
 ]
 
 
