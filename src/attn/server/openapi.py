@@ -28,7 +28,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, ConfigDict, Field
 
-from attn.server.middleware import OPEN_PATHS
+from attn.server.middleware import OPEN_PATHS, OPEN_PREFIXES
 
 #: One Server-Sent Event as schemathesis and OpenAPI 3.2 (``itemSchema``) see it:
 #: the event name and its ``data`` line, JSON text.
@@ -118,7 +118,8 @@ def declare_errors(schema: dict[str, Any]) -> None:
 
 def _declare(operation: dict[str, Any], path: str) -> None:
     responses = operation.setdefault("responses", {})
-    statuses = ["default"] if path in OPEN_PATHS else ["401", "503", "default"]
+    open_path = path in OPEN_PATHS or path.startswith(OPEN_PREFIXES)
+    statuses = ["default"] if open_path else ["401", "503", "default"]
     if "{" in path:
         statuses.append("404")
     if operation.get("parameters") or "requestBody" in operation:
