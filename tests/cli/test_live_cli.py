@@ -278,6 +278,7 @@ def test_srv20_tail_in_a_real_terminal_shows_an_enqueue_and_its_processing(
     _tmux(socket_name, "new-session", "-d", "-s", "tail", "-x", "200", "-y", "50",
           "-e", "ATTN_TOKEN=", "-e", "ATTN_URL=", command,
           ";", "set-option", "-t", "tail", "remain-on-exit", "on")
+    socket_path = _tmux(socket_name, "display-message", "-p", "#{socket_path}").strip()
     try:
         _pane_until(socket_name, lambda s: "following all agents" in s)
         item_id = _enqueue(server.url, "bob", "hello from the test")
@@ -307,6 +308,7 @@ def test_srv20_tail_in_a_real_terminal_shows_an_enqueue_and_its_processing(
     finally:
         subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True,
                        timeout=30, check=False)
+        Path(socket_path).unlink(missing_ok=True)
 
 
 # --------------------------------------------------------------------- attn chat
