@@ -102,3 +102,22 @@ async def test_script_brain_redoes_a_step_stopped_midway(
     assert not reply.done()  # the sleep starts over: 10 s from the restart
     await clock.advance(6)
     assert reply.result().text == "a b"
+
+
+async def test_every_new_focus_is_announced(runtime: Runtime, clock: FakeClock) -> None:
+    from attn import AgentConfig
+    from attn.core.events import FOCUS_CHANGED
+
+    agent = await runtime.add_agent("a", EchoBrain(steps=3, step_s=1),
+                                    AgentConfig(coalesce_window_ms=0))
+    focuses: list[str | None] = []
+    runtime.bus.subscribe(lambda e: e.type == FOCUS_CHANGED and focuses.append(
+        (e.data["focus"] or {}).get("sourceType")))
+    await agent.enqueue("heartbeat", {"summary": "patrol"})
+    await clock.advance(0.5)
+    chat = asyncio.ensure_future(agent.send_message("now"))
+    await clock.advance(10)
+    await clock.advance(10)
+    assert chat.done()
+    # heartbeat, then the chat that preempted it (still "focused"), then the heartbeat again
+    assert [f for f in focuses if f] == ["heartbeat", "human_chat", "heartbeat"]

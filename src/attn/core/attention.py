@@ -126,6 +126,7 @@ class AttentionController:
         self._activities: dict[str, tuple[str, int]] = {}
         self._timer: TimerHandle | None = None
         self._pending: deque[asyncio.Future[list[Any]]] = deque()
+        self._announced_focus: str | None = None
         self._uses_marker = bool(getattr(brain, "uses_completion_marker", False))
         mailbox.on_new_item = self._on_new_item
 
@@ -345,7 +346,7 @@ class AttentionController:
         self._attempt = attempt
         self._submit(batch)
         await self._settle_writes(_MAX_IN_FLIGHT)
-        self._set_state(AttentionState.FOCUSED)
+        self._set_state(AttentionState.FOCUSED, new_focus=True)
         focus = Focus(attempt)
         result, error = await self._run(attempt, focus)
         return self._finish(attempt, focus, spec, result, error)
@@ -650,15 +651,19 @@ class AttentionController:
             context["rule"] = rule
         return context
 
-    def _set_state(self, state: AttentionState) -> None:
-        if state == self.state:
+    def _set_state(self, state: AttentionState, *, new_focus: bool = False) -> None:
+        """Change state; ``new_focus`` announces a new focus even when the state
+        stays focused (a chat picked right after the work it preempted)."""
+        if state == self.state and not new_focus:
             return
         self.state = state
         if self.bus.active:
             focus = self.focus_item
             focus_dict = focus.to_dict() if focus is not None else None
             self._emit(STATE_CHANGED, {"state": str(state), "currentFocus": focus_dict})
-            if state != AttentionState.DECIDING:
+            focus_id = focus.id if focus is not None else None
+            if state != AttentionState.DECIDING and focus_id != self._announced_focus:
+                self._announced_focus = focus_id
                 self._emit(FOCUS_CHANGED, {"focus": focus_dict,
                                            "mailboxDepth": self.mailbox.depth})
 
