@@ -57,6 +57,12 @@ def test_every_agent_config_field_has_a_default_and_an_override() -> None:
 def test_without_defaults_agents_get_agent_configs_own() -> None:
     config = parse_config('[[agents]]\nname = "a"\nbrain = "echo"\n', environ={})
     assert config.agent_settings(config.agents[0]).agent_config() == AgentConfig()
+    time = config.time_config()
+    assert (time.heartbeats, time.heartbeat_default_s) == (True, 6 * 3600.0)  # issue 5: 6 h
+
+
+def test_heartbeats_can_be_turned_off() -> None:
+    config = parse_config('[defaults]\nheartbeat_interval_s = false\n', environ={})
     assert config.time_config().heartbeats is False
 
 

@@ -121,6 +121,11 @@ def _int_to_float(value: object) -> object:
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+def _heartbeat_or_off(value: object) -> object:
+    # ``false`` turns heartbeats off; a number is seconds.
+    return None if value is False else _int_to_float(value)
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -208,9 +213,10 @@ class DefaultsSection(_AgentFields):
     fields) defaults to AgentConfig's own default, plus:
 
     Attributes:
-        heartbeat_interval_s: when set, every agent gets a heartbeat at this
-            interval (300 .. 86,400 s) unless one was set for it live (``PATCH
-            /api/agents/{name}/config``, persisted); None: no heartbeats (000 §11.4).
+        heartbeat_interval_s: every agent gets a heartbeat at this interval
+            (300 .. 86,400 s; default 6 hours) unless one was set for it live
+            (``PATCH /api/agents/{name}/config``, persisted); ``heartbeat_interval_s
+            = false`` in attn.toml turns heartbeats off (000 §11.3, §11.4).
     """
 
     capacity: int = Field(default=_AGENT_DEFAULTS.capacity, ge=1)
@@ -226,10 +232,10 @@ class DefaultsSection(_AgentFields):
     stale_after_s: float = Field(default=_AGENT_DEFAULTS.stale_after_s, gt=0, allow_inf_nan=False)
     auto_complete_informational: bool = _AGENT_DEFAULTS.auto_complete_informational
     heartbeat_interval_s: float | None = Field(
-        default=None, ge=300, le=86_400, allow_inf_nan=False
+        default=6 * 3600.0, ge=300, le=86_400, allow_inf_nan=False
     )
 
-    _heartbeat = field_validator("heartbeat_interval_s", mode="before")(_int_to_float)
+    _heartbeat = field_validator("heartbeat_interval_s", mode="before")(_heartbeat_or_off)
 
 
 class AgentSection(_AgentFields):

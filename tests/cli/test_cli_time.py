@@ -56,7 +56,7 @@ def test_wakeup_list_cancel_and_heartbeat(runner: CliRunner, url: str) -> None:
     assert len(again.stderr.strip().splitlines()) == 1
 
     shown = runner.invoke(app, ["time", "heartbeat", "alice", "--url", url])
-    assert "no heartbeat" in shown.stdout
+    assert "heartbeat every 21600 s" in shown.stdout  # the default: 6 h
     changed = runner.invoke(app, ["time", "heartbeat", "alice", "--interval", "60",
                                   "--url", url])
     assert changed.exit_code == 0, changed.output

@@ -226,8 +226,8 @@ def test_srv05_config_shows_every_setting_with_the_defaults(http: httpx.Client) 
     config = view.json()["config"]
     assert config["coalesceWindowMs"] == 0  # from [defaults]
     assert config["backstopS"] == 600.0
-    assert config["heartbeatIntervalS"] is None
-    assert view.json()["heartbeat"]["enabled"] is False
+    assert config["heartbeatIntervalS"] == 6 * 3600.0  # the default heartbeat: 6 h
+    assert view.json()["heartbeat"]["enabled"] is True
 
 
 @pytest.mark.parametrize(("asked", "clamped"), [(60, 300.0), (1800.5, 1800.5), (1e9, 86400.0)])

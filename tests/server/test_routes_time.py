@@ -115,8 +115,8 @@ def test_unknown_agents_types_and_bodies(http: httpx.Client) -> None:
 
 
 def test_heartbeat_read_and_change_live(http: httpx.Client) -> None:
-    off = http.get("/api/agents/alice/heartbeat").json()
-    assert off["enabled"] is False and off["intervalS"] is None
+    default = http.get("/api/agents/alice/heartbeat").json()
+    assert default["enabled"] is True and default["intervalS"] == 6 * 3600.0  # issue 5: 6 h
     changed = http.put("/api/agents/alice/heartbeat", json={"intervalS": 60})
     assert changed.status_code == 200, changed.text
     assert changed.json()["intervalS"] == 300.0 and changed.json()["requested"] == 60
@@ -130,4 +130,5 @@ def test_heartbeat_read_and_change_live(http: httpx.Client) -> None:
                     json={"intervalS": "hourly"}).json()["intervalS"] == 21_600.0
     _error(http.put("/api/agents/alice/heartbeat", json={"interval": 60}), 422,
            "validation_error")
-    assert http.get("/api/agents/bob/heartbeat").json()["enabled"] is False
+    bob = http.get("/api/agents/bob/heartbeat").json()  # bob keeps the default
+    assert bob["enabled"] is True and bob["intervalS"] == 21_600.0
