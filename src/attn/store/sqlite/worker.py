@@ -296,13 +296,17 @@ class Writer(_Worker):
         self.largest_batch = max(self.largest_batch, len(batch))
 
     def checkpoint(self) -> None:
-        # RESTART, not PASSIVE: a passive checkpoint copies the log into the
-        # database but the log file never rewinds while writers keep coming
-        # (measured: 2.8 GB of WAL after 100,000 items, and a drain rate that
-        # fell by half). RESTART holds off writers for the copy; the inline
-        # writer then hands its work to this thread instead of waiting.
+        # First PASSIVE: copies the log into the database without holding off
+        # writers. Alone it never rewinds the log file while writers keep
+        # coming (measured: 2.8 GB of WAL after 100,000 items, and a drain rate
+        # that fell by half), so once everything is copied a RESTART rewinds
+        # it; with nothing left to copy that holds writers off only briefly
+        # (a RESTART that copies, measured, stalled commits for 10-15 ms).
         with contextlib.suppress(sqlite3.Error):
-            self._cur.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+            busy, log_frames, copied = self._cur.execute(
+                "PRAGMA wal_checkpoint(PASSIVE)").fetchall()[0]
+            if not busy and log_frames == copied:
+                self._cur.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
 
     def _fail(self, request: Request, exc: Exception) -> None:
         request.ok, request.value = False, _wrap(exc, f"write to {self._where} failed")
