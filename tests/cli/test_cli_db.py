@@ -7,8 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -132,21 +130,9 @@ def test_srv22_upgrade_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> Non
 
 
 @pytest.fixture
-async def pg_schema() -> AsyncIterator[str]:
+def pg_schema(fresh_pg_url: str) -> str:
     """A fresh PostgreSQL schema of its own; the URL puts it first on the search_path."""
-    asyncpg = pytest.importorskip("asyncpg")
-    try:
-        admin = await asyncpg.connect(POSTGRES_URL, timeout=5)
-    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_URL}: {exc}")
-    schema = f"attn_cli_db_{uuid.uuid4().hex[:12]}"
-    await admin.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        sep = "&" if "?" in POSTGRES_URL else "?"
-        yield f"{POSTGRES_URL}{sep}options=-c%20search_path%3D{schema}"
-    finally:
-        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        await admin.close()
+    return fresh_pg_url
 
 
 @pytest.mark.postgres

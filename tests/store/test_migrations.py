@@ -8,8 +8,6 @@ Spec: 000 §6.2; DESIGN.md "Choices already made" (versioned migrations).
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +18,6 @@ from alembic.runtime.migration import MigrationContext
 
 from attn.errors import InvalidInput, StoreError
 from attn.store import migrate, schema
-
-from .conftest import POSTGRES_URL
 
 
 def _diff(connection: sa.Connection, metadata: sa.MetaData = schema.metadata) -> list[Any]:
@@ -103,20 +99,8 @@ def test_pg_options_become_server_settings() -> None:
 
 
 @pytest.fixture
-async def pg_schema_url() -> AsyncIterator[str]:
-    asyncpg = pytest.importorskip("asyncpg")
-    try:
-        admin = await asyncpg.connect(POSTGRES_URL, timeout=5)
-    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_URL}: {exc}")
-    name = f"attn_migrate_{uuid.uuid4().hex[:12]}"
-    await admin.execute(f'CREATE SCHEMA "{name}"')
-    try:
-        sep = "&" if "?" in POSTGRES_URL else "?"
-        yield f"{POSTGRES_URL}{sep}options=-c%20search_path%3D{name}"
-    finally:
-        await admin.execute(f'DROP SCHEMA "{name}" CASCADE')
-        await admin.close()
+def pg_schema_url(fresh_pg_url: str) -> str:
+    return fresh_pg_url
 
 
 @pytest.mark.postgres
