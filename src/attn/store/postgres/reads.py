@@ -7,6 +7,7 @@ Spec: 000 §6 (queries over the tables), §17 (recovery reads).
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
@@ -29,11 +30,12 @@ DRIVER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-class PostgresReads:
+class PostgresReads(ABC):
     """Queries of the :class:`~attn.store.base.Store` protocol; the store supplies the pool."""
 
+    @abstractmethod
     def _require(self) -> Pool:
-        raise NotImplementedError
+        """The open pool (raises StoreClosed / StoreError otherwise)."""
 
     async def _fetch(self, sql: str, *args: Any) -> list[asyncpg.Record]:
         pool = self._require()

@@ -25,6 +25,7 @@ import contextlib
 import queue
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -80,7 +81,7 @@ def settle(requests: list[Request]) -> None:
                 future.set_exception(error)
 
 
-class _Worker(threading.Thread):
+class _Worker(threading.Thread, ABC):
     """A thread that owns one connection and handles queued requests in batches."""
 
     def __init__(
@@ -156,9 +157,9 @@ class _Worker(threading.Thread):
             self.conn.close()
             self._refuse_rest()
 
+    @abstractmethod
     def handle(self, batch: list[Request]) -> None:
         """Handle one batch: set ``ok`` and ``value`` of every request."""
-        raise NotImplementedError
 
     def checkpoint(self) -> None:
         """Copy the write-ahead log into the database file (writer only)."""
