@@ -3,9 +3,6 @@ recurrence, restart, catch-up after downtime (TIME-03..06). All on the fake cloc
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -21,7 +18,6 @@ from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
 from attn.time import CallbackStatus, CallbackType, CatchUp, DeliveryMode, TimeConfig
 
-POSTGRES_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 DAY_S = 86_400.0
 
 
@@ -145,24 +141,12 @@ async def test_time_04_recurrence_is_counted_from_the_delivered_time(
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-async def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A database URL two runtimes can share: an SQLite file or a fresh PostgreSQL schema."""
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'shared.db'}"
-        return
-    asyncpg = pytest.importorskip("asyncpg")
-    try:
-        admin = await asyncpg.connect(POSTGRES_URL, timeout=5)
-    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_URL}: {exc}")
-    schema = f"attn_time_{uuid.uuid4().hex[:12]}"
-    await admin.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        sep = "&" if "?" in POSTGRES_URL else "?"
-        yield f"{POSTGRES_URL}{sep}options=-c%20search_path%3D{schema}"
-    finally:
-        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        await admin.close()
+        return f"sqlite:///{tmp_path / 'shared.db'}"
+    url: str = request.getfixturevalue("fresh_pg_url")
+    return url
 
 
 async def test_time_04_two_runtimes_on_one_database_fire_each_wakeup_once(
