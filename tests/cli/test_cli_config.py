@@ -27,14 +27,6 @@ dedup = false
 """
 
 
-@pytest.fixture
-def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
-    for var in ("ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT", "ATTN_TOKEN", "ATTN_DEBUG"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.chdir(tmp_path)
-    return CliRunner()
-
-
 def check(
     runner: CliRunner, text: str | None, *args: str, env: dict[str, str] | None = None
 ) -> Any:

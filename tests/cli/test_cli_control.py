@@ -30,13 +30,6 @@ options = { steps = [{ sleep_s = 30.0 }] }
 
 
 @pytest.fixture
-def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    for var in ("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG"):
-        monkeypatch.delenv(var, raising=False)
-    return CliRunner()
-
-
-@pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
     config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
     with LiveServer(config) as live:

@@ -19,14 +19,6 @@ from attn.store import migrate
 POSTGRES_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
-@pytest.fixture
-def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
-    for var in ("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG", "ATTN_DATABASE_URL"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.chdir(tmp_path)  # no ./attn.toml, no ./attn.db from elsewhere
-    return CliRunner()
-
-
 def attn(runner: CliRunner, *args: str, env: dict[str, str] | None = None) -> Any:
     return runner.invoke(app, list(args), env=env)
 

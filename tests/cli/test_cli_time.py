@@ -21,13 +21,6 @@ brain = "echo"
 
 
 @pytest.fixture
-def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
-    for var in ("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG"):
-        monkeypatch.delenv(var, raising=False)
-    return CliRunner()
-
-
-@pytest.fixture
 def url(tmp_path: Path) -> Iterator[str]:
     config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
     with LiveServer(config) as live:
