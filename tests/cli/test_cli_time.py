@@ -61,3 +61,13 @@ def test_time_usage_errors_are_one_line(runner: CliRunner, url: str) -> None:
     assert both.exit_code == 2 and "exactly one of --in" in both.stderr
     unknown = runner.invoke(app, ["time", "list", "nobody", "--url", url])
     assert unknown.exit_code == 1 and "unknown_agent" in unknown.stderr
+
+
+@pytest.mark.parametrize("args", [["wakeup", "alice", "--in", "nan"],
+                                  ["wakeup", "alice", "--in", "inf"],
+                                  ["wakeup", "alice", "--in", "60", "--every", "nan"],
+                                  ["heartbeat", "alice", "--interval", "nan"]])
+def test_non_finite_seconds_are_usage_errors(runner: CliRunner, args: list[str]) -> None:
+    done = runner.invoke(app, ["time", *args, "--url", "http://127.0.0.1:1"])
+    assert done.exit_code == 2, done.output
+    assert "finite number" in done.stderr and len(done.stderr.strip().splitlines()) == 1

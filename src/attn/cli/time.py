@@ -10,6 +10,7 @@ Spec: issue 5 point 7 (REST and CLI: list with next fire time, cancel one).
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -128,6 +129,8 @@ def wakeup_command(
     """Schedule a wakeup for an agent: a system event with your note at that time."""
     if (delay_s is None) == (at is None):
         raise CliError("give exactly one of --in SECONDS or --at TIME", exit_code=2)
+    _require_finite("--in", delay_s)
+    _require_finite("--every", every_s)
     body: dict[str, Any] = {"delayS": delay_s, "at": at, "recurringS": every_s, "note": note}
     with ApiClient(url, token=token) as client:
         data = client.request("POST", f"/api/agents/{_path(agent)}/wakeups",
@@ -153,6 +156,7 @@ def heartbeat_command(
     as_json: JsonOption = False,
 ) -> None:
     """Show an agent's heartbeat (interval, next and last time); --interval changes it."""
+    _require_finite("--interval", interval_s)
     path = f"/api/agents/{_path(agent)}/heartbeat"
     with ApiClient(url, token=token) as client:
         if interval_s is None:
@@ -167,3 +171,8 @@ def heartbeat_command(
         return
     typer.echo(f"{agent}: heartbeat every {data.get('intervalS'):g} s, next at "
                f"{data.get('nextAt')}, last at {data.get('lastAt') or 'never'}")
+
+
+def _require_finite(option: str, value: float | None) -> None:
+    if value is not None and not math.isfinite(value):
+        raise CliError(f"{option} must be a finite number of seconds, got {value}", exit_code=2)
