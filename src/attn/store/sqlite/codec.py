@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime
-from functools import partial
+from functools import lru_cache, partial
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -83,7 +83,8 @@ def encode_instant(value: datetime) -> str:
         if tz is None or tz.utcoffset(value) is None:
             raise StoreError(f"expected a timezone-aware datetime, got {value!r}")
         value = value.astimezone(UTC)
-    return value.isoformat(timespec="microseconds")
+    # Without the keyword argument when it changes nothing: a third faster (hot path).
+    return value.isoformat() if value.microsecond else value.isoformat(timespec="microseconds")
 
 
 def _instant_or_none(value: datetime | None) -> str | None:
@@ -327,6 +328,11 @@ def _insert_item(
     return insert_once, finish
 
 
+@lru_cache(maxsize=64)
+def _guard_params(guard: tuple[ItemStatus, ...]) -> tuple[str, ...]:
+    return tuple(_status(s) for s in guard)
+
+
 def _update(
     table: str,
     key_value: str,
@@ -334,15 +340,16 @@ def _update(
     encoders: dict[str, Callable[[Any], Any]],
     guard: tuple[ItemStatus, ...] | None,
 ) -> Run:
-    unknown = [name for name in values if name not in encoders]
-    if unknown:
+    if not values.keys() <= encoders.keys():
+        unknown = [name for name in values if name not in encoders]
         raise StoreError(
             f"cannot update columns {sorted(unknown)} of {table}; allowed: {sorted(encoders)}"
         )
     params = [encoders[name](value) for name, value in values.items()]
     params.append(key_value)
     if guard is not None:
-        params.extend(_status(s) for s in guard)
+        params += _guard_params(tuple(guard))
+    # Cached: the hot path repeats a handful of column sets.
     statement = sql.update(table, "id", tuple(values), None if guard is None else len(guard))
 
     def update(cur: sqlite3.Cursor) -> bool:

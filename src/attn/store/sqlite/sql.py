@@ -8,6 +8,8 @@ Spec: 000 §6.2 (tables), §17 (recovery reads).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 ITEM_COLUMNS = (
     "seq, id, agent_id, source_type, priority, status, payload, metadata, queued_at,"
     " started_at, completed_at, deferred_until, merged_into, attempt, redelivered,"
@@ -132,6 +134,7 @@ def count_items(n_statuses: int | None, n_types: int | None) -> str:
     return f"SELECT count(*) FROM mailbox_items {item_filter(n_statuses, n_types)}"
 
 
+@lru_cache(maxsize=256)
 def update(table: str, key: str, columns: tuple[str, ...], n_guard: int | None) -> str:
     """``UPDATE table SET columns… WHERE key = ?`` plus an optional status guard.
 
@@ -202,6 +205,7 @@ ON CONFLICT (agent_id, name) DO UPDATE SET value = excluded.value, updated_at = 
 GET_SETTINGS = "SELECT name, value FROM agent_settings WHERE agent_id = ? ORDER BY name"
 
 
+@lru_cache(maxsize=256)
 def update_callback(columns: tuple[str, ...], n_guard: int | None) -> str:
     """``UPDATE pending_callbacks SET columns… WHERE id = ? AND agent_id = ?`` plus an
     optional status guard. Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""
