@@ -38,6 +38,10 @@ _SYNCHRONOUS = ("NORMAL", "FULL")
 _CHECKPOINT_EVERY = 256
 #: Loop turns an inline commit may wait for more writes to join it.
 _MAX_DEFERRALS = 4
+#: The same while every write waiting is write-behind (:meth:`SQLiteStore.submit`):
+#: nobody is blocked on the commit, so a draining agent puts dozens of items
+#: in one transaction instead of two or three.
+_MAX_BEHIND_DEFERRALS = 64
 
 
 def _loop_busy(loop: asyncio.AbstractEventLoop) -> bool:
@@ -96,6 +100,8 @@ class SQLiteStore:
         self._inline: Writer | None = None
         self._inline_commits = 0
         self._outbox: dict[tuple[Writer | Reader, asyncio.AbstractEventLoop], list[Request]] = {}
+        # Outboxes holding a call that someone awaits (write, reads), not only write-behind.
+        self._awaited: set[tuple[Writer | Reader, asyncio.AbstractEventLoop]] = set()
 
     @property
     def path(self) -> Path:
@@ -245,6 +251,8 @@ class SQLiteStore:
         worker: Writer | Reader | None,
         work: Any,
         finish: Callable[[Any], Any] | None,
+        *,
+        behind: bool = False,
     ) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
@@ -259,23 +267,27 @@ class SQLiteStore:
             # Calls made in one turn of the event loop reach the thread together,
             # at the next turn: one wake-up per burst, and the thread does not
             # compete for the GIL while the loop is still producing the burst.
-            outbox = self._outbox.get((worker, loop))
+            key = (worker, loop)
+            outbox = self._outbox.get(key)
             if outbox is None:
-                self._outbox[(worker, loop)] = [request]
+                self._outbox[key] = [request]
                 loop.call_soon(self._hand_over, worker, loop, 0)
             else:
                 outbox.append(request)
+            if not behind:
+                self._awaited.add(key)
         return future
 
     def _hand_over(
         self, worker: Writer | Reader, loop: asyncio.AbstractEventLoop, deferred: int = 0
     ) -> None:
+        key = (worker, loop)
         if (
             worker is self._writer
             and self._inline is not None
-            and deferred < _MAX_DEFERRALS
+            and deferred < (_MAX_DEFERRALS if key in self._awaited else _MAX_BEHIND_DEFERRALS)
             and _loop_busy(loop)
-            and len(self._outbox.get((worker, loop), ())) < self._max_batch
+            and len(self._outbox.get(key, ())) < self._max_batch
         ):
             # Group commit on the loop: while other callbacks are ready (a
             # brain finishing, producers enqueueing), let them add their writes
@@ -283,7 +295,8 @@ class SQLiteStore:
             loop.call_soon(self._hand_over, worker, loop, deferred + 1)
             return
         with self._submit_lock:
-            outbox = self._outbox.pop((worker, loop), None)
+            outbox = self._outbox.pop(key, None)
+            self._awaited.discard(key)
             if not outbox:
                 return
             if worker is self._writer and worker.inflight == 0 and self._write_inline(outbox):
@@ -329,6 +342,7 @@ class SQLiteStore:
             for (worker, _loop), outbox in self._outbox.items():
                 worker.put(outbox)
             self._outbox.clear()
+            self._awaited.clear()
 
     async def _read(self, read: reads.Read[_T]) -> _T:
         result: _T = await self._queue(self._reader, read.run, read.finish)
@@ -353,6 +367,8 @@ class SQLiteStore:
         """Queue a :meth:`write` without waiting for it (write-behind).
 
         Submitted writes are applied in call order (the writer's queue is FIFO).
+        While only write-behind calls wait and the loop has other work ready,
+        the commit waits up to 64 loop turns for more writes to join it.
         Must be called from a running event loop.
 
         Returns:
@@ -361,13 +377,15 @@ class SQLiteStore:
             raising here.
         """
         try:
-            return self._submit_write(ops)
+            return self._submit_write(ops, behind=True)
         except StoreError as exc:
             failed: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
             failed.set_exception(exc)
             return failed
 
-    def _submit_write(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
+    def _submit_write(
+        self, ops: Sequence[WriteOp], *, behind: bool = False
+    ) -> asyncio.Future[list[Any]]:
         if isinstance(ops, str | bytes) or not isinstance(ops, Sequence):
             raise StoreError(f"write expects a sequence of write ops, got {type(ops).__name__}")
         runs, finishers = codec.compile_ops(ops)
@@ -377,12 +395,12 @@ class SQLiteStore:
             done.set_result([])
             return done
         if not any(finishers):
-            return self._queue(self._writer, runs, None)
+            return self._queue(self._writer, runs, None, behind=behind)
 
         def finish(raw: list[Any]) -> list[Any]:
             return [r if f is None else f(r) for f, r in zip(finishers, raw, strict=True)]
 
-        return self._queue(self._writer, runs, finish)
+        return self._queue(self._writer, runs, finish, behind=behind)
 
     async def claim_next(self, agent_id: str, started_at: datetime) -> MailboxItem | None:
         """Move the agent's next queued item (priority, then seq) to processing.
