@@ -73,7 +73,7 @@ def serve(
     The database comes from ATTN_DATABASE_URL or [database] url, default ./attn.db (SQLite).
     """
     from attn.config import load_config
-    from attn.server.serve import ServeInfo
+    from attn.server.serve import ServeInfo, fast_loop_factory
     from attn.server.serve import serve as run_server
 
     settings = load_config(config)
@@ -95,7 +95,8 @@ def serve(
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 
-    asyncio.run(run_server(settings, host=host, port=port, on_ready=ready))
+    with asyncio.Runner(loop_factory=fast_loop_factory()) as runner:
+        runner.run(run_server(settings, host=host, port=port, on_ready=ready))
 
 
 @app.command(epilog=examples("attn version"))

@@ -95,6 +95,10 @@ class Runtime:
         """Hosted agents in the order they were added."""
         return list(self._agents.values())
 
+    def find_agent(self, name: str) -> Agent | None:
+        """The agent called exactly ``name``, or None."""
+        return self._agents.get(name)
+
     def get_agent(self, name: object) -> Agent:
         """The agent called exactly ``name``.
 

@@ -48,6 +48,7 @@ from attn.server.errors import (
     clip,
     error_response,
 )
+from attn.server.fastpath import EnqueueFastPath
 from attn.server.live import install_live
 from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
 from attn.server.openapi import install_openapi
@@ -98,6 +99,8 @@ def create_app(
     )
     app.router.route_class = JsonBodyRoute
     _install_error_handlers(app)
+    # Added first, so it runs inside the size limit and the token check.
+    app.add_middleware(EnqueueFastPath, runtime=runtime)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
     if token:
         app.add_middleware(TokenMiddleware, token=token)
