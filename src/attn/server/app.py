@@ -96,6 +96,9 @@ def create_app(
         description="Durable mailboxes and a single-threaded attention loop for LLM agents.",
         # A 307 to the path without the slash has an empty body; a JSON 404 says what to use.
         redirect_slashes=False,
+        # attn reports through /metrics (Prometheus). FastAPI's native OpenTelemetry
+        # checks the global providers on every request (about 15 µs each), so it is off.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.router.route_class = JsonBodyRoute
     _install_error_handlers(app)

@@ -172,6 +172,8 @@ async def serve(
                     lifespan="off",
                     log_level=log_level,
                     access_log=False,
+                    # attn uses no client address, so X-Forwarded-* is not parsed.
+                    proxy_headers=False,
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
                 )
             )
