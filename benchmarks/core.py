@@ -203,6 +203,33 @@ def runs_of(count: int, fn: Callable[[], Any]) -> list[Any]:
     return [fn() for _ in range(count)]
 
 
+def _print_ceilings(
+    console: Console, raw_insert: float, drain: float, huey: float, pq: float
+) -> None:
+    """What bounds the full cycle, from figures of this run.
+
+    * One awaited producer: every enqueue returns after its own commit, so the
+      cycle can never beat raw INSERT+COMMIT, one commit per item.
+    * Any number of producers: the attention loop handles one item at a time,
+      so the cycle can never beat the drain rate of an already full mailbox
+      (a bound of this implementation, not of every possible one).
+    """
+    table = Table(title="ceilings of the full cycle (from the figures above)")
+    for col in ("bound", "items/s", "1.5× huey", "5× persist-queue"):
+        table.add_column(col, justify="left" if col == "bound" else "right")
+    for label, value in (
+        ("one awaited producer: raw INSERT+COMMIT", raw_insert),
+        ("any producers: attn's drain rate (processing only)", drain),
+    ):
+        table.add_row(
+            label,
+            f"{value:,.0f}",
+            ("reachable" if value >= 1.5 * huey else f"no: needs {1.5 * huey:,.0f}"),
+            ("reachable" if value >= 5 * pq else f"no: needs {5 * pq:,.0f}"),
+        )
+    console.print(table)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -366,6 +393,7 @@ def main() -> int:
             "✓" if idle_cpu < 0.02 else "✗",
         )
     console.print(table)
+    _print_ceilings(console, raw, max(first, last), huey, pq)
     console.print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     return 0
 
