@@ -73,7 +73,7 @@ def serve(
     The database comes from ATTN_DATABASE_URL or [database] url, default ./attn.db (SQLite).
     """
     from attn.config import load_config
-    from attn.server.serve import ServeInfo, fast_loop_factory
+    from attn.server.serve import ServeInfo, fast_loop_factory, freeze_startup_heap
     from attn.server.serve import serve as run_server
 
     settings = load_config(config)
@@ -81,6 +81,7 @@ def serve(
         warn(f"{settings.source} defines no agents ([[agents]] tables); serving none")
 
     def ready(info: ServeInfo) -> None:
+        freeze_startup_heap()
         names = ", ".join(info.agents) or "none"
         where = "demo team" if settings.source == "demo" else settings.source
         typer.echo(
