@@ -9,7 +9,7 @@ import pytest
 from attn import AgentConfig, InvalidInput, InvalidPriority, ItemStatus, Runtime, UnknownItemType
 from attn.core.events import NEW_ITEM, Event
 from attn.core.mailbox import Mailbox
-from attn.errors import ItemNotFound, MailboxFull, PayloadTooLarge, ProtectedItem
+from attn.errors import ItemNotFound, MailboxFull, PayloadTooLarge, ProtectedItem, UnknownAgent
 from attn.testing import FakeClock, MemoryStore
 
 from .conftest import Recorder
@@ -170,6 +170,35 @@ async def test_idempotency_key_returns_first_item(runtime: Runtime) -> None:
     first = await agent.enqueue("a2a_message", {"content": "x"}, idempotency_key="k1")
     again = await agent.enqueue("a2a_message", {"content": "x"}, idempotency_key="k1")
     assert first == again and agent.depth == 1
+
+
+async def test_a_retry_with_its_key_is_answered_even_when_the_mailbox_is_full(
+    runtime: Runtime,
+) -> None:
+    agent = await _stopped_agent(runtime, capacity=1)
+    first = await agent.enqueue("a2a_message", {"content": "x"}, idempotency_key="k1")
+    again = await agent.enqueue("a2a_message", {"content": "x"}, idempotency_key="k1")
+    assert again == first and agent.depth == 1
+    with pytest.raises(MailboxFull):
+        await agent.enqueue("a2a_message", {"content": "y"}, idempotency_key="k2")
+    assert agent.depth == 1
+
+
+async def test_a_removed_agent_accepts_nothing(runtime: Runtime) -> None:
+    agent = await _stopped_agent(runtime)
+    await runtime.remove_agent("a")
+    with pytest.raises(UnknownAgent, match="no longer hosted"):
+        await agent.enqueue("a2a_message", {"content": "late"})
+    with pytest.raises(UnknownAgent):
+        await agent.send_message("late", timeout_s=1)
+    assert await runtime.store.count_by_status("a") == {}
+
+
+async def test_nul_in_an_idempotency_key_is_refused(runtime: Runtime) -> None:
+    agent = await _stopped_agent(runtime)
+    with pytest.raises(InvalidInput, match="without NUL"):
+        await agent.enqueue("a2a_message", {"content": "x"}, idempotency_key="k\x00")
+    assert agent.depth == 0
 
 
 async def test_defer_until_and_resurface(runtime: Runtime, clock: FakeClock) -> None:

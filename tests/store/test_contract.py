@@ -88,6 +88,33 @@ async def test_returned_items_are_independent_of_the_store(store: Store) -> None
     assert loaded is not None and loaded.payload["content"] == "hello"
 
 
+async def test_nul_is_kept_in_json_and_never_fails_a_write(store: Store) -> None:
+    # PostgreSQL's text cannot hold NUL: payloads keep it (JSON escapes it), and
+    # free text (a reason, a label, a log entry) may hold U+FFFD instead; no write fails.
+    [stored] = await enqueue(store, item(payload={"content": "a\x00b", "k\x00": 1}))
+    loaded = await store.get_item(stored.id)
+    assert loaded is not None and loaded.payload == {"content": "a\x00b", "k\x00": 1}
+    act = replace(activity(item_id=stored.id), label="label \x00")
+    await store.write([
+        UpdateItem(stored.id, {"status": ItemStatus.COMPLETED, "completed_at": at(1),
+                               "reason": "why \x00"}),
+        InsertActivity(act),
+        InsertLogs((log(act.id, 1, content="said \x00"),)),
+    ])
+    done = await store.get_item(stored.id)
+    assert done is not None and done.status == ItemStatus.COMPLETED
+    assert done.reason in ("why \x00", "why \ufffd")
+    [entry] = await store.find_activity_logs(act.id)
+    assert entry.content in ("said \x00", "said \ufffd")
+
+
+async def test_get_item_by_key(store: Store) -> None:
+    [stored] = await enqueue(store, item(idempotency_key="k-1"))
+    assert await store.get_item_by_key("alice", "k-1") == stored
+    assert await store.get_item_by_key("bob", "k-1") is None
+    assert await store.get_item_by_key("alice", "k-2") is None
+
+
 async def test_repeated_idempotency_key_returns_the_first_item(store: Store) -> None:
     first = item(idempotency_key="once", payload={"content": "first"})
     [(stored, created)] = await store.write([InsertItem(first)])

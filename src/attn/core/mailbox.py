@@ -39,6 +39,7 @@ from attn.errors import (
     MailboxFull,
     PayloadTooLarge,
     ProtectedItem,
+    UnknownAgent,
 )
 from attn.ids import new_id
 from attn.jsontext import dumps
@@ -87,6 +88,8 @@ class Mailbox:
         self._entities: dict[tuple[str, object], dict[str, MailboxItem]] = {}
         #: Clock monotonic time of the latest enqueue (merged or not), for the burst window.
         self.last_arrival_at = float("-inf")
+        #: Set by :meth:`close`: no more items are accepted.
+        self.closed = False
         # (item id, (payload JSON, metadata JSON)) of the last built item, so
         # an insert right after build_item does not encode it again.
         self._encoded: tuple[str, tuple[str, str]] | None = None
@@ -160,7 +163,12 @@ class Mailbox:
                 (``payload["content"]``) is missing or blank, or the key is malformed.
             PayloadTooLarge: the encoded payload and metadata exceed the limit.
             MailboxFull: the queue is at capacity (never for human chat).
+            UnknownAgent: the mailbox is closed (its agent was removed or its runtime closed).
         """
+        if self.closed:
+            raise UnknownAgent(
+                f"agent {self.agent_id!r} is no longer hosted (removed, or its runtime closed)"
+            )
         spec = self._registry.get_type(source_type)
         if not isinstance(payload, dict):
             raise InvalidInput(f"payload must be a JSON object, got {type(payload).__name__}")
@@ -184,9 +192,11 @@ class Mailbox:
             not isinstance(idempotency_key, str)
             or not idempotency_key.strip()
             or len(idempotency_key) > _MAX_KEY_LEN
+            or "\x00" in idempotency_key
         ):
             raise InvalidInput(
                 f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
+                " without NUL"
             )
         try:
             encoded = (dumps(payload), dumps(metadata))
@@ -232,12 +242,20 @@ class Mailbox:
         """Validate, store and queue one item; return it after commit.
 
         With an ``idempotency_key`` this agent has seen before, nothing new is
-        stored and the first item is returned. Raises what :meth:`build_item`
-        raises, and :class:`~attn.errors.StoreError` if the write fails.
+        stored and the first item is returned, even when the mailbox is full
+        now (a retry of an accepted enqueue is not refused). Raises what
+        :meth:`build_item` raises, and :class:`~attn.errors.StoreError` if the
+        write fails.
         """
-        return await self.insert(
-            self.build_item(source_type, payload, priority, metadata, idempotency_key)
-        )
+        try:
+            item = self.build_item(source_type, payload, priority, metadata, idempotency_key)
+        except MailboxFull:
+            if isinstance(idempotency_key, str):
+                first = await self._store.get_item_by_key(self.agent_id, idempotency_key)
+                if first is not None:
+                    return first
+            raise
+        return await self.insert(item)
 
     async def insert(self, item: MailboxItem) -> MailboxItem:
         """Store and queue an item made by :meth:`build_item`; return it after commit.

@@ -222,7 +222,11 @@ class Agent:
         return self.controller.cancel_processing(reason, hard=hard)
 
     async def close(self) -> None:
-        """Stop for good and fail every waiting caller with ReplyCancelled."""
+        """Stop for good and fail every waiting caller with ReplyCancelled.
+
+        Later enqueues and messages raise :class:`~attn.errors.UnknownAgent`.
+        """
+        self.mailbox.closed = True
         await self.controller.close()
 
     async def wait_idle(self) -> None:

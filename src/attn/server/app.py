@@ -33,6 +33,7 @@ from fastapi import FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 from attn.errors import AttnError
@@ -48,10 +49,10 @@ from attn.server.errors import (
     clip,
     error_response,
 )
-from attn.server.fastpath import EnqueueFastPath
+from attn.server.fastpath import EnqueueFastPath, strip_ows
 from attn.server.live import install_live
 from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
-from attn.server.openapi import install_openapi
+from attn.server.openapi import ErrorBody, install_openapi
 from attn.server.routes_agents import agents_router
 from attn.server.routes_control import control_router
 from attn.server.routes_meta import meta_router
@@ -129,7 +130,13 @@ def create_app(
         agent = runtime.get_agent(name)
         return {**agent_summary(agent), "statistics": agent.statistics()}
 
-    @app.post("/api/agents/{name}/mailbox", status_code=202, tags=["mailbox"])
+    @app.post(
+        "/api/agents/{name}/mailbox",
+        status_code=202,
+        tags=["mailbox"],
+        responses={429: {"model": ErrorBody, "description": "The mailbox is full "
+                         "(code mailbox_full); human chat is never refused."}},
+    )
     async def enqueue(
         name: str,
         body: EnqueueBody,
@@ -147,7 +154,7 @@ def create_app(
             body.payload,
             priority=body.priority,
             metadata=body.metadata,
-            idempotency_key=idempotency_key,
+            idempotency_key=strip_ows(idempotency_key) if idempotency_key else None,
         )
         return {"id": item_id}
 
@@ -286,6 +293,12 @@ def _install_error_handlers(app: FastAPI) -> None:
             if allowed:
                 message += f"; allowed: {allowed}"
         return error_response(exc.status_code, code, message, headers=exc.headers)
+
+    @app.exception_handler(ClientDisconnect)
+    async def on_client_gone(request: Request, exc: ClientDisconnect) -> JSONResponse:
+        # The client left before its body arrived: nothing happened, nobody reads this.
+        log.debug("client left during %s %s", request.method, request.url.path)
+        return error_response(400, MALFORMED_JSON, "the client disconnected before the body ended")
 
     @app.exception_handler(TimeoutError)
     async def on_timeout(request: Request, exc: TimeoutError) -> JSONResponse:

@@ -120,6 +120,10 @@ def decode_json_object(raw: bytes, content_type: str | None) -> dict[str, Any]:
         ) from None
     except RecursionError:
         raise ApiError(400, MALFORMED_JSON, "the body is JSON nested too deeply to parse") from None
+    except ValueError:  # an integer longer than Python converts (4,300 digits)
+        raise ApiError(
+            400, MALFORMED_JSON, "the body holds a number with more than 4,300 digits"
+        ) from None
     if not isinstance(value, dict):
         raise ApiError(
             422,

@@ -76,7 +76,8 @@ class EnqueueFastPath:
         if raw is None:  # the client went away
             return
         body = _validate(raw)
-        if body is None:
+        # The agent may have been removed while the body arrived: the route answers that.
+        if body is None or self.runtime.find_agent(name) is not agent:
             await self.app(scope, _replay(raw, receive), send)
             return
         try:
@@ -127,7 +128,15 @@ def _headers_ok(headers: list[tuple[bytes, bytes]]) -> str | bool | None:
     if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii():
         return False
     text = key.decode("ascii")
-    return text if text.isprintable() else False
+    return strip_ows(text) if text.isprintable() else False
+
+
+def strip_ows(value: str) -> str:
+    """A header value without the spaces and tabs around it (RFC 9110 §5.5).
+
+    uvicorn's httptools parser keeps trailing ones; h11 strips both ends.
+    """
+    return value.strip(" \t")
 
 
 async def _read_body(receive: Receive) -> bytes | None:
@@ -169,4 +178,4 @@ def _replay(raw: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-__all__ = ["MAX_IDEMPOTENCY_KEY", "EnqueueFastPath"]
+__all__ = ["MAX_IDEMPOTENCY_KEY", "EnqueueFastPath", "strip_ows"]

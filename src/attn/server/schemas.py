@@ -56,7 +56,8 @@ class EnqueueBody(_Body):
 
     source_type: str = Field(min_length=1, max_length=64)
     payload: dict[str, Any]
-    priority: int | None = None
+    # Bounds are documented, not validated here: attn answers invalid_priority.
+    priority: int | None = Field(default=None, json_schema_extra={"minimum": 0, "maximum": 4})
     metadata: dict[str, Any] | None = None
 
     _finite = field_validator("payload", "metadata")(check_json)

@@ -132,8 +132,11 @@ def handle_message(
         raise BadMessage(f"message is longer than {MAX_MESSAGE_CHARS} characters")
     try:
         message = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+    except (ValueError, RecursionError) as exc:
+        # A ValueError that is not a decode error: an integer over 4,300 digits.
+        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else (
+            "nested too deeply" if isinstance(exc, RecursionError)
+            else "a number has more than 4,300 digits")
         raise BadMessage(f"message is not valid JSON: {detail}") from None
     if not isinstance(message, dict):
         raise BadMessage("message must be a JSON object with a 'type'")

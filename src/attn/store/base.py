@@ -225,6 +225,9 @@ class Store(Protocol):
     async def get_item(self, item_id: str) -> MailboxItem | None:
         """The item with that id, or None."""
 
+    async def get_item_by_key(self, agent_id: str, idempotency_key: str) -> MailboxItem | None:
+        """The agent's item enqueued with that idempotency key, or None."""
+
     async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
         """Items matching ``query``, ordered by ``seq`` (newest first by default)."""
 

@@ -218,6 +218,12 @@ class MemoryStore:
         item = self._items.get(item_id)
         return item.copy() if item is not None else None
 
+    async def get_item_by_key(self, agent_id: str, idempotency_key: str) -> MailboxItem | None:
+        """The agent's item enqueued with that idempotency key, or None."""
+        self._check()
+        item_id = self._by_key.get((agent_id, idempotency_key))
+        return self._items[item_id].copy() if item_id is not None else None
+
     def _matching(self, query: ItemQuery) -> list[MailboxItem]:
         return [
             item

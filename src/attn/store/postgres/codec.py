@@ -83,11 +83,13 @@ def _bool(value: Any, what: str) -> bool:
 
 
 def _text(value: Any, what: str, *, nullable: bool = True) -> str | None:
+    # PostgreSQL's text cannot hold NUL: in free text (a label, a log entry, a
+    # reason) it becomes U+FFFD. JSON columns keep it, escaped as \u0000.
     if value is None and nullable:
         return None
     if not isinstance(value, str):
         raise StoreError(f"{what} must be a string, got {type(value).__name__}")
-    return value
+    return value.replace("\x00", "\ufffd") if "\x00" in value else value
 
 
 def _enum(cls: type[StrEnum], value: Any, what: str) -> str:

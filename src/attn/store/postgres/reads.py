@@ -48,6 +48,11 @@ class PostgresReads(ABC):
         rows = await self._fetch(queries.GET_ITEM, item_id)
         return codec.row_to_item(rows[0]) if rows else None
 
+    async def get_item_by_key(self, agent_id: str, idempotency_key: str) -> MailboxItem | None:
+        """The agent's item enqueued with that idempotency key, or None."""
+        rows = await self._fetch(queries.SELECT_BY_IDEMPOTENCY_KEY, agent_id, idempotency_key)
+        return codec.row_to_item(rows[0]) if rows else None
+
     @staticmethod
     def _filter_args(query: ItemQuery) -> tuple[Any, ...]:
         statuses = [str(s) for s in query.statuses] if query.statuses is not None else None

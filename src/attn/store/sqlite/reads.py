@@ -54,6 +54,13 @@ def get_item(item_id: str) -> Read[MailboxItem | None]:
     return Read(_fetch_all(sql.SELECT_ITEM, (item_id,)), _first_item)
 
 
+def get_item_by_key(agent_id: str, idempotency_key: str) -> Read[MailboxItem | None]:
+    """The agent's item enqueued with that idempotency key, or None."""
+    return Read(
+        _fetch_all(sql.SELECT_BY_IDEMPOTENCY_KEY, (agent_id, idempotency_key)), _first_item
+    )
+
+
 def find_items(query: ItemQuery) -> Read[list[MailboxItem]]:
     """A page of items matching ``query``, by seq.
 

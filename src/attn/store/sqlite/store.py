@@ -423,6 +423,10 @@ class SQLiteStore:
         """The item with that id, or None."""
         return await self._read(reads.get_item(item_id))
 
+    async def get_item_by_key(self, agent_id: str, idempotency_key: str) -> MailboxItem | None:
+        """The agent's item enqueued with that idempotency key, or None (unique index)."""
+        return await self._read(reads.get_item_by_key(agent_id, idempotency_key))
+
     async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
         """Items matching ``query`` ordered by seq, newest first unless ``oldest_first``.
 

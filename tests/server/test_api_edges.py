@@ -1,0 +1,154 @@
+"""Edges found by a fresh user's attack on the API, each kept as a test.
+
+Over real HTTP to a real server: raw sockets where a client library would
+smooth the request over (trailing spaces in a header, a body cut short).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from attn.config import parse_config
+from attn.server.testing import LiveServer
+
+TEAM = """\
+[[agents]]
+name = "full"
+brain = "echo"
+capacity = 1
+
+[[agents]]
+name = "spare"
+brain = "echo"
+"""
+BIG = "1" * 5000
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
+    with LiveServer(config) as live:
+        httpx.post(f"{live.url}/api/agents/full/control/pause", timeout=10).raise_for_status()
+        yield live
+
+
+def _raw(url: str, request: bytes) -> tuple[int, dict[str, object]]:
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += sock.recv(65536)
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length"))
+        while len(body) < length:
+            body += sock.recv(65536)
+    return int(head.split(b" ")[1]), json.loads(body)
+
+
+def _post(path: str, body: bytes, *headers: str) -> bytes:
+    lines = [f"POST {path} HTTP/1.1", "Host: t", "Content-Type: application/json",
+             f"Content-Length: {len(body)}", *headers, "Connection: close"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+@pytest.mark.parametrize("path", ["/api/agents/spare/mailbox", "/api/agents/spare/mailbox?x=1",
+                                  "/api/agents/spare/chat"])
+def test_a_number_too_long_to_convert_is_400_not_500(server: LiveServer, path: str) -> None:
+    body = (b'{"sourceType": "a2a_message", "payload": {"content": "x"}, "priority": '
+            + BIG.encode() + b"}")
+    if path.endswith("chat"):
+        body = b'{"text": "hi", "timeoutS": ' + BIG.encode() + b"}"
+    status, answer = _raw(server.url, _post(path, body))
+    assert status == 400
+    assert answer["error"] == {"code": "malformed_json",
+                               "message": "the body holds a number with more than 4,300 digits"}
+    assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["depth"] == 0
+
+
+def test_a_websocket_message_with_a_huge_number_is_refused_in_words(server: LiveServer) -> None:
+    from websockets.sync.client import connect
+
+    with connect(server.url.replace("http://", "ws://") + "/ws") as ws:
+        ws.send('{"type": "subscribe", "agents": null, "lastSeq": ' + BIG + "}")
+        answer = json.loads(ws.recv(timeout=10))
+        assert answer["type"] == "error"
+        assert "4,300 digits" in answer["message"]
+        ws.send('{"type": "ping"}')
+        assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+
+
+@pytest.mark.parametrize("query", ["", "?x=1"])  # the fast path, then the route
+def test_an_idempotent_retry_is_answered_when_the_mailbox_is_full(
+    server: LiveServer, query: str
+) -> None:
+    path = f"/api/agents/full/mailbox{query}"
+    body = json.dumps({"sourceType": "a2a_message", "payload": {"content": "once"}}).encode()
+    first = _raw(server.url, _post(path, body, f"Idempotency-Key: k{query}"))
+    assert first[0] == 202
+    again = _raw(server.url, _post(path, body, f"Idempotency-Key: k{query}"))
+    assert again == first
+    other = _raw(server.url, _post(path, body, f"Idempotency-Key: other{query}"))
+    assert other[0] == 429 and other[1]["error"]["code"] == "mailbox_full"
+
+
+@pytest.mark.parametrize("query", ["", "?x=1"])
+def test_spaces_around_an_idempotency_key_are_not_part_of_it(
+    server: LiveServer, query: str
+) -> None:
+    path = f"/api/agents/spare/mailbox{query}"
+    body = json.dumps({"sourceType": "a2a_message", "payload": {"content": "k"}}).encode()
+    ids = {
+        _raw(server.url, _post(path, body, f"Idempotency-Key: {key}"))[1]["id"]
+        for key in ("k1", "k1  ", "k1\t", "\tk1", " k1 ")
+    }
+    assert len(ids) == 1
+    listing = httpx.get(f"{server.url}/api/agents/spare/mailbox", timeout=10).json()
+    assert [i["idempotencyKey"] for i in listing["history"]] == ["k1"]
+
+
+def test_an_agent_removed_while_the_body_arrives_gets_nothing(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        _remove_while_the_body_arrives(server, http)
+
+
+def _remove_while_the_body_arrives(server: LiveServer, http: httpx.Client) -> None:
+    http.post("/api/agents", json={"name": "gone", "brain": "echo"}).raise_for_status()
+    body = json.dumps({"sourceType": "a2a_message", "payload": {"content": "late"}}).encode()
+    request = _post("/api/agents/gone/mailbox", body)
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request[:-10])
+        assert http.delete("/api/agents/gone").status_code == 204
+        sock.sendall(request[-10:])
+        answer = sock.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 404"), answer[:200]
+    assert b"unknown_agent" in answer
+    http.post("/api/agents", json={"name": "gone", "brain": "echo"}).raise_for_status()
+    assert http.get("/api/agents/gone/mailbox").json()["total"] == 0
+
+
+def test_a_client_leaving_mid_body_is_not_an_error(
+    server: LiveServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="attn.server.app")
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"POST /api/agents/spare/mailbox HTTP/1.1\r\nHost: t\r\n"
+                     b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     b"5\r\n{\"sou\r\n")
+    deadline = time.monotonic() + 10
+    while not any("client left" in r.getMessage() for r in caplog.records):
+        assert time.monotonic() < deadline, "the server never saw the client leave"
+        time.sleep(0.01)  # waits for that log record, an explicit signal
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["depth"] == 0
