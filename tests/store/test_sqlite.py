@@ -315,6 +315,39 @@ async def test_submitted_writes_apply_in_call_order(store: SQLiteStore) -> None:
         await failed
 
 
+@contextmanager
+def _busy_loop(turns: int) -> Iterator[None]:
+    """Keep the running loop busy (a callback always ready) for ``turns`` turns."""
+    loop = asyncio.get_running_loop()
+    left = [turns]
+
+    def again() -> None:
+        left[0] -= 1
+        if left[0] > 0:
+            loop.call_soon(again)
+
+    loop.call_soon(again)
+    try:
+        yield
+    finally:
+        left[0] = 0
+
+
+async def test_an_awaited_plain_insert_commits_before_waiting_write_behind_calls(
+    store: SQLiteStore,
+) -> None:
+    [(stored, _)] = await store.write([InsertItem(item())])
+    with _busy_loop(1000):
+        behind = store.submit([UpdateItem(stored.id, {"attempt": 2})])
+        await store.write([InsertItem(item())])
+        assert not behind.done()  # still waiting for company while the loop is busy
+        await store.write([UpdateItem(stored.id, {"priority": 0})])  # may not overtake
+        assert behind.done()
+    loaded = await store.get_item(stored.id)
+    assert loaded is not None and (loaded.attempt, loaded.priority) == (2, 0)
+    assert await store.count_items(ItemQuery(agent_id="alice")) == 2
+
+
 async def test_close_commits_what_is_queued(db: Path) -> None:
     made = SQLiteStore(db)
     await made.open()

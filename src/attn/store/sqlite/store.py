@@ -102,6 +102,8 @@ class SQLiteStore:
         self._outbox: dict[tuple[Writer | Reader, asyncio.AbstractEventLoop], list[Request]] = {}
         # Outboxes holding a call that someone awaits (write, reads), not only write-behind.
         self._awaited: set[tuple[Writer | Reader, asyncio.AbstractEventLoop]] = set()
+        #: Outboxes with an awaited write that may not overtake write-behind calls.
+        self._ordered: set[tuple[Writer | Reader, asyncio.AbstractEventLoop]] = set()
 
     @property
     def path(self) -> Path:
@@ -253,10 +255,12 @@ class SQLiteStore:
         finish: Callable[[Any], Any] | None,
         *,
         behind: bool = False,
+        overtakes: bool = False,
     ) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         request = Request(work, future, loop, finish)
+        request.behind, request.overtakes = behind, overtakes
         with self._submit_lock:
             if self._closed:
                 raise StoreClosed(f"the store of {str(self._path)!r} is closed")
@@ -276,27 +280,36 @@ class SQLiteStore:
                 outbox.append(request)
             if not behind:
                 self._awaited.add(key)
+                if not overtakes:
+                    self._ordered.add(key)
         return future
 
     def _hand_over(
         self, worker: Writer | Reader, loop: asyncio.AbstractEventLoop, deferred: int = 0
     ) -> None:
         key = (worker, loop)
-        if (
+        waiting = (
             worker is self._writer
             and self._inline is not None
-            and deferred < (_MAX_DEFERRALS if key in self._awaited else _MAX_BEHIND_DEFERRALS)
+            and deferred < _MAX_BEHIND_DEFERRALS
             and _loop_busy(loop)
             and len(self._outbox.get(key, ())) < self._max_batch
-        ):
+        )
+        if waiting and (deferred < _MAX_DEFERRALS or key not in self._awaited):
             # Group commit on the loop: while other callbacks are ready (a
             # brain finishing, producers enqueueing), let them add their writes
             # to this transaction; commit once the loop is about to wait.
             loop.call_soon(self._hand_over, worker, loop, deferred + 1)
             return
         with self._submit_lock:
+            if waiting and key not in self._ordered and self._overtake(key):
+                # Awaited plain inserts commit now; the write-behind calls before
+                # them keep waiting for company (one larger commit, later).
+                loop.call_soon(self._hand_over, worker, loop, deferred + 1)
+                return
             outbox = self._outbox.pop(key, None)
             self._awaited.discard(key)
+            self._ordered.discard(key)
             if not outbox:
                 return
             if worker is self._writer and worker.inflight == 0 and self._write_inline(outbox):
@@ -307,6 +320,23 @@ class SQLiteStore:
         for request in outbox:
             if not request.future.done():
                 request.future.set_exception(StoreClosed("the store closed before this call ran"))
+
+    def _overtake(self, key: tuple[Writer | Reader, asyncio.AbstractEventLoop]) -> bool:
+        """Commit the awaited requests of ``key``'s outbox ahead of its write-behind ones.
+
+        Called with the submit lock held when every awaited request may
+        overtake. Returns False (nothing done) when there is nothing to
+        overtake or the writer thread is busy.
+        """
+        outbox = self._outbox[key]
+        ahead = [r for r in outbox if not r.behind]
+        if len(ahead) == len(outbox) or self._writer is None or self._writer.inflight:
+            return False
+        if not self._write_inline(ahead):
+            return False
+        self._outbox[key] = [r for r in outbox if r.behind]
+        self._awaited.discard(key)
+        return True
 
     def _write_inline(self, outbox: list[Request]) -> bool:
         """Commit ``outbox`` on this (the event loop's) thread; False to hand it over.
@@ -343,6 +373,7 @@ class SQLiteStore:
                 worker.put(outbox)
             self._outbox.clear()
             self._awaited.clear()
+            self._ordered.clear()
 
     async def _read(self, read: reads.Read[_T]) -> _T:
         result: _T = await self._queue(self._reader, read.run, read.finish)
@@ -394,13 +425,16 @@ class SQLiteStore:
             done: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
             done.set_result([])
             return done
+        # Plain item inserts touch only their new rows, so none of them can
+        # change what an earlier write-behind call writes: they may go first.
+        overtakes = not behind and all(type(run) is codec.InsertRow for run in runs)
         if not any(finishers):
-            return self._queue(self._writer, runs, None, behind=behind)
+            return self._queue(self._writer, runs, None, behind=behind, overtakes=overtakes)
 
         def finish(raw: list[Any]) -> list[Any]:
             return [r if f is None else f(r) for f, r in zip(finishers, raw, strict=True)]
 
-        return self._queue(self._writer, runs, finish, behind=behind)
+        return self._queue(self._writer, runs, finish, behind=behind, overtakes=overtakes)
 
     async def claim_next(self, agent_id: str, started_at: datetime) -> MailboxItem | None:
         """Move the agent's next queued item (priority, then seq) to processing.

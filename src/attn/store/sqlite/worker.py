@@ -43,9 +43,12 @@ class Request:
 
     ``finish`` (optional) turns the thread's raw result into the caller's
     result; it runs on the caller's loop. ``ok``/``value`` are filled in by the thread.
+    ``behind``: a write-behind call (nobody awaits it). ``overtakes``: an awaited
+    write of plain item inserts only, which may commit before write-behind calls
+    queued earlier (it touches none of their rows).
     """
 
-    __slots__ = ("finish", "future", "loop", "ok", "value", "work")
+    __slots__ = ("behind", "finish", "future", "loop", "ok", "overtakes", "value", "work")
 
     def __init__(
         self,
@@ -60,6 +63,8 @@ class Request:
         self.finish = finish
         self.ok = False
         self.value: Any = None
+        self.behind = False
+        self.overtakes = False
 
 
 def settle(requests: list[Request]) -> None:
