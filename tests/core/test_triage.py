@@ -236,6 +236,10 @@ async def test_coal_21_tier_2_deliberation_chooses_first(runtime: Runtime) -> No
     (triage,) = await runtime.store.find_decisions("a", c)
     assert triage.decision_type == DecisionType.TRIAGE
     assert triage.reasoning == "the review unblocks the team"
+    last = (await agent.mind())["lastTriage"]  # SRV-01: the mind shows the last triage
+    assert last["deliberation"]["processItemId"] == brain.ids[-2]  # the last one deliberated
+    assert last["deliberation"]["reasoning"] == "the review unblocks the team"
+    assert last["at"]
 
 
 async def test_coal_22_batch_inline_defer_drop_and_memory(runtime: Runtime) -> None:

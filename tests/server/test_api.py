@@ -199,11 +199,47 @@ def test_mailbox_filters_and_paging(client: httpx.Client) -> None:
 
 
 def test_mind(client: httpx.Client) -> None:
+    # SRV-01
     mind = client.get("/api/agents/alice/mind").json()
     assert mind["agentId"] == "alice"
     assert mind["state"] == "idle"
     assert mind["queueDepth"] == 0
     assert mind["currentFocus"] is None
+    assert mind["recentDecisions"] == [] and mind["lastTriage"] is None
+    client.post("/api/agents/alice/chat", json={"text": "hi"}).raise_for_status()
+    mind = client.get("/api/agents/alice/mind").json()
+    [decision] = mind["recentDecisions"]
+    assert decision["decisionType"] == "pick"
+    missing = client.get("/api/agents/zed/mind")
+    assert missing.status_code == 404 and "'zed'" in missing.json()["error"]["message"]
+
+
+def test_mind_focus_has_label_start_and_task_id(client: httpx.Client) -> None:
+    # SRV-01: the focus names the item, its type, a label, its start and its task
+    client.post("/api/agents/slow/mailbox", json={
+        "sourceType": "task_status_update",
+        "payload": {"content": "Implement feature X",
+                    "extra": {"taskId": "tsk_9", "triggerExecution": True}},
+    }).raise_for_status()
+    focus = None
+    for _ in range(500):
+        focus = client.get("/api/agents/slow/mind").json()["currentFocus"]
+        if focus is not None:
+            break
+    assert focus is not None
+    assert focus["sourceType"] == "task_status_update" and focus["taskId"] == "tsk_9"
+    assert focus["label"].endswith("Implement feature X") and focus["startedAt"]
+
+
+def test_mailbox_counts_by_status_and_type(client: httpx.Client) -> None:
+    # SRV-02: counts cover every item of the agent, whatever the page
+    client.post("/api/agents/alice/mailbox",
+                json={"sourceType": "mention", "payload": {"content": "m"}}).raise_for_status()
+    _barrier(client)
+    page = client.get("/api/agents/alice/mailbox", params={"limit": 1}).json()
+    assert page["countsByType"] == {"mention": 1, "a2a_message": 1}
+    assert page["countsByStatus"] == {"completed": 2}
+    assert len(page["history"]) == 1
 
 
 def test_chat_timeout_is_504_naming_the_item_that_stays(client: httpx.Client) -> None:

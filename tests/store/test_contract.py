@@ -390,6 +390,12 @@ async def test_count_by_status_and_agent_ids(store: Store) -> None:
     assert await store.agent_ids() == ["alice", "bob", "carol"]
 
 
+async def test_count_by_type(store: Store) -> None:
+    await enqueue(store, item(), item(source_type="mention"), item(), item(agent="bob"))
+    assert await store.count_by_type("alice") == {"human_chat": 2, "mention": 1}
+    assert await store.count_by_type("nobody") == {}
+
+
 # -- atomicity, concurrency, lifecycle ------------------------------------------------
 
 

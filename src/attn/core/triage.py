@@ -21,6 +21,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from attn.clock import Clock
@@ -62,6 +63,8 @@ class Triage:
         self.deliberator = deliberator
         #: Called with every applied DeliberationResult (working memory listens).
         self.listeners: list[Callable[[DeliberationResult], None]] = []
+        #: The last applied deliberation and when (clock time), for the mind view.
+        self.last: tuple[DeliberationResult, datetime] | None = None
         self._wake: asyncio.Future[None] | None = None
         self._deliberation: asyncio.Task[DeliberationResult | None] | None = None
         self._aborted = False
@@ -258,6 +261,7 @@ class Triage:
                 sibling = mailbox.take(item_id)
                 if sibling is not None:
                     siblings.append(sibling)
+        self.last = (result, self.clock.now())
         for listener in self.listeners:
             listener(result)
         return Selection(chosen, DecisionType.TRIAGE, result.reasoning or "chosen by deliberation",

@@ -235,7 +235,14 @@ class Agent:
     # ------------------------------------------------------------------ views
 
     async def mind(self) -> dict[str, Any]:
-        """The Agent Mind snapshot (000 §5 ``/mind``): state, focus, queue."""
+        """The Agent Mind snapshot (000 §5 ``/mind``; acceptance SRV-01).
+
+        Keys: ``agentId``, ``description``, ``state``, ``running``, ``paused``,
+        ``currentFocus`` (the item, plus its ``label`` and ``taskId``; None
+        when idle), ``queue`` (claim order), ``queueDepth``, ``deferred``,
+        ``recentDecisions`` (the last 10, newest first) and ``lastTriage``
+        (``{"at", "deliberation"}`` of the last deliberation, or None).
+        """
         focus = self.focus_item
         return {
             "agentId": self.name,
@@ -243,17 +250,36 @@ class Agent:
             "state": str(self.state),
             "running": self.running,
             "paused": self.paused,
-            "currentFocus": focus.to_dict() if focus is not None else None,
+            "currentFocus": self._focus_view(focus) if focus is not None else None,
             "queue": [i.to_dict() for i in self.mailbox.queued_items()],
             "queueDepth": self.depth,
             "deferred": [i.to_dict() for i in self.mailbox.deferred_items()],
+            "recentDecisions": await self.mailbox.recent_decisions(_RECENT_DECISIONS),
+            "lastTriage": self._last_triage(),
         }
+
+    def _focus_view(self, item: MailboxItem) -> dict[str, Any]:
+        """The focused item with its label (type label and summary) and task id."""
+        spec = self._registry.get(item.source_type)
+        label = spec.label if spec is not None else item.source_type
+        task_id = item.extra("taskId")
+        return {**item.to_dict(), "label": f"{label}: {item.summary[:60]}",
+                "taskId": task_id if isinstance(task_id, str) else None}
+
+    def _last_triage(self) -> dict[str, Any] | None:
+        last = self.controller.triage.last
+        if last is None:
+            return None
+        result, at = last
+        return {"at": at.isoformat(), "deliberation": result.to_dict()}
 
     async def mailbox_timeline(self, types: list[str] | None = None, category: str | None = None,
                                statuses: list[str] | None = None, limit: int = 50,
                                offset: int = 0) -> dict[str, Any]:
-        """The enriched mailbox timeline (000 §5): queued items, and history with
-        each item's decisions and activity summary, newest first.
+        """The enriched mailbox timeline (000 §5; acceptance SRV-02): queued items,
+        ``countsByStatus`` and ``countsByType`` (all the agent's items, not just
+        this page), and history with each item's decisions and activity
+        summary, newest first.
 
         Raises:
             InvalidInput: unknown status or category, or limit/offset out of range
@@ -295,7 +321,10 @@ class Agent:
         history = [{**i.to_dict(), "decisions": decisions[i.id],
                     "activity": activities.get(i.id)} for i in items]
         return {"queued": [i.to_dict() for i in self.mailbox.queued_items()],
-                "queueDepth": self.depth, "history": history, "total": total}
+                "queueDepth": self.depth,
+                "countsByStatus": await self._store.count_by_status(self.name),
+                "countsByType": await self._store.count_by_type(self.name),
+                "history": history, "total": total}
 
     async def decisions(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
         """This agent's decisions, newest first.
@@ -332,6 +361,8 @@ class Agent:
 
 
 _NOT_QUEUED = tuple(s for s in ItemStatus if s != ItemStatus.QUEUED)
+#: Decisions shown in the mind view, newest first.
+_RECENT_DECISIONS = 10
 _MAX_OFFSET = 1_000_000_000
 
 

@@ -295,6 +295,10 @@ class MemoryStore:
         self._check()
         return dict(Counter(str(i.status) for i in self._items.values() if i.agent_id == agent_id))
 
+    async def count_by_type(self, agent_id: str) -> dict[str, int]:
+        self._check()
+        return dict(Counter(i.source_type for i in self._items.values() if i.agent_id == agent_id))
+
     async def agent_ids(self) -> list[str]:
         self._check()
         return sorted({i.agent_id for i in self._items.values()})

@@ -111,6 +111,10 @@ GET_ACTIVITY = "SELECT * FROM agent_activities WHERE id = $1"
 FIND_ACTIVITY_LOGS = "SELECT * FROM agent_activity_logs WHERE activity_id = $1 ORDER BY seq, id"
 
 COUNT_BY_STATUS = "SELECT status, count(*) FROM mailbox_items WHERE agent_id = $1 GROUP BY status"
+# Served by idx_mailbox_agent_type (agent_id, source_type, seq).
+COUNT_BY_TYPE = (
+    "SELECT source_type, count(*) FROM mailbox_items WHERE agent_id = $1 GROUP BY source_type"
+)
 
 # A loose index scan over idx_mailbox_agent_seq: one probe per agent, not a full scan.
 AGENT_IDS = """

@@ -93,6 +93,10 @@ class PostgresReads(ABC):
         rows = await self._fetch(queries.COUNT_BY_STATUS, agent_id)
         return {row[0]: int(row[1]) for row in rows}
 
+    async def count_by_type(self, agent_id: str) -> dict[str, int]:
+        rows = await self._fetch(queries.COUNT_BY_TYPE, agent_id)
+        return {row[0]: int(row[1]) for row in rows}
+
     async def agent_ids(self) -> list[str]:
         return sorted(row[0] for row in await self._fetch(queries.AGENT_IDS))
 

@@ -151,6 +151,11 @@ def count_by_status(agent_id: str) -> Read[dict[str, int]]:
     return Read(_fetch_all(sql.COUNT_BY_STATUS, (agent_id,)), _counts)
 
 
+def count_by_type(agent_id: str) -> Read[dict[str, int]]:
+    """Number of the agent's items per source type."""
+    return Read(_fetch_all(sql.COUNT_BY_TYPE, (agent_id,)), _counts)
+
+
 def _counts(rows: Rows) -> dict[str, int]:
     return {str(status): int(n) for status, n in rows}
 

@@ -61,6 +61,10 @@ RETURNING {ITEM_COLUMNS}
 LOAD_QUEUE = f"{ITEM_SELECT} WHERE agent_id = ? AND status = 'queued' ORDER BY priority, seq"
 
 COUNT_BY_STATUS = "SELECT status, count(*) FROM mailbox_items WHERE agent_id = ? GROUP BY status"
+# Served by idx_mailbox_agent_type (agent_id, source_type, seq).
+COUNT_BY_TYPE = (
+    "SELECT source_type, count(*) FROM mailbox_items WHERE agent_id = ? GROUP BY source_type"
+)
 AGENT_IDS = "SELECT DISTINCT agent_id FROM mailbox_items ORDER BY agent_id"
 
 INSERT_DECISION = """

@@ -508,6 +508,10 @@ class SQLiteStore:
         """Number of the agent's items per status value (statuses with none are absent)."""
         return await self._read(reads.count_by_status(agent_id))
 
+    async def count_by_type(self, agent_id: str) -> dict[str, int]:
+        """Number of the agent's items per source type (types with none are absent)."""
+        return await self._read(reads.count_by_type(agent_id))
+
     async def agent_ids(self) -> list[str]:
         """Every agent id that has items, sorted."""
         return await self._read(reads.agent_ids())
