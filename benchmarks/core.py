@@ -34,7 +34,7 @@ import baselines
 from rich.console import Console
 from rich.table import Table
 
-from attn import AgentConfig, Focus, MailboxItem, Runtime
+from attn import Agent, AgentConfig, Focus, MailboxItem, Runtime
 from attn.store.sqlite import SQLiteStore
 from attn.testing import MemoryStore
 
@@ -60,19 +60,24 @@ async def attn_single_producer(workdir: Path, n: int, sync: str) -> float:
         return time.perf_counter() - start
 
 
+async def _produce(agent: Agent, per: int, producers: int) -> None:
+    """``producers`` tasks at once, each awaiting ``per`` enqueues in turn."""
+
+    async def produce(p: int) -> None:
+        for i in range(per):
+            await agent.enqueue(
+                "system_event", {"content": f"item {p}.{i}"}, metadata={"senderId": "bench"}
+            )
+
+    await asyncio.gather(*(produce(p) for p in range(producers)))
+
+
 async def attn_concurrent_producers(workdir: Path, n: int, sync: str, producers: int = 64) -> float:
     async with Runtime(_store(workdir, sync)) as rt:
         agent = await rt.add_agent("a", _noop, BIG, start=False)
         per = n // producers
-
-        async def produce(p: int) -> None:
-            for i in range(per):
-                await agent.enqueue(
-                    "system_event", {"content": f"item {p}.{i}"}, metadata={"senderId": "bench"}
-                )
-
         start = time.perf_counter()
-        await asyncio.gather(*(produce(p) for p in range(producers)))
+        await _produce(agent, per, producers)
         return (time.perf_counter() - start) * n / (per * producers)
 
 
@@ -98,15 +103,8 @@ async def attn_full_cycle_concurrent(
     async with Runtime(_store(workdir, sync)) as rt:
         agent = await rt.add_agent("a", _noop, BIG)
         per = n // producers
-
-        async def produce(p: int) -> None:
-            for i in range(per):
-                await agent.enqueue(
-                    "system_event", {"content": f"item {p}.{i}"}, metadata={"senderId": "bench"}
-                )
-
         start = time.perf_counter()
-        await asyncio.gather(*(produce(p) for p in range(producers)))
+        await _produce(agent, per, producers)
         await rt.run_until_idle()
         elapsed = time.perf_counter() - start
         assert agent.mailbox.counters["completed"] == per * producers
@@ -205,6 +203,21 @@ def runs_of(count: int, fn: Callable[[], Any]) -> list[Any]:
     return [fn() for _ in range(count)]
 
 
+def _ratio_row(
+    table: Table, figure: str, value: float, baseline: str, base: float, target: float
+) -> None:
+    """A row comparing ``value`` with the baseline ``base``, against ``target`` (a ratio)."""
+    ratio = value / base
+    table.add_row(
+        figure,
+        f"{value:,.0f}",
+        f"{baseline} {base:,.0f}",
+        f"{ratio:.2f}×",
+        f"≥ {target}×",
+        "✓" if ratio >= target else "✗",
+    )
+
+
 def _print_ceilings(
     console: Console, raw_insert: float, drain: float, huey: float, pq: float
 ) -> None:
@@ -273,15 +286,7 @@ def main() -> int:
             ("single producer, awaited enqueue /s", single, 0.5),
             ("64 concurrent producers, enqueue /s", many, 2.0),
         ):
-            ratio = value / raw
-            table.add_row(
-                label,
-                f"{value:,.0f}",
-                f"raw INSERT+COMMIT {raw:,.0f}",
-                f"{ratio:.2f}×",
-                f"≥ {target}×",
-                "✓" if ratio >= target else "✗",
-            )
+            _ratio_row(table, label, value, "raw INSERT+COMMIT", raw, target)
 
         cycle_n = n // 2
         raw_cycle = median(
@@ -319,15 +324,7 @@ def main() -> int:
                 ("huey SqliteStorage", huey, 1.5),
                 ("persist-queue SQLiteAckQueue", pq, 5.0),
             ):
-                ratio = value / base
-                table.add_row(
-                    figure,
-                    f"{value:,.0f}",
-                    f"{label} {base:,.0f}",
-                    f"{ratio:.2f}×",
-                    f"≥ {target}×",
-                    "✓" if ratio >= target else "✗",
-                )
+                _ratio_row(table, figure, value, label, base, target)
 
         drains = [
             arun(lambda: attn_drain_first_last(workdir, drain_total, sync))

@@ -8,23 +8,21 @@ status, body (item ids aside) and the mailbox afterwards must be the same.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
 from attn import AgentConfig, Focus, MailboxItem, Runtime
 from attn.server.app import create_app
 from attn.server.fastpath import EnqueueFastPath
-from attn.server.serve import base_url, bind_socket
+from attn.server.testing import serve_app
 from attn.store.sqlite import SQLiteStore
 
 TOKEN = "fast-path-token"
@@ -59,32 +57,8 @@ async def _serve(db: Path, *, fast: bool, token: str | None) -> AsyncIterator[Se
         app = create_app(runtime, token=token, max_body_bytes=4096)
         if not fast:
             app.user_middleware = [m for m in app.user_middleware if m.cls is not EnqueueFastPath]
-        sock = bind_socket("127.0.0.1", 0)
-        server = _Server(uvicorn.Config(app, lifespan="off", log_level="warning"))
-        task = asyncio.create_task(server.serve(sockets=[sock]))
-        try:
-            await server.ready.wait()
-            yield Served(base_url(sock), runtime, app)
-        finally:
-            server.should_exit = True
-            await task
-            sock.close()
-
-
-class _Server(uvicorn.Server):
-    """uvicorn that says when it accepts requests, and leaves signals alone."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = asyncio.Event()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-    async def startup(self, sockets: list[Any] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        self.ready.set()
+        async with serve_app(app) as url:
+            yield Served(url, runtime, app)
 
 
 def _find_fast_path(app: Any) -> EnqueueFastPath | None:

@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -27,8 +26,7 @@ from attn.config import parse_config
 from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.hub import EventHub
-from attn.server.serve import base_url, bind_socket
-from attn.server.testing import LiveServer
+from attn.server.testing import LiveServer, serve_app
 from attn.store.url import open_store
 
 TEAM = """\
@@ -274,22 +272,6 @@ async def test_srv11_last_seq_from_another_server_run_gets_resync(server: LiveSe
 # ------------------------------------------------------------ in-process server
 
 
-class _Uvicorn(uvicorn.Server):
-    """uvicorn without signal handling, with an event once it accepts requests."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.ready = asyncio.Event()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        self.ready.set()
-
-
 @contextlib.asynccontextmanager
 async def _serving(
     tmp_path: Path, **hub_sizes: int
@@ -302,18 +284,11 @@ async def _serving(
     app = create_app(runtime)
     hub: EventHub = app.state.hub
     hub.configure(**hub_sizes)
-    sock = bind_socket("127.0.0.1", 0)
-    server = _Uvicorn(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
-    task = asyncio.create_task(server.serve(sockets=[sock]), name="test-uvicorn")
     try:
-        async with asyncio.timeout(10):
-            await server.ready.wait()
-        yield base_url(sock), hub, runtime
+        async with serve_app(app) as url:
+            yield url, hub, runtime
     finally:
-        server.should_exit = True
         await runtime.close()
-        await task
-        sock.close()
 
 
 async def test_srv11_last_seq_older_than_the_buffer_gets_resync(tmp_path: Path) -> None:

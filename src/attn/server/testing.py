@@ -1,4 +1,4 @@
-"""A real attn server on a background thread, for tests and for embedding.
+"""Real attn servers for tests and for embedding.
 
 :class:`LiveServer` runs :func:`attn.server.serve.serve` (runtime, agents,
 uvicorn) on its own thread and event loop and hands back the URL once requests
@@ -7,17 +7,28 @@ are accepted, so a test can talk to it over real HTTP with any client::
     config = parse_config(TEAM_TOML, environ={"ATTN_DATABASE_URL": f"sqlite:///{db}"})
     with LiveServer(config) as server:
         httpx.get(f"{server.url}/health")
+
+:func:`serve_app` serves an app you built (``create_app(runtime)``) on the
+running event loop, for tests that also hold the runtime::
+
+    async with serve_app(create_app(runtime)) as url:
+        ...
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
+from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 
+import uvicorn
+from starlette.types import ASGIApp
+
 from attn.config import AttnConfig
-from attn.server.serve import ServeInfo, serve
+from attn.server.serve import ServeInfo, base_url, bind_socket, serve
 
 
 class LiveServer:
@@ -125,3 +136,43 @@ class LiveServer:
             install_signal_handlers=False,
             stop=self._stop,
         )
+
+
+class _ReadyServer(uvicorn.Server):
+    """uvicorn that sets ``ready`` once it accepts requests and leaves signals alone."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = asyncio.Event()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        self.ready.set()
+
+
+@contextlib.asynccontextmanager
+async def serve_app(app: ASGIApp, *, start_timeout_s: float = 10.0) -> AsyncIterator[str]:
+    """Serve ``app`` on a free 127.0.0.1 port on the running loop; yield its base URL.
+
+    The app's runtime is the caller's: it is neither started nor closed here.
+
+    Raises:
+        TimeoutError: the server did not accept requests within ``start_timeout_s`` seconds.
+    """
+    sock = bind_socket("127.0.0.1", 0)
+    server = _ReadyServer(
+        uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False)
+    )
+    task = asyncio.create_task(server.serve(sockets=[sock]), name="attn-serve-app")
+    try:
+        async with asyncio.timeout(start_timeout_s):
+            await server.ready.wait()
+        yield base_url(sock)
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
