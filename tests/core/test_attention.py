@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -19,8 +20,9 @@ from attn import (
     Runtime,
     YieldAction,
 )
-from attn.core.events import INCOMPLETE, Event
+from attn.core.events import INCOMPLETE, ITEM_UPDATED, Event
 from attn.core.models import COMPLETION_MARKER
+from attn.store.base import ItemQuery
 from attn.testing import FakeClock, MemoryStore, settle
 
 from .conftest import Recorder
@@ -80,6 +82,53 @@ async def test_core_11_lifecycle_timestamps_and_decision_context(runtime: Runtim
     (pick,) = await runtime.store.find_decisions("a", item_id)
     assert pick.decision_type == DecisionType.PICK and pick.reasoning
     assert {"currentFocus", "queueDepth", "queuedTypes"} <= set(pick.context)
+
+
+async def test_core_11_deferred_resurface_merged_and_every_decision_stored(
+    runtime: Runtime, clock: FakeClock, events: list[Event]
+) -> None:
+    """CORE-11: a deferred item goes back to queued when it resurfaces; a merged item
+    points at the absorbing item; every decision is stored with the item id, type,
+    reasoning and context (current focus, depth, queued types)."""
+    release = asyncio.Event()
+
+    async def work(item: MailboxItem, focus: Focus) -> str:
+        if item.content == "hold":
+            await release.wait()
+        return "ok"
+
+    agent = await runtime.add_agent("a", Recorder(work), AgentConfig(coalesce_window_ms=0))
+    hold = await agent.enqueue("a2a_message", {"content": "hold"})
+    await settle()
+    later = await agent.enqueue("a2a_message", {"content": "later"})
+    await agent.mailbox.defer(later, clock.now() + timedelta(seconds=60), reason="after lunch")
+    assert await _status(runtime, later) == ItemStatus.DEFERRED
+    first = await agent.enqueue("task_comment", {"taskId": "T", "content": "one"})
+    assert await agent.enqueue("task_comment", {"taskId": "T", "content": "two"}) == first
+    (merged,) = await runtime.store.find_items(ItemQuery("a", statuses=(ItemStatus.MERGED,)))
+    assert merged.merged_into == first and merged.content == "two"
+    second = merged.id
+    release.set()
+    await runtime.run_until_idle()
+    assert await _status(runtime, later) == ItemStatus.DEFERRED  # not due yet
+    await clock.advance(61)
+    await runtime.run_until_idle()
+    statuses = [
+        e.data["item"]["status"] for e in events
+        if e.type == ITEM_UPDATED and e.data["item"]["id"] == later
+    ]
+    # The claim (processing) is announced by the focus event, not as an item update.
+    assert statuses == ["deferred", "queued", "completed"]
+    assert await _decisions(runtime, "a", later) == ["defer", "resurface", "pick"]
+    for item_id in (hold, later, first, second):
+        item = await runtime.store.get_item(item_id)
+        assert item is not None
+        if item.status == ItemStatus.COMPLETED:
+            assert item.queued_at <= item.started_at <= item.completed_at  # type: ignore[operator]
+        for decision in await runtime.store.find_decisions("a", item_id):
+            assert decision.item_id == item_id and decision.decision_type and decision.reasoning
+            assert {"currentFocus", "queueDepth", "queuedTypes"} <= set(decision.context), (
+                decision.decision_type, decision.context)
 
 
 async def test_core_20_one_item_processing_at_a_time_in_store(runtime: Runtime) -> None:
@@ -453,22 +502,36 @@ async def test_core_41_poison_item_dropped_after_three_attempts(runtime: Runtime
     assert len(incomplete) == 1 and incomplete[0].data["itemId"] == poison
 
 
+@pytest.mark.parametrize("how", ["timeout", "raise", "cancel", "hard_cancel"])
 async def test_core_42_next_item_runs_after_failure_without_new_enqueue(
-    runtime: Runtime, clock: FakeClock
+    runtime: Runtime, clock: FakeClock, how: str
 ) -> None:
+    """CORE-42: A times out, raises, or is cancelled through the API; B runs without
+    any new enqueue."""
+
     async def work(item: MailboxItem, focus: Focus) -> str:
         if item.content == "A":
-            await focus.clock.sleep(100)
+            if how == "raise":
+                raise RuntimeError("A broke")
+            for _ in range(100):
+                await focus.clock.sleep(1)
+                if how == "cancel" and (await focus.yield_point()).stop:
+                    return "stopped"
         return "ok"
 
     brain = Recorder(work)
-    agent = await runtime.add_agent("a", brain, AgentConfig(backstop_s=1, max_attempts=1))
+    agent = await runtime.add_agent("a", brain, AgentConfig(backstop_s=1, max_attempts=1)
+                                    if how == "timeout" else AgentConfig(max_attempts=1))
     a = await agent.enqueue("a2a_message", {"content": "A"})
     b = await agent.enqueue("a2a_message", {"content": "B"})
+    await settle()
+    if how in ("cancel", "hard_cancel"):
+        assert await agent.cancel_processing("not needed", hard=how == "hard_cancel") == a
     await clock.advance(1.5)
     await runtime.run_until_idle()
     assert brain.ids == [a, b]
     assert await _status(runtime, b) == ItemStatus.COMPLETED
+    assert await _status(runtime, a) in (ItemStatus.COMPLETED, ItemStatus.DROPPED)
 
 
 class MarkerBrain:

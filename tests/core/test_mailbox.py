@@ -64,10 +64,14 @@ async def test_core_04_reprioritize_and_reject_bad_priority(runtime: Runtime) ->
     assert agent.mailbox.pop_nowait().id == second  # type: ignore[union-attr]
 
 
-async def test_core_05_no_lost_wakeup_when_armed_in_same_tick(runtime: Runtime) -> None:
+@pytest.mark.parametrize("armed", ["same_tick", "tick_before"])
+async def test_core_05_no_lost_wakeup_when_armed_in_same_tick(runtime: Runtime, armed: str) -> None:
+    """CORE-05: the enqueue lands in the tick that armed the wait (or right after)."""
     agent = await _stopped_agent(runtime)
     getter = asyncio.ensure_future(agent.mailbox.dequeue())
-    await asyncio.sleep(0)  # the wait is armed
+    if armed == "tick_before":
+        await asyncio.sleep(0)  # the wait is armed; the enqueue comes one tick later
+    # same_tick: the getter has not run yet; the enqueue starts in this very tick.
     item_id = await agent.enqueue("a2a_message", {"content": "x"})
     item = await asyncio.wait_for(getter, 5)
     assert item.id == item_id and item.status == ItemStatus.PROCESSING
@@ -105,14 +109,21 @@ async def test_core_06_timeout_race_never_loses_items() -> None:
 async def test_core_07_new_item_event_also_for_merges(
     runtime: Runtime, events: list[Event]
 ) -> None:
+    """CORE-07: every enqueue emits a new-item event with the agent id and the
+    resulting item, also one that merges into a queued item."""
     agent = await _stopped_agent(runtime)
     item_id = await agent.enqueue("task_comment", {"content": "c1", "taskId": "t1"})
+    merged_into = await agent.enqueue("task_comment", {"content": "c2", "taskId": "t1"})
+    assert merged_into == item_id and agent.depth == 1  # the second merged at enqueue
     new_items = [e for e in events if e.type == NEW_ITEM]
-    assert new_items and new_items[-1].agent_id == "a"
-    assert new_items[-1].data["item"]["id"] == item_id
+    assert [e.agent_id for e in new_items] == ["a", "a"]
+    assert [e.data["item"]["id"] for e in new_items] == [item_id, item_id]
+    assert "c2" in new_items[-1].data["item"]["payload"]["content"]  # the resulting item
 
 
 async def test_core_60_bad_input_rejected_and_nothing_changes(runtime: Runtime) -> None:
+    """CORE-60: unknown agent, unknown type, empty text, bad priority, oversized
+    payload: each an error naming the problem; mailbox, store and events unchanged."""
     agent = await _stopped_agent(runtime, max_payload_bytes=1000)
     seen: list[Event] = []
     runtime.bus.subscribe(seen.append)
@@ -133,6 +144,8 @@ async def test_core_60_bad_input_rejected_and_nothing_changes(runtime: Runtime) 
         with pytest.raises(error) as info:
             await agent.enqueue(*args, **kwargs)
         assert str(info.value)
+    with pytest.raises(UnknownAgent, match="'nobody'"):
+        await runtime.get_agent("nobody").enqueue("human_chat", {"content": "x"})
     assert agent.mailbox.depth == 0
     assert await runtime.store.count_by_status("a") == {}
     assert seen == []

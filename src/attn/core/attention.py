@@ -129,6 +129,7 @@ class AttentionController:
         self._announced_focus: str | None = None
         self._uses_marker = bool(getattr(brain, "uses_completion_marker", False))
         mailbox.on_new_item = self._on_new_item
+        mailbox.focus_id = self._focus_id
 
     # ------------------------------------------------------------ public API
 
@@ -645,11 +646,13 @@ class AttentionController:
 
     # --------------------------------------------------------------- helpers
 
+    def _focus_id(self) -> str | None:
+        return self._attempt.item.id if self._attempt is not None else None
+
     def _context(self, item: MailboxItem, arrival: MailboxItem | None = None,
                  rule: str | None = None) -> dict[str, Any]:
-        focus = self._attempt.item.id if self._attempt is not None else None
         context: dict[str, Any] = {
-            "currentFocus": focus, "itemPriority": item.priority,
+            "currentFocus": self._focus_id(), "itemPriority": item.priority,
             "queueDepth": self.mailbox.depth, "queuedTypes": self.mailbox.queued_types()}
         if arrival is not None:
             context["arrivalId"] = arrival.id

@@ -95,6 +95,9 @@ class Mailbox:
         self._encoded: tuple[str, tuple[str, str]] | None = None
         self._background: set[asyncio.Task[None]] = set()
         self.on_new_item: Callable[[MailboxItem], None] | None = None
+        #: The id of the item the agent is working on (set by its controller), for
+        #: the context every stored decision carries (CORE-11).
+        self.focus_id: Callable[[], str | None] = lambda: None
         self.counters: dict[str, int] = dict.fromkeys(
             ("enqueued", "claimed", "completed", "merged", "dropped", "deferred", "requeued"), 0
         )
@@ -516,7 +519,14 @@ class Mailbox:
         context: JSON | None = None,
         outcome: str | None = None,
     ) -> InsertDecision:
-        """Record a decision about ``item`` (and emit ``attention:decision``)."""
+        """Record a decision about ``item`` (and emit ``attention:decision``).
+
+        ``context`` always holds ``currentFocus`` (item id or None), ``queueDepth``
+        and ``queuedTypes`` (type -> count) as of now; the caller's keys win.
+        """
+        if context is None or "queueDepth" not in context:
+            context = {"currentFocus": self.focus_id(), "queueDepth": self.depth,
+                       "queuedTypes": self.queued_types(), **(context or {})}
         decision = Decision(
             id=new_id("dec"),
             agent_id=self.agent_id,
@@ -524,7 +534,7 @@ class Mailbox:
             item_id=item.id,
             reasoning=reasoning,
             created_at=self._clock.now(),
-            context=context or {},
+            context=context,
             outcome=outcome,
         )
         if self._bus.active:
