@@ -271,8 +271,14 @@ async def test_core_24_requirement_merge(
         ("heartbeat", None, "a2a_message", None, YieldAction.PREEMPT),
         ("system_event", 1, "callback_result", 1, YieldAction.PREEMPT),
         ("heartbeat", 3, "daily_report", 3, YieldAction.PREEMPT),
+        ("callback_result", 2, "system_event", 2, YieldAction.PREEMPT),
+        ("daily_report", 3, "heartbeat", 3, YieldAction.PREEMPT),
+        ("memory_consolidation", 3, "system_event", 3, YieldAction.PREEMPT),
         ("review_request", 2, "mention", None, YieldAction.PREEMPT),
+        ("review_request", 3, "mention", 3, YieldAction.PREEMPT),
+        ("a2a_message", 2, "mention", 2, YieldAction.PREEMPT),
         ("review_request", 1, "heartbeat", None, YieldAction.CONTINUE),
+        ("system_event", 1, "heartbeat", None, YieldAction.CONTINUE),
     ],
 )
 async def test_core_25_heuristic_table(
@@ -284,6 +290,7 @@ async def test_core_25_heuristic_table(
     priority: int | None,
     expected: YieldAction,
 ) -> None:
+    """CORE-25: the heuristic table, row by row; it never answers cancel."""
     text = {"content": "x", "channelKey": "other"}
     (_, _, decision), _ = await _focus_with(
         runtime,

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import signal
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from attn import DecisionType, ItemStatus, MailboxItem, Runtime
+from attn import DecisionType, EchoBrain, ItemStatus, MailboxItem, Reply, ReplyCancelled, Runtime
 from attn.core.models import Decision
 from attn.ids import new_id
-from attn.store.base import InsertItem
+from attn.store.base import InsertItem, ItemQuery
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
 
@@ -139,6 +144,7 @@ async def test_core_41_poisoned_item_does_not_return_after_restart(
 
 
 async def test_core_54_completed_item_never_redelivered(db: Path, clock: FakeClock) -> None:
+    """CORE-54 with clean restarts (the crash case is below)."""
     runtime, brain = await _restart(db, clock, start=True)
     item_id = await runtime.get_agent("a").enqueue("a2a_message", {"content": "once"})
     await runtime.run_until_idle()
@@ -225,3 +231,95 @@ async def test_deferred_items_survive_restart_and_resurface(db: Path, clock: Fak
     await runtime.run_until_idle()
     assert brain.ids == [item_id]
     await runtime.close()
+
+
+async def test_core_51_a_waiting_caller_gets_one_answer_and_nothing_leaks_to_the_next_run(
+    db: Path, clock: FakeClock
+) -> None:
+    """CORE-51: a caller waiting on a stopped agent gets exactly one answer (after
+    start) or, when the runtime closes, an explicit cancellation; nothing from the
+    old run reaches a caller of the next run on the same database."""
+    runtime = Runtime(SQLiteStore(db), clock=clock)
+    await runtime.start()
+    agent = await runtime.add_agent("a", EchoBrain(steps=5, step_s=1))
+    answered: list[Reply] = []
+    kept = asyncio.ensure_future(agent.send_message("kept", session_id="s1"))
+    kept.add_done_callback(lambda f: answered.append(f.result()))
+    await clock.advance(1.5)
+    await agent.stop()  # the chat goes back to queued; its caller keeps waiting
+    assert not kept.done()
+    agent.start()
+    await clock.advance(10)
+    await runtime.run_until_idle()
+    assert [r.text for r in answered] == ["echo: kept"]  # one answer, not two
+
+    old = asyncio.ensure_future(agent.send_message("old", session_id="s2"))
+    await clock.advance(1.5)
+    await runtime.close()
+    with pytest.raises(ReplyCancelled):
+        await old
+
+    runtime = Runtime(SQLiteStore(db), clock=clock)
+    await runtime.start()
+    agent = await runtime.add_agent("a", EchoBrain(steps=1, step_s=1))
+    new = asyncio.ensure_future(agent.send_message("new", session_id="s3"))
+    await clock.advance(5)
+    await runtime.run_until_idle()
+    reply = new.result()
+    assert reply.text == "echo: new" and not reply.cancelled
+    by_text = {i.content: i for i in await runtime.store.find_items(ItemQuery("a", limit=10))}
+    assert reply.item_id == by_text["new"].id != by_text["old"].id
+    assert by_text["old"].status == ItemStatus.COMPLETED  # served in the new run, to no one
+    assert [r.text for r in answered] == ["echo: kept"]
+    await runtime.close()
+
+
+CRASHING_RUN = r"""
+import asyncio, json, os, signal, sys
+from attn import Runtime
+from attn.store.sqlite import SQLiteStore
+
+async def main(path: str, enqueue: bool) -> None:
+    seen = []
+
+    async def brain(item, focus):
+        seen.append(item.content)
+        return "done"
+
+    runtime = Runtime(SQLiteStore(path))
+    await runtime.start()
+    agent = await runtime.add_agent("a", brain)
+    if enqueue:
+        await agent.enqueue("a2a_message", {"content": "once"})
+    await runtime.run_until_idle()
+    print(json.dumps(seen), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # a crash: no close, no cleanup
+
+asyncio.run(main(sys.argv[1], sys.argv[2] == "enqueue"))
+"""
+
+
+def _crashing_run(db: Path, enqueue: bool) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", CRASHING_RUN, str(db), "enqueue" if enqueue else "restart"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    seen: list[str] = json.loads(done.stdout)
+    return seen
+
+
+async def test_core_54_completed_before_a_crash_never_delivered_after_three_crashes(
+    db: Path,
+) -> None:
+    """CORE-54 with real crashes: each run is its own process, killed with SIGKILL."""
+    assert await asyncio.to_thread(_crashing_run, db, True) == ["once"]
+    for _ in range(3):
+        assert await asyncio.to_thread(_crashing_run, db, False) == []
+    store = SQLiteStore(db)
+    await store.open()
+    try:
+        (item,) = await store.find_items(ItemQuery("a"))
+        assert item.status == ItemStatus.COMPLETED and item.attempt == 1
+    finally:
+        await store.close()

@@ -1,4 +1,4 @@
-"""Durability under SIGKILL (invariant 2): every acknowledged enqueue survives.
+"""Durability under SIGKILL (invariant 2; acceptance CORE-10): every acknowledged enqueue survives.
 
 A child process enqueues 1,000 items with 50 concurrent producers on a SQLite
 file and prints each id after its enqueue returned. The parent kills it with
