@@ -88,6 +88,7 @@ COMMANDS = [
 ]
 
 
+# SRV-20: every command and subcommand explains itself with an example
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_has_help_with_an_example(runner: CliRunner, command: list[str]) -> None:
     result = attn(runner, *command, "--help")
@@ -116,14 +117,18 @@ def test_version(runner: CliRunner) -> None:
 # ---------------------------------------------------------------------- client commands
 
 
+# SRV-20: attn agents lists agents with their attention state and depth
 def test_agents_table_and_json(runner: CliRunner, server: LiveServer) -> None:
     table = attn(runner, "agents", "--url", server.url)
     assert table.exit_code == 0, table.output
     assert "alice" in table.stdout and "bob" in table.stdout and "idle" in table.stdout
+    assert "state" in table.stdout and "depth" in table.stdout  # the columns
     data = json.loads(attn(runner, "agents", "--url", server.url, "--json").stdout)
     assert [a["name"] for a in data["agents"]] == ["alice", "bob"]
+    assert [(a["state"], a["depth"]) for a in data["agents"]] == [("idle", 0), ("idle", 0)]
 
 
+# SRV-20: attn send enqueues (and waits for the reply)
 def test_send_chat_prints_the_reply(runner: CliRunner, server: LiveServer) -> None:
     result = attn(runner, "send", "alice", "hello there", "--url", server.url)
     assert result.exit_code == 0, result.output
@@ -133,6 +138,7 @@ def test_send_chat_prints_the_reply(runner: CliRunner, server: LiveServer) -> No
     assert data["itemId"].startswith("mbx_")
 
 
+# SRV-20: attn send --no-wait, then attn mailbox prints queue and history as a table
 def test_send_no_wait_then_mailbox_shows_it_completed(
     runner: CliRunner, server: LiveServer
 ) -> None:
@@ -178,11 +184,13 @@ def test_url_from_environment(runner: CliRunner, server: LiveServer) -> None:
 # ------------------------------------------------------------------------------ errors
 
 
+# SRV-21: unknown agent is one clear line, non-zero exit
 def test_unknown_agent_is_one_line(runner: CliRunner, server: LiveServer) -> None:
     _one_line_error(attn(runner, "send", "zed", "hi", "--url", server.url), "unknown recipient")
     _one_line_error(attn(runner, "mailbox", "zed", "--url", server.url), "404 unknown_agent")
 
 
+# SRV-21
 def test_bad_input_is_one_line(runner: CliRunner, server: LiveServer) -> None:
     for wait in ("--no-wait", "--wait"):
         result = attn(runner, "send", "alice", "x", "--priority", "9", wait, "--url", server.url)
@@ -243,6 +251,7 @@ def test_mailbox_limit_allows_what_the_api_allows(runner: CliRunner, server: Liv
     assert json.loads(result.stdout)["history"] == []
 
 
+# SRV-21: server not running
 def test_server_down_is_one_line(runner: CliRunner) -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
@@ -252,6 +261,7 @@ def test_server_down_is_one_line(runner: CliRunner) -> None:
         _one_line_error(attn(runner, *args, "--url", url), f"cannot reach the attn server at {url}")
 
 
+# SRV-21: a traceback only with --debug
 def test_debug_shows_the_traceback(runner: CliRunner) -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -261,6 +271,7 @@ def test_debug_shows_the_traceback(runner: CliRunner) -> None:
     assert result.exception is not None
 
 
+# SRV-07: a missing or wrong token is refused
 def test_token(runner: CliRunner, tmp_path: Path) -> None:
     env = {"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 't.db'}", "ATTN_TOKEN": TOKEN}
     with LiveServer(parse_config(TEAM, environ=env)) as live:
@@ -280,6 +291,7 @@ def test_token(runner: CliRunner, tmp_path: Path) -> None:
         assert by_env.stdout.strip() == "echo: hi"
 
 
+# SRV-07: a non-loopback bind without a token refuses to start and says how to set one
 def test_serve_refuses_public_host_without_token(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -290,6 +302,7 @@ def test_serve_refuses_public_host_without_token(
     assert not (tmp_path / "attn.db").exists()
 
 
+# SRV-21: bad config
 def test_serve_reports_bad_config_with_its_line(
     runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -405,6 +418,7 @@ def _run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProc
     )
 
 
+# SRV-20: attn serve from defaults on SQLite, send, mailbox
 def test_fresh_clone_path_serve_send_mailbox(tmp_path: Path) -> None:
     """Done-when: `attn serve` on SQLite with the demo team; `attn send` in a second
     terminal is processed; `attn mailbox` shows the item completed with its decision."""
@@ -442,6 +456,7 @@ def test_fresh_clone_path_serve_send_mailbox(tmp_path: Path) -> None:
         assert again.interrupt() == 0
 
 
+# SRV-20: attn serve reads attn.toml
 def test_serve_warns_when_attn_toml_has_no_agents(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATTN_")}
     env["ATTN_DATABASE_URL"] = "memory://"

@@ -124,6 +124,7 @@ def test_types(client: httpx.Client) -> None:
     assert "heartbeat" in by_name
 
 
+# SRV-04 (chat waits for the reply), SRV-03 (activity logs in sequence order)
 def test_chat_returns_reply_and_records_the_pick(client: httpx.Client) -> None:
     response = client.post("/api/agents/alice/chat", json={"text": "hello", "sessionId": "s1"})
     assert response.status_code == 200, response.text
@@ -148,6 +149,7 @@ def test_chat_returns_reply_and_records_the_pick(client: httpx.Client) -> None:
     )
 
 
+# SRV-04: fire-and-forget enqueue is 202 with the item id, through the mailbox
 def test_enqueue_is_202_and_gets_processed(client: httpx.Client) -> None:
     response = client.post(
         "/api/agents/alice/mailbox",
@@ -169,6 +171,7 @@ def test_enqueue_is_202_and_gets_processed(client: httpx.Client) -> None:
     assert "pick" in [d["decisionType"] for d in item["decisions"]]
 
 
+# SRV-04: a repeated idempotency key returns the same item
 def test_idempotency_key_returns_the_same_item(client: httpx.Client) -> None:
     before = _snapshot(client)
     body = {"sourceType": "a2a_message", "payload": {"content": "once"}}
@@ -181,6 +184,7 @@ def test_idempotency_key_returns_the_same_item(client: httpx.Client) -> None:
     assert after[0] == before[0] + 2  # the item and the barrier chat, not a duplicate
 
 
+# SRV-02
 def test_mailbox_filters_and_paging(client: httpx.Client) -> None:
     client.post(
         "/api/agents/alice/mailbox", json={"sourceType": "mention", "payload": {"content": "m"}}
@@ -291,6 +295,7 @@ UNKNOWN_AGENT_ROUTES = [
 ]
 
 
+# SRV-01, SRV-06: unknown agent is 404 naming it, nothing changes
 @pytest.mark.parametrize(("method", "path", "body"), UNKNOWN_AGENT_ROUTES)
 def test_unknown_agent_is_404_naming_it(
     shared: httpx.Client, method: str, path: str, body: dict[str, Any] | None
@@ -350,6 +355,7 @@ BAD_ENQUEUES: list[tuple[Any, int, str]] = [
 ]
 
 
+# SRV-06
 @pytest.mark.parametrize(("body", "status", "code"), BAD_ENQUEUES)
 def test_bad_enqueue_is_rejected_and_changes_nothing(
     shared: httpx.Client, body: Any, status: int, code: str
@@ -385,6 +391,7 @@ def test_non_finite_numbers_are_refused(shared: httpx.Client) -> None:
         ({"text": "hi", "bogus": 1}, "validation_error"),
     ],
 )
+# SRV-06
 def test_bad_chat_is_rejected_and_changes_nothing(
     shared: httpx.Client, body: dict[str, Any], code: str
 ) -> None:
@@ -405,6 +412,7 @@ def test_bad_chat_is_rejected_and_changes_nothing(
         ({"offset": -1}, "validation_error", "offset"),
     ],
 )
+# SRV-02: invalid filters are 422 listing the allowed values
 def test_bad_mailbox_filters_list_allowed_values(
     shared: httpx.Client, params: dict[str, Any], code: str, needle: str
 ) -> None:
@@ -422,6 +430,7 @@ def test_unknown_route_and_method(shared: httpx.Client) -> None:
     _error(shared.delete("/api/agents"), 405, "method_not_allowed")
 
 
+# SRV-06
 def test_oversized_body_is_413(shared: httpx.Client) -> None:
     before = _snapshot(shared)
     big = {"sourceType": "a2a_message", "payload": {"content": "x" * 2_000_000}}
@@ -454,6 +463,7 @@ def test_error_bodies_are_json_with_the_content_type(shared: httpx.Client) -> No
 # ------------------------------------------------------------------------------ token
 
 
+# SRV-07: without the token or with a wrong one: 401, nothing changes
 def test_token_is_required_except_for_health(tmp_path: Path) -> None:
     with LiveServer(_config(tmp_path, TOKEN)) as live, httpx.Client(base_url=live.url) as http:
         assert http.get("/health").status_code == 200
