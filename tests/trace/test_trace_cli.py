@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -65,3 +68,32 @@ def test_bad_trace_is_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in stdout + stderr
     code, _, stderr = _run("replay", str(tmp_path / "missing.jsonl"))
     assert code == 2 and "cannot read trace file" in stderr
+
+
+def _on_a_terminal(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``attn ARGS`` with stderr treated as a terminal (Rich's env switches)."""
+    env = {**os.environ, "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1"}
+    env.pop("ATTN_DATABASE_URL", None)
+    return subprocess.run(
+        [sys.executable, "-m", "attn", *args],
+        capture_output=True, text=True, env=env, timeout=120, check=False, cwd=tmp_path,
+    )
+
+
+def test_srv22_import_and_replay_show_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    """SRV-22: importing files and replaying a trace draw a bar on stderr."""
+    inboxes = tmp_path / "inboxes"
+    inboxes.mkdir()
+    for n, name in enumerate(("ann", "ben", "cy")):
+        message = {"from": "lead", "text": f"task {n}", "timestamp": f"2026-01-0{n + 1}T10:00:00Z"}
+        (inboxes / f"inbox-{name}.json").write_text(json.dumps([message]))
+    trace = tmp_path / "t.jsonl"
+    imported = _on_a_terminal(tmp_path, "import", "claude-team", str(inboxes), "-o", str(trace))
+    assert imported.returncode == 0, imported.stderr
+    assert "files read" in imported.stderr and "3/3" in imported.stderr
+    replayed = _on_a_terminal(tmp_path, "replay", str(trace))
+    assert replayed.returncode == 0, replayed.stderr
+    assert "enqueued" in replayed.stderr and "3/3" in replayed.stderr
+    # Not a terminal (the CliRunner): no bar at all.
+    code, _, stderr = _run("import", "claude-team", str(inboxes), "-o", str(trace))
+    assert code == 0 and "files read" not in stderr

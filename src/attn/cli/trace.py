@@ -18,7 +18,14 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from attn.cli.client import CliError
@@ -41,6 +48,12 @@ import_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
+
+
+def _bar_columns() -> tuple[ProgressColumn, ...]:
+    """The columns of a progress bar on stderr (drawn only on a terminal; SRV-22)."""
+    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn())
 
 
 def register(app: typer.Typer) -> None:
@@ -77,7 +90,12 @@ def import_claude_team_command(
     ] = False,
 ) -> None:
     """Import Claude Code agent-team inbox files as a trace (one agent per inbox file)."""
-    trace = import_claude_team(path)
+    err = Console(stderr=True)
+    with Progress(*_bar_columns(), console=err, disable=not err.is_terminal) as bar:
+        files = bar.add_task("files read", total=None)
+        trace = import_claude_team(
+            path, progress=lambda done, total: bar.update(files, total=total, completed=done)
+        )
     if output == "-":
         sys.stdout.write(trace_text(trace))
         sys.stdout.flush()
@@ -162,13 +180,8 @@ async def _replay(
     path: Path, database: str, speed: float | None, max_gap: float | None
 ) -> ReplaySummary:
     err = Console(stderr=True)
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err, disable=not err.is_terminal, transient=False) as bar:
+    with Progress(*_bar_columns(), console=err, disable=not err.is_terminal,
+                  transient=False) as bar:
         enqueue = bar.add_task("enqueued", total=None)
         settle = bar.add_task("processed", total=None)
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -124,11 +125,15 @@ class _Roster:
     members: dict[str, JSON] = field(default_factory=dict)
 
 
-def import_claude_team(path: str | Path) -> Trace:
+def import_claude_team(
+    path: str | Path, *, progress: Callable[[int, int], None] | None = None
+) -> Trace:
     """Read inbox files (one file, or a directory tree) into a :class:`Trace`.
 
     Args:
         path: an inbox JSON file, or a directory searched recursively for ``*.json``.
+        progress: called with (files read, files in total) before the first file
+            and after each one (for a progress bar).
 
     Returns:
         A trace whose events are in timestamp order (file order breaks ties),
@@ -152,7 +157,9 @@ def import_claude_team(path: str | Path) -> Trace:
         raise InvalidInbox(f"no such file or directory: {root}")
     inboxes: list[_Inbox] = []
     rosters: dict[Path, _Roster] = {}
-    for file in files:
+    if progress is not None:
+        progress(0, len(files))
+    for done, file in enumerate(files, 1):
         rel = file.relative_to(base).as_posix()
         data = _load_json(file, rel)
         if isinstance(data, list):
@@ -164,6 +171,8 @@ def import_claude_team(path: str | Path) -> Trace:
                 f"{rel}: expected a JSON array of messages (an inbox) or a team config "
                 f"object with 'members', got {_kind(data)}"
             )
+        if progress is not None:
+            progress(done, len(files))
     if not inboxes:
         raise InvalidInbox(f"no inbox files (JSON arrays of messages) found in {root}")
     for inbox in inboxes:
