@@ -1,0 +1,202 @@
+"""The enqueue path: validate a request into a mailbox item, then store and queue it.
+
+:meth:`MailboxEnqueue.build_item` checks everything an enqueue could be refused
+for without changing anything (invariant 10); :meth:`MailboxEnqueue.insert`
+commits the item, or merges it into the queued item with the same merge key
+(enqueue-time dedup), before the caller is answered (invariant 2).
+
+Spec: 000 §3 (types and default priorities), §14 (enqueue-time dedup), §17
+(capacity); DESIGN.md invariants 2, 8 and 10.
+"""
+
+from __future__ import annotations
+
+from attn.core.events import NEW_ITEM
+from attn.core.mailbox.transitions import MailboxTransitions
+from attn.core.models import DecisionType, ItemStatus, MailboxItem
+from attn.core.registry import validate_priority
+from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge, UnknownAgent
+from attn.ids import new_id
+from attn.jsontext import dumps
+from attn.store.base import InsertItem, WriteOp
+
+_MAX_KEY_LEN = 200
+
+
+class MailboxEnqueue(MailboxTransitions):
+    """Enqueue validation, insert and enqueue-time dedup of one mailbox."""
+
+    def build_item(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> MailboxItem:
+        """Validate an enqueue request and return the item it would create.
+
+        Nothing is stored or changed.
+
+        Raises:
+            UnknownItemType: ``source_type`` is not registered.
+            InvalidPriority: ``priority`` is not None or an int in 0..4.
+            InvalidInput: payload or metadata is not a JSON object, required text
+                (``payload["content"]``) is missing or blank, or the key is malformed.
+            PayloadTooLarge: the encoded payload and metadata exceed the limit.
+            MailboxFull: the queue is at capacity (never for human chat).
+            UnknownAgent: the mailbox is closed (its agent was removed or its runtime closed).
+        """
+        if self.closed:
+            raise UnknownAgent(
+                f"agent {self.agent_id!r} is no longer hosted (removed, or its runtime closed)"
+            )
+        spec = self._registry.get_type(source_type)
+        if not isinstance(payload, dict):
+            raise InvalidInput(f"payload must be a JSON object, got {type(payload).__name__}")
+        if metadata is None:
+            metadata = {}
+        if not isinstance(metadata, dict):
+            raise InvalidInput(f"metadata must be a JSON object, got {type(metadata).__name__}")
+        if spec.requires_text:
+            content = payload.get("content")
+            if not isinstance(content, str) or not content.strip():
+                raise InvalidInput(
+                    f"{spec.name} needs non-empty text in payload.content, got {content!r}"
+                )
+        if priority is None:
+            by_user = metadata.get("senderRole") == "user"
+            priority = spec.user_priority if by_user and spec.user_priority is not None else (
+                spec.default_priority
+            )
+        priority = validate_priority(priority)
+        if idempotency_key is not None and (
+            not isinstance(idempotency_key, str)
+            or not idempotency_key.strip()
+            or len(idempotency_key) > _MAX_KEY_LEN
+            or "\x00" in idempotency_key
+        ):
+            raise InvalidInput(
+                f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
+                " without NUL"
+            )
+        try:
+            encoded = (dumps(payload), dumps(metadata))
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise InvalidInput(f"payload and metadata must be JSON-serializable: {exc}") from exc
+        for text in (*encoded, idempotency_key or ""):
+            _require_unicode(text)
+        size = len(encoded[0]) + len(encoded[1])
+        if size > self._config.max_payload_bytes:
+            raise PayloadTooLarge(
+                f"payload and metadata take {size} bytes; the limit is "
+                f"{self._config.max_payload_bytes} bytes"
+            )
+        if spec.name != "human_chat" and self.depth + self._reserved >= self._config.capacity and (
+            self.merge_target(spec.name, payload, idempotency_key) is None
+        ):
+            raise MailboxFull(
+                f"mailbox of agent {self.agent_id!r} holds {self.depth} queued items "
+                f"(capacity {self._config.capacity}); {spec.name} item rejected"
+            )
+        item = MailboxItem(
+            id=new_id("mbx"),
+            agent_id=self.agent_id,
+            source_type=spec.name,
+            priority=priority,
+            status=ItemStatus.QUEUED,
+            payload=dict(payload),
+            metadata=dict(metadata),
+            queued_at=self._clock.now(),
+            idempotency_key=idempotency_key,
+        )
+        self._encoded = (item.id, encoded)
+        return item
+
+    async def enqueue(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> MailboxItem:
+        """Validate, store and queue one item; return it after commit.
+
+        With an ``idempotency_key`` this agent has seen before, nothing new is
+        stored and the first item is returned, even when the mailbox is full
+        now (a retry of an accepted enqueue is not refused). Raises what
+        :meth:`build_item` raises, and :class:`~attn.errors.StoreError` if the
+        write fails.
+        """
+        try:
+            item = self.build_item(source_type, payload, priority, metadata, idempotency_key)
+        except MailboxFull:
+            if isinstance(idempotency_key, str):
+                first = await self._store.get_item_by_key(self.agent_id, idempotency_key)
+                if first is not None:
+                    return first
+            raise
+        return await self.insert(item)
+
+    async def insert(self, item: MailboxItem) -> MailboxItem:
+        """Store and queue an item made by :meth:`build_item`; return it after commit.
+
+        A comment or channel message whose task, requirement or channel has a
+        queued item is merged into it instead (000 §14): the returned item is
+        that survivor, holding both texts; the new item is stored as merged.
+        """
+        cached = self._encoded
+        encoded = cached[1] if cached is not None and cached[0] == item.id else None
+        self._encoded = None
+        self.last_arrival_at = self._clock.monotonic()
+        target = self.merge_target(item.source_type, item.payload, item.idempotency_key)
+        if target is not None:
+            return await self._merge_on_enqueue(item, target, encoded)
+        self._reserved += 1
+        try:
+            results = await self._store.write([InsertItem(item, encoded)])
+        finally:
+            self._reserved -= 1
+        stored, created = results[0]
+        if not created:
+            return stored  # type: ignore[no-any-return]
+        item.seq = stored.seq
+        self.counters["enqueued"] += 1
+        self._push(item)
+        if self._bus.active:
+            self._emit(NEW_ITEM, {"item": item.to_dict()})
+        if self.on_new_item is not None:
+            self.on_new_item(item)
+        return item
+
+    async def _merge_on_enqueue(self, item: MailboxItem, target: MailboxItem,
+                                encoded: tuple[str, str] | None) -> MailboxItem:
+        before = (target.payload, target.priority)
+        spec = self._registry.get_type(item.source_type)
+        ops: list[WriteOp] = self.merge_ops(item, target)
+        ops[0] = InsertItem(item, encoded)  # the absorbed item's row, stored as merged
+        key = f"{spec.merge_key} {item.extra(spec.merge_key or '')!r}"
+        ops.append(self.decision_op(item, DecisionType.MERGE,
+                                    f"enqueue-time dedup: same {key} as queued {target.id}"))
+        try:
+            await self._store.write(ops)
+        except BaseException:
+            target.payload, target.priority = before
+            self.counters["merged"] -= 1
+            raise
+        if self._bus.active:
+            self._emit(NEW_ITEM, {"item": target.to_dict(), "mergedItemId": item.id})
+        return target
+
+
+def _require_unicode(text: str) -> None:
+    """Reject text that cannot be stored as UTF-8 (lone surrogates)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInput(
+                f"text must be valid Unicode; found {exc.object[exc.start:exc.end]!r} "
+                f"(a lone surrogate) at position {exc.start}") from None
+
