@@ -9,7 +9,7 @@
 3. Tiers: tier 0 (nothing else queued, or one clearly less urgent item)
    picks the head; tier 2 asks the :class:`~attn.core.deliberation.Deliberator`
    when one is configured and applies its :class:`DeliberationResult`.
-   (Tier 1, the interrupt judge, works at yield points: see attention.py.)
+   (Tier 1, the interrupt judge, works at yield points: see attention/yields.py.)
 
 Spec: 000 §14 (burst window), §21 (consolidation, stale purge, tiers,
 deliberation, batch processing), §24; acceptance COAL-10..13, COAL-20..25.

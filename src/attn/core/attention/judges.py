@@ -1,0 +1,34 @@
+"""What the attention controller asks about an arrival while an item is in focus.
+
+Tier 0 is an :class:`InterruptJudge` (by default the heuristic table of
+:mod:`attn.core.heuristics`); tier 1 is an optional :class:`InterruptClassifier`
+asked when tier 0 says continue.
+
+Spec: 000 §4 (interrupt decisions), §21 (triage tiers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from attn.core.heuristics import Verdict
+from attn.core.models import MailboxItem
+
+
+class InterruptJudge(Protocol):
+    """Decides about an arrival while another item is in focus (the heuristic table)."""
+
+    async def judge(self, focus: MailboxItem, new: MailboxItem) -> Verdict: ...
+
+
+class InterruptClassifier(Protocol):
+    """Tier 1 (000 §21): a one-word judgement when the heuristics say continue.
+
+    Receives the focus, the new item, the queue and the last decisions; returns
+    one of ``continue``, ``preempt``, ``cancel``, ``merge`` or ``defer``. Any
+    other answer, or an exception, means continue.
+    """
+
+    async def classify(self, focus: MailboxItem, new: MailboxItem, queue: list[MailboxItem],
+                       recent: list[dict[str, Any]]) -> str: ...
+

@@ -1,0 +1,266 @@
+"""The drain loop: pick items by priority, claim them, run the brain, commit.
+
+Event-driven, no polling: an idle agent has no task and no timer. An enqueue
+starts a drain task that picks items until the queue is empty; each item runs
+in its own brain task under a backstop. Commits are write-behind and batched:
+the outcome of one item and the claim of the next are written in one
+transaction, and the claim is committed before the brain starts.
+
+Spec: 000 §4 (pick, backstop), §22 (resurface while idle), §23 (informational
+updates); DESIGN.md invariants 3 and 5 and the backstop choice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from attn.core.attempt import Attempt, Interrupt
+from attn.core.attention.outcomes import ControllerOutcomes, _Batch
+from attn.core.attention.state import _MAX_EARLY
+from attn.core.focus import Focus, Reply
+from attn.core.models import Activity, AttentionState, DecisionType, MailboxItem
+from attn.core.registry import ItemType, activity_type_for
+from attn.core.triage import Selection
+from attn.errors import ReplyCancelled
+from attn.ids import new_id
+from attn.store.base import InsertActivity
+
+log = logging.getLogger("attn.attention")
+#: Most write-behind commits one agent may have in flight before it waits.
+_MAX_IN_FLIGHT = 64
+
+
+class ControllerLoop(ControllerOutcomes):
+    """The drain task of one agent and the processing of each item it picks."""
+
+    def _on_new_item(self, item: MailboxItem) -> None:
+        attempt = self._attempt
+        if attempt is not None:
+            self._arrivals.append(item)
+            attempt.quiet = False
+            return
+        self.triage.on_arrival(item)
+        if self.running and not self.paused and len(self._early) < _MAX_EARLY:
+            # Between two focuses: the next focus may merge it (a follow-up
+            # chat must not be answered after later follow-ups were merged).
+            self._early.append(item)
+        if self._task is None:
+            self._kick()
+
+    def _kick(self) -> None:
+        if self.running and not self.paused and self._task is None:
+            self._cancel_timer()
+            self._task = asyncio.get_running_loop().create_task(
+                self._drain(), name=f"attn:{self.agent_id}:attention"
+            )
+            self._task.add_done_callback(self._drain_done)
+
+    def _drain_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("attention loop of %s failed", self.agent_id, exc_info=task.exception())
+
+    async def _drain(self) -> None:
+        mailbox = self.mailbox
+        batch = _Batch()
+        try:
+            while self.running and not self.paused:
+                item = mailbox.pop_nowait()
+                if item is None and mailbox.deferred_count:
+                    batch.ops.extend(mailbox.resurface_due_ops(self.clock.now()))
+                    item = mailbox.pop_nowait()
+                if item is None:
+                    break
+                if mailbox.depth:
+                    self._set_state(AttentionState.DECIDING)
+                selection = await self.triage.select(item, batch.ops)
+                if selection is not None:
+                    batch = await self._process(selection, batch)
+            self._submit(batch)
+            await self._settle_writes(0)
+        finally:
+            self._task = None
+            self._attempt = None
+            self._set_state(AttentionState.IDLE)
+            self._arm_timer()
+        if mailbox.depth:
+            self._kick()
+
+    def _submit(self, batch: _Batch) -> None:
+        """Write-behind: start the commit; run ``after`` callbacks once it is durable.
+
+        Successive submissions commit in order, so the store never shows two
+        items of this agent processing. Callers waiting on a reply are answered
+        only after the commit that completed their item.
+        """
+        if not batch.ops:
+            for callback in batch.after:
+                callback()
+            return
+        future = self.mailbox.submit(batch.ops)
+        after = batch.after
+        future.add_done_callback(lambda f: self._committed(f, after))
+        self._pending.append(future)
+
+    def _committed(self, future: asyncio.Future[list[Any]], after: list[Callable[[], None]]
+                   ) -> None:
+        if future.cancelled() or future.exception() is not None:
+            log.error("write of agent %s failed", self.agent_id,
+                      exc_info=None if future.cancelled() else future.exception())
+        for callback in after:
+            callback()
+
+    async def _settle_writes(self, keep: int) -> None:
+        """Wait until at most ``keep`` submitted writes are still in flight."""
+        pending = self._pending
+        while pending and pending[0].done():
+            pending.popleft()
+        while len(pending) > keep:
+            await asyncio.wait({pending.popleft()})
+
+    async def _process(self, selection: Selection, batch: _Batch) -> _Batch:
+        item = selection.item
+        spec = self.registry.get(item.source_type)
+        if spec is None:  # stored by a runtime that had registered this type
+            reason = f"source type {item.source_type!r} is not registered in this runtime"
+            batch.ops.extend(self.mailbox.drop_ops(item, reason))
+            batch.ops.append(self.mailbox.decision_op(item, DecisionType.DROP, reason))
+            batch.after.append(lambda: self._incomplete(item, reason))
+            batch.after.append(lambda: self._resolve([item.id], error=ReplyCancelled(reason)))
+            return batch
+        now = self.clock.now()
+        resumed = item.session is not None
+        ops = batch.ops
+        ops.extend(self.mailbox.claim_ops(item, now))
+        reason = (selection.reasoning if selection.decision == DecisionType.TRIAGE
+                  else _pick_reason(item, resumed, selection.reasoning))
+        context = self._context(item)
+        context["tier"] = selection.tier
+        ops.append(self.mailbox.decision_op(item, selection.decision, reason, context))
+        for sibling in selection.siblings:
+            ops.extend(self.mailbox.claim_ops(sibling, now))
+            ops.append(self.mailbox.decision_op(
+                sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context))
+        activity_id, log_seq = self._activities.get(item.id, (None, 0))
+        if activity_id is None:
+            activity_type = activity_type_for(spec, item.payload)
+            if activity_type is not None:
+                activity_id = new_id("act")
+                ops.append(InsertActivity(Activity(
+                    id=activity_id, agent_id=self.agent_id, item_id=item.id, type=activity_type,
+                    label=f"{spec.label}: {item.summary[:60]}", started_at=now,
+                    task_id=_str_or_none(item.extra("taskId")))))
+                self._activities[item.id] = (activity_id, 0)
+        # self is always the composed AttentionController, which Attempt expects.
+        attempt = Attempt(self, item, resumed, activity_id, log_seq)  # type: ignore[arg-type]
+        if self._informational(spec, item) and not selection.siblings:
+            # 000 §3.4, §23: informational updates are recorded, not sent to the brain.
+            self._arrivals.clear()
+            attempt.live = False
+            done = _Batch(ops)
+            self._complete(done, attempt, None, reason="informational: completed without a "
+                           "model call")
+            done.after[:0] = batch.after
+            return done
+        attempt.siblings = selection.siblings
+        attempt.batch_context = selection.batch_context
+        attempt.stream_listener = self._stream_listeners.get(item.id)
+        if self._early:
+            attempt.early = [i for i in self._early if i is not item]
+            attempt.quiet = not attempt.early
+            self._early = []
+        self._arrivals.clear()
+        self._attempt = attempt
+        self._submit(batch)
+        await self._settle_writes(_MAX_IN_FLIGHT)
+        self._set_state(AttentionState.FOCUSED, new_focus=True)
+        focus = Focus(attempt)
+        result, error = await self._run(attempt, focus)
+        return self._finish(attempt, focus, spec, result, error)
+
+    async def _run(self, attempt: Attempt, focus: Focus) -> tuple[Any, BaseException | None]:
+        if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
+            return None, None
+        loop = asyncio.get_running_loop()
+        attempt.waiter = loop.create_future()
+        task = loop.create_task(self._call_brain(attempt, focus),
+                                name=f"attn:{self.agent_id}:brain:{attempt.item.id}")
+        attempt.task = task
+        # A task cancelled before its first step never runs _call_brain's finally.
+        task.add_done_callback(lambda _t: attempt.end())
+        self.arm_backstop(attempt, self.config.backstop_s)
+        try:
+            await attempt.waiter
+        except asyncio.CancelledError:
+            attempt.end(Interrupt.STOPPED)
+            task.cancel()
+            raise
+        finally:
+            if attempt.backstop is not None:
+                attempt.backstop.cancel()
+        if attempt.interrupt is not None:
+            # Generation guard: the attempt is over; whatever it returns later is dropped.
+            if not task.done():
+                task.cancel()
+                self._orphans.add(task)
+                task.add_done_callback(self._orphans.discard)
+            return None, None
+        attempt.live = False
+        if task.cancelled():
+            return None, asyncio.CancelledError("the brain task was cancelled")
+        error = task.exception()
+        return (None, error) if error is not None else (task.result(), None)
+
+    def _informational(self, spec: ItemType, item: MailboxItem) -> bool:
+        """True for an item the brain need not see: an informational type
+        (no model call, no text) that neither triggers execution nor asks for action."""
+        return (self.config.auto_complete_informational and not spec.invokes_llm
+                and not spec.requires_text and not item.triggers_execution
+                and not item.extra("actionRequired"))
+
+    def arm_backstop(self, attempt: Attempt, backstop_s: float) -> None:
+        """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
+        if attempt.backstop is not None:
+            attempt.backstop.cancel()
+        attempt.backstop = self.clock.call_later(backstop_s,
+                                                 lambda: attempt.end(Interrupt.TIMEOUT))
+
+    async def _call_brain(self, attempt: Attempt, focus: Focus) -> Reply | str | None:
+        try:
+            return await self.brain(attempt.item, focus)
+        finally:
+            # Wake the controller from inside the task's last step: its result is
+            # set in this same step, and the controller resumes one loop turn
+            # sooner than through the task's done callback.
+            attempt.end()
+
+    # ------------------------------------------------------- resurface timer
+
+    def _arm_timer(self) -> None:
+        self._cancel_timer()
+        due = self.mailbox.next_resurface_at()
+        if due is None or not self.running or self.paused:
+            return
+        delay_s = (due - self.clock.now()).total_seconds()
+        self._timer = self.clock.call_later(max(0.0, delay_s), self._kick)
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+def _pick_reason(item: MailboxItem, resumed: bool, default: str) -> str:
+    if item.redelivered and item.attempt > 1:
+        return f"Redelivered after an interrupted attempt (attempt {item.attempt})"
+    if resumed:
+        return "Resumed earlier work with its saved session"
+    if item.attempt > 1:
+        return f"Retry (attempt {item.attempt})"
+    return f"{default} (priority {item.priority})"
+
+
+def _str_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
