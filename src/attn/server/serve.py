@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import errno
 import gc
-import os
 import signal
 import socket
 import sys
@@ -52,24 +51,6 @@ class ServeInfo:
     url: str
     database_url: str
     agents: tuple[str, ...]
-
-
-def fast_loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """The event loop ``attn serve`` runs on: uvloop where it is installed.
-
-    ``ATTN_EVENT_LOOP=asyncio`` chooses the standard library's loop instead.
-
-    Returns:
-        A factory for :class:`asyncio.Runner`, or None for the standard loop.
-    """
-    if os.environ.get("ATTN_EVENT_LOOP", "").strip().lower() == "asyncio":
-        return None
-    try:
-        import uvloop
-    except ImportError:  # not on Windows
-        return None
-    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
-    return factory
 
 
 def freeze_startup_heap() -> None:
