@@ -92,12 +92,16 @@ class Triage:
             return Selection(head, DecisionType.PICK, "Idle — picked from queue (tier 0)", 0)
         if await self._burst_wait(head):
             return None
-        mailbox.unpop(head)
-        ops += self._purge_stale()
-        ops += self._consolidate()
-        head = mailbox.pop_nowait()  # type: ignore[assignment]
-        if head is None:
-            return None
+        if self._purge_due() or mailbox.has_entities:
+            # Upkeep sees the head too (it may survive a consolidation), then
+            # the head is chosen again. With nothing to purge and no task or
+            # requirement items queued, upkeep would change nothing: skipped.
+            mailbox.unpop(head)
+            ops += self._purge_stale()
+            ops += self._consolidate()
+            head = mailbox.pop_nowait()  # type: ignore[assignment]
+            if head is None:
+                return None
         if is_user_interaction(head, self.registry):  # people first: no deliberation (000 §24)
             return Selection(head, DecisionType.PICK, "A person is waiting: picked first", 0)
         nxt = mailbox.peek()
@@ -143,11 +147,13 @@ class Triage:
 
     # ----------------------------------------------------------------- upkeep
 
+    def _purge_due(self) -> bool:
+        return self.clock.monotonic() - self._last_scan >= STALE_SCAN_INTERVAL_S
+
     def _purge_stale(self) -> list[WriteOp]:
-        now_s = self.clock.monotonic()
-        if now_s - self._last_scan < STALE_SCAN_INTERVAL_S:
+        if not self._purge_due():
             return []
-        self._last_scan = now_s
+        self._last_scan = self.clock.monotonic()
         now = self.clock.now()
         limit_s = self.config.stale_after_s
         ops: list[WriteOp] = []

@@ -143,6 +143,11 @@ class MailboxQueue:
                 return (kind, value)
         return None
 
+    @property
+    def has_entities(self) -> bool:
+        """True while any queued item is about a task or requirement (000 §21)."""
+        return bool(self._entities)
+
     def entity_groups(self) -> list[list[MailboxItem]]:
         """Queued items about one task or requirement, for groups of two or more.
 
