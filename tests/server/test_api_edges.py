@@ -152,3 +152,54 @@ def test_a_client_leaving_mid_body_is_not_an_error(
         time.sleep(0.01)  # waits for that log record, an explicit signal
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["depth"] == 0
+
+
+# -- a web page of another site (no token: the server trusts the machine) --------------
+
+EVIL = {"Origin": "http://evil.example"}
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "content"),
+    [
+        ("POST", "/api/agents/spare/control/stop", b"x"),
+        ("POST", "/api/agents/spare/cancel", None),
+        ("POST", "/api/agents/spare/mailbox",
+         b'{"sourceType": "a2a_message", "payload": {"content": "x"}}'),
+        ("DELETE", "/api/agents/spare", None),
+        ("PATCH", "/api/agents/spare/config", b'{"heartbeatIntervalS": 600}'),
+    ],
+)
+def test_a_change_sent_by_another_sites_page_is_refused(
+    server: LiveServer, method: str, path: str, content: bytes | None
+) -> None:
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        before = http.get("/api/agents/spare").json()
+        headers = {**EVIL, "Content-Type": "text/plain" if content == b"x" else "application/json"}
+        refused = http.request(method, path, content=content, headers=headers)
+        assert refused.status_code == 403
+        assert refused.json()["error"]["code"] == "forbidden_origin"
+        assert "evil.example" in refused.json()["error"]["message"]
+        after = http.get("/api/agents/spare").json()
+        assert after == before
+        # The same from this server's own page, or from a client without Origin, is served.
+        own = http.post("/api/agents/spare/control/pause", headers={"Origin": server.url})
+        assert own.status_code == 200
+        assert http.post("/api/agents/spare/control/resume").status_code == 200
+        assert http.get("/api/agents/spare", headers=EVIL).status_code == 200  # reads pass
+
+
+def test_a_websocket_from_another_sites_page_is_closed(server: LiveServer) -> None:
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    ws_url = server.url.replace("http://", "ws://") + "/ws"
+    with connect(ws_url, additional_headers=EVIL) as ws:
+        refusal = json.loads(ws.recv(timeout=10))
+        assert refusal["code"] == "forbidden_origin"
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+    with connect(ws_url, origin=server.url) as ws:  # the web UI's own connection
+        ws.send('{"type": "ping"}')
+        assert json.loads(ws.recv(timeout=10))["type"] == "pong"

@@ -51,7 +51,12 @@ from attn.server.errors import (
 )
 from attn.server.fastpath import EnqueueFastPath, strip_ows
 from attn.server.live import install_live
-from attn.server.middleware import DEFAULT_MAX_BODY_BYTES, BodyLimitMiddleware, TokenMiddleware
+from attn.server.middleware import (
+    DEFAULT_MAX_BODY_BYTES,
+    BodyLimitMiddleware,
+    CrossSiteGuard,
+    TokenMiddleware,
+)
 from attn.server.openapi import ErrorBody, install_openapi
 from attn.server.routes_agents import agents_router
 from attn.server.routes_control import control_router
@@ -108,6 +113,8 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
     if token:
         app.add_middleware(TokenMiddleware, token=token)
+    else:  # with a token, a cross-site request has no credentials: 401 anyway
+        app.add_middleware(CrossSiteGuard)
 
     @app.get("/health", tags=["meta"])
     async def health() -> dict[str, Any]:

@@ -1,6 +1,6 @@
-"""ASGI middleware of the API: bearer-token check and request body size limit.
+"""ASGI middleware of the API: bearer-token check, cross-site guard, body size limit.
 
-Both are plain ASGI (no ``BaseHTTPMiddleware``), so they add no task per request
+All are plain ASGI (no ``BaseHTTPMiddleware``), so they add no task per request
 and never cancel a handler that is waiting for an agent's reply.
 
 Spec: acceptance SRV-06 (oversized bodies are 413), SRV-07 (token).
@@ -15,7 +15,13 @@ from urllib.parse import parse_qs
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from attn.server.errors import BODY_TOO_LARGE, UNAUTHORIZED, error_response
+from attn.server.errors import (
+    BODY_TOO_LARGE,
+    FORBIDDEN_ORIGIN,
+    UNAUTHORIZED,
+    clip,
+    error_response,
+)
 
 #: Default limit of a request body, in bytes.
 DEFAULT_MAX_BODY_BYTES = 1_048_576
@@ -162,8 +168,16 @@ class TokenMiddleware:
 WS_UNAUTHORIZED = 4401
 
 
-async def refuse_websocket(receive: Receive, send: Send, problem: str) -> None:
-    """Accept, send ``{"type": "error", "code": "unauthorized", ...}``, close with 4401.
+async def refuse_websocket(
+    receive: Receive,
+    send: Send,
+    problem: str,
+    *,
+    code: str = UNAUTHORIZED,
+    close_code: int = WS_UNAUTHORIZED,
+    hint: str = "send 'Authorization: Bearer <token>' or ?token=<token>",
+) -> None:
+    """Accept, send ``{"type": "error", "code": ..., "message": ...}``, close with ``close_code``.
 
     Accepting first lets a browser read the reason; a close before accept is a bare 403.
     """
@@ -171,7 +185,65 @@ async def refuse_websocket(receive: Receive, send: Send, problem: str) -> None:
     if message["type"] != "websocket.connect":
         return
     await send({"type": "websocket.accept"})
-    text = f"{problem}; send 'Authorization: Bearer <token>' or ?token=<token>"
-    body = {"type": "error", "code": UNAUTHORIZED, "message": text}
+    body = {"type": "error", "code": code, "message": f"{problem}; {hint}"}
     await send({"type": "websocket.send", "text": json.dumps(body)})
-    await send({"type": "websocket.close", "code": WS_UNAUTHORIZED, "reason": "unauthorized"})
+    await send({"type": "websocket.close", "code": close_code, "reason": code})
+
+
+#: WebSocket close code for a cross-site connection (the live protocol's 403).
+WS_FORBIDDEN = 4403
+#: Methods a web page may not use on another site's API without its consent.
+_UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class CrossSiteGuard:
+    """Refuse what a web page on another site sends: changes, and WebSocket connections.
+
+    Without a token, a server on 127.0.0.1 would otherwise obey any page the
+    user opens: a browser sends a cross-site ``POST`` with no body or a
+    ``text/plain`` one without asking first, and opens WebSockets anywhere.
+    Browsers name the page's site in ``Origin``; when it is not this server
+    (the request's ``Host``), a ``POST``/``PUT``/``PATCH``/``DELETE`` is 403
+    ``forbidden_origin`` and a WebSocket is closed with 4403. Requests
+    without ``Origin`` (curl, the CLI, other services) and same-site ones
+    (the web UI) pass. ``create_app`` installs it when no token is set: with
+    one, a cross-site request carries no credentials and gets 401 anyway.
+
+    Args:
+        app: the wrapped ASGI app.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "websocket" or (kind == "http" and scope["method"] in _UNSAFE):
+            origin = host = None
+            for name, value in scope["headers"]:
+                if name == b"origin":
+                    origin = value.decode("latin-1")
+                elif name == b"host":
+                    host = value.decode("latin-1")
+            if origin is not None and not _same_site(origin, host, scope):
+                problem = f"a request from the web page of {clip(origin)!r} is refused"
+                hint = "only this server's own pages and clients without an Origin may call it"
+                if kind == "websocket":
+                    await refuse_websocket(receive, send, problem, code=FORBIDDEN_ORIGIN,
+                                           close_code=WS_FORBIDDEN, hint=hint)
+                    return
+                response = error_response(403, FORBIDDEN_ORIGIN, f"{problem}; {hint}")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _same_site(origin: str, host: str | None, scope: Scope) -> bool:
+    """True when ``origin`` (``scheme://host[:port]``) names this server."""
+    if host is None:
+        return False
+    scheme, sep, rest = origin.partition("://")
+    if not sep or "/" in rest:
+        return False
+    expected = "https" if scope.get("scheme") in ("https", "wss") else "http"
+    return scheme.lower() == expected and rest.lower() == host.lower()

@@ -8,6 +8,8 @@ for every operation it declares
 * 401 (a server with a token; not on ``/health``), 503 (the store is
   unavailable) and a ``default`` response for any other error, all with
   :class:`ErrorBody`;
+* 403 on changes (``POST``, ``PUT``, ``PATCH``, ``DELETE``): a web page of
+  another site, on a server without a token;
 * 404 when the path names an agent (or anything else);
 * 422 when the operation takes parameters or a body;
 * 400, 413 and 415 when it takes a JSON body;
@@ -49,6 +51,7 @@ _ERROR_REF = {"$ref": "#/components/schemas/ErrorBody"}
 ERROR_DESCRIPTIONS: dict[str, str] = {
     "400": "The body is not JSON (empty, not UTF-8, malformed, nested too deep).",
     "401": "Missing or wrong bearer token (when the server has one).",
+    "403": "A change sent by a web page of another site (Origin), on a server without a token.",
     "404": "Unknown agent (or item, activity, callback) named in the path.",
     "413": "The request body is too large.",
     "415": "The body is not sent as application/json in UTF-8.",
@@ -108,7 +111,7 @@ def declare_errors(schema: dict[str, Any]) -> None:
         for method in _METHODS:
             operation = item.get(method)
             if operation is not None:
-                _declare(operation, path)
+                _declare(operation, path, method)
     # FastAPI's own 422 shapes are not used by any answer any more.
     text = repr(schema.get("paths", {}))
     for name in ("HTTPValidationError", "ValidationError"):
@@ -116,10 +119,12 @@ def declare_errors(schema: dict[str, Any]) -> None:
             components.pop(name, None)
 
 
-def _declare(operation: dict[str, Any], path: str) -> None:
+def _declare(operation: dict[str, Any], path: str, method: str) -> None:
     responses = operation.setdefault("responses", {})
     open_path = path in OPEN_PATHS or path.startswith(OPEN_PREFIXES)
     statuses = ["default"] if open_path else ["401", "503", "default"]
+    if method in ("post", "put", "patch", "delete"):
+        statuses.append("403")
     if "{" in path:
         statuses.append("404")
     if operation.get("parameters") or "requestBody" in operation:
