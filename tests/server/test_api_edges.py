@@ -203,3 +203,27 @@ def test_a_websocket_from_another_sites_page_is_closed(server: LiveServer) -> No
     with connect(ws_url, origin=server.url) as ws:  # the web UI's own connection
         ws.send('{"type": "ping"}')
         assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+
+
+async def test_concurrent_creates_and_deletes_of_one_name_answer_truthfully(
+    server: LiveServer,
+) -> None:
+    import asyncio
+
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+
+        async def create() -> int:
+            response = await http.post("/api/agents", json={
+                "name": "racer", "brain": "echo", "config": {"heartbeatIntervalS": 600}})
+            return response.status_code
+
+        async def delete() -> int:
+            return (await http.delete("/api/agents/racer")).status_code
+
+        calls = [create() if i % 2 == 0 else delete() for i in range(200)]
+        answers = await asyncio.gather(*calls)
+        creates, deletes = answers[0::2], answers[1::2]
+        assert set(creates) <= {201, 409}, creates
+        assert set(deletes) <= {204, 404}, deletes
+        hosted = (await http.get("/api/agents/racer")).status_code == 200
+        assert creates.count(201) - deletes.count(204) == (1 if hosted else 0)

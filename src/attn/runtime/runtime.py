@@ -49,6 +49,9 @@ class Runtime:
         self.registry = registry if registry is not None else TypeRegistry()
         self.bus = EventBus()
         self._agents: dict[str, Agent] = {}
+        # Adding and removing agents take turns: a remove never meets a
+        # half-opened agent, and an add never re-attaches a removed one.
+        self._lifecycle = asyncio.Lock()
         self._host = host
         self._started = False
         self._closed = False
@@ -139,6 +142,15 @@ class Runtime:
                 f"agent name must be 1-64 letters, digits, '_', '.' or '-', got {name!r}")
         if not callable(brain):
             raise InvalidInput(f"brain must be an async callable, got {type(brain).__name__}")
+        async with self._lifecycle:
+            return await self._add_agent(name, brain, config, description=description,
+                                         judge=judge, deliberator=deliberator,
+                                         classifier=classifier, start=start)
+
+    async def _add_agent(self, name: str, brain: Brain, config: AgentConfig | None, *,
+                         description: str, judge: InterruptJudge | None,
+                         deliberator: Deliberator | None,
+                         classifier: InterruptClassifier | None, start: bool) -> Agent:
         if name in self._agents:
             raise AgentExists(f"agent {name!r} is already hosted")
         await self.start()
@@ -164,10 +176,11 @@ class Runtime:
         Raises:
             UnknownAgent: no such agent.
         """
-        agent = self.get_agent(name)
-        await agent.close()
-        self.time.detach(name)
-        del self._agents[name]
+        async with self._lifecycle:
+            agent = self.get_agent(name)
+            await agent.close()
+            self.time.detach(name)
+            del self._agents[name]
         if self.bus.active:
             self.bus.emit(Event(AGENT_REMOVED, name, {"agentId": name}, self.clock.now()))
 

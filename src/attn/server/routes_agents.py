@@ -20,6 +20,7 @@ Spec: 000 §5 (agents: create from config, remove); acceptance SRV-05, SRV-06.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Response
@@ -27,7 +28,7 @@ from fastapi import APIRouter, Response
 from attn.brains import build_brain
 from attn.config import AGENT_CONFIG_FIELDS, AgentSection, DefaultsSection, brain_problem
 from attn.config import resolve_settings as resolve
-from attn.errors import AgentExists, InvalidInput
+from attn.errors import AgentExists, InvalidInput, UnknownAgent
 from attn.server.body import JsonBodyRoute
 from attn.server.errors import VALIDATION_ERROR, ApiError
 from attn.server.routes_control import config_view
@@ -88,11 +89,13 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
         agent = await runtime.add_agent(
             body.name, brain, agent_config, description=body.description
         )
-        if given is not None and given.heartbeat_interval_s is not None:
-            await runtime.time.set_heartbeat_interval(
-                agent.name, given.heartbeat_interval_s, by="api"
-            )
         response.headers["Location"] = f"/api/agents/{agent.name}"
+        if given is not None and given.heartbeat_interval_s is not None:
+            # A concurrent DELETE may have removed it already: it was still created.
+            with contextlib.suppress(UnknownAgent):
+                await runtime.time.set_heartbeat_interval(
+                    agent.name, given.heartbeat_interval_s, by="api"
+                )
         return {**agent_summary(agent), "config": config_view(runtime, agent)["config"]}
 
     @router.delete(

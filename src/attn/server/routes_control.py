@@ -30,7 +30,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
 from pydantic.alias_generators import to_camel
 
-from attn.errors import AgentNotRunning
+from attn.errors import AgentNotRunning, UnknownAgent
 from attn.server.body import decode_json_object
 from attn.server.schemas_control import (
     AgentConfigView,
@@ -78,8 +78,15 @@ class OptionalJsonBodyRoute(APIRoute):
 
 
 def config_view(runtime: Runtime, agent: Agent) -> dict[str, Any]:
-    """An agent's settings as the API shows them (:class:`AgentConfigView`)."""
-    heartbeat = runtime.time.heartbeat(agent.name)
+    """An agent's settings as the API shows them (:class:`AgentConfigView`).
+
+    An agent removed meanwhile (a concurrent DELETE) shows no heartbeat.
+    """
+    try:
+        heartbeat = runtime.time.heartbeat(agent.name)
+    except UnknownAgent:
+        heartbeat = {"agentId": agent.name, "enabled": False, "intervalS": None,
+                     "nextAt": None, "lastAt": None, "outstanding": None}
     config = {to_camel(key): value for key, value in asdict(agent.config).items()}
     config["heartbeatIntervalS"] = heartbeat.get("intervalS")
     return {"agentId": agent.name, "config": config, "heartbeat": heartbeat}
