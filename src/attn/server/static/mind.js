@@ -35,6 +35,8 @@ export class MindView {
     this.total = null;
     this.timelineBusy = false;
     this.generation = { mind: 0, timeline: 0, counts: 0 };
+    /** Changes events made to the attention state; a /mind snapshot older than one is dropped. */
+    this.liveChanges = 0;
     this.destroyed = false;
     this.timeline = new Timeline(name, {
       onExpandStale: (id) => this.refreshAround(id),
@@ -123,9 +125,16 @@ export class MindView {
 
   async loadMind() {
     const generation = ++this.generation.mind;
+    const changes = this.liveChanges;
     try {
       const mind = await api(agentPath(this.name, '/mind'));
       if (generation !== this.generation.mind || this.destroyed) return;
+      if (this.mind && changes !== this.liveChanges) {
+        // Events changed the state while this snapshot was on its way: it may
+        // be older than them (a cancel's IDLE undone by a FOCUSED snapshot).
+        this.mindSoon();
+        return;
+      }
       this.mind = mind;
       this.queue = new Map((mind.queue || []).map((item) => [item.id, item]));
       this.deferred = new Map((mind.deferred || []).map((item) => [item.id, item]));
@@ -293,6 +302,7 @@ export class MindView {
           items = true;
           break;
         case 'agent:attention':
+          this.liveChanges += 1;
           if (this.mind) {
             this.mind.state = data.state || this.mind.state;
             this.mind.currentFocus = data.currentFocus || null;
@@ -301,6 +311,7 @@ export class MindView {
           header = true;
           break;
         case 'agent:focus':
+          this.liveChanges += 1;
           if (this.mind) {
             this.mind.currentFocus = data.focus || null;
             if (typeof data.mailboxDepth === 'number') this.mind.queueDepth = data.mailboxDepth;
@@ -368,6 +379,7 @@ export class MindView {
     if (!item || TERMINAL.has(item.status)) return;
     const started = { ...item, status: 'processing', startedAt: decision.createdAt || item.startedAt };
     this.applyItem(started);
+    this.liveChanges += 1;
     if (this.mind) {
       this.mind.state = 'focused';
       this.mind.currentFocus = started;
