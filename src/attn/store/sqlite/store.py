@@ -328,9 +328,11 @@ class SQLiteStore:
         overtake. Returns False (nothing done) when there is nothing to
         overtake or the writer thread is busy.
         """
-        outbox = self._outbox[key]
+        outbox = self._outbox.get(key)
+        if not outbox or self._writer is None or self._writer.inflight:
+            return False
         ahead = [r for r in outbox if not r.behind]
-        if len(ahead) == len(outbox) or self._writer is None or self._writer.inflight:
+        if not ahead or len(ahead) == len(outbox):
             return False
         if not self._write_inline(ahead):
             return False
