@@ -96,8 +96,26 @@ def test_schedule_list_with_next_fire_time_and_cancel(http: httpx.Client) -> Non
 def test_bad_wakeups_are_422_and_change_nothing(
     http: httpx.Client, body: dict[str, Any], status: int, code: str
 ) -> None:
-    _error(http.post("/api/agents/alice/wakeups", json=body), status, code)
+    message = _error(http.post("/api/agents/alice/wakeups", json=body), status, code)
+    python_names = ("delay_s", "recurring_s", "delivery_mode", "schedule_wakeup")
+    assert not any(name in message for name in python_names)  # the body's names instead
     assert _callbacks(http) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"delayS": -5}, "body.delayS must be >= 0 seconds"),
+        ({"delayS": 1e308}, "got 1e+308 s"),
+        ({"delayS": 10, "recurringS": 1}, "body.recurringS must be at least"),
+        ({}, "body: give exactly one of body.delayS"),
+    ],
+)
+def test_wakeup_errors_name_the_body_fields(
+    http: httpx.Client, body: dict[str, Any], says: str
+) -> None:
+    message = _error(http.post("/api/agents/alice/wakeups", json=body), 422, "invalid_input")
+    assert says in message and len(message) < 300
 
 
 def test_unknown_agents_types_and_bodies(http: httpx.Client) -> None:

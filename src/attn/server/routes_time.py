@@ -20,12 +20,14 @@ issue 5 point 7.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from attn.errors import InvalidInput
 from attn.server.body import JsonBodyRoute
 
 if TYPE_CHECKING:
@@ -69,6 +71,23 @@ class HeartbeatBody(_Body):
     interval_s: Any = None
 
 
+#: Python parameter names in the timekeeper's messages -> the request body's names.
+_BODY_NAMES = {
+    "schedule_wakeup needs": "body: give",
+    "delay_s": "body.delayS",
+    "recurring_s": "body.recurringS",
+    "delivery_mode": "body.deliveryMode",
+    "origin_session_id": "body.originSessionId",
+    "note": "body.note",
+}
+_BODY_NAMES_RE = re.compile(r"\b(" + "|".join(re.escape(k) for k in _BODY_NAMES) + r")\b")
+
+
+def body_names(message: str) -> str:
+    """``message`` with the timekeeper's parameter names replaced by the body's fields."""
+    return _BODY_NAMES_RE.sub(lambda m: _BODY_NAMES[m.group(1)], message)
+
+
 def time_router(runtime: Runtime) -> APIRouter:
     """The routes above, bound to ``runtime``."""
     router = APIRouter(route_class=JsonBodyRoute, tags=["time"])
@@ -95,10 +114,15 @@ def time_router(runtime: Runtime) -> APIRouter:
     @router.post("/api/agents/{name}/wakeups", status_code=201)
     async def schedule_wakeup(name: str, body: WakeupBody) -> dict[str, Any]:
         """Schedule a wakeup ``delayS`` seconds from now or ``at`` an absolute time."""
-        wakeup = await keeper.schedule_wakeup(
-            name, delay_s=body.delay_s, at=body.at, recurring_s=body.recurring_s,
-            note=body.note, delivery_mode=body.delivery_mode,
-            origin_session_id=body.origin_session_id)
+        try:
+            wakeup = await keeper.schedule_wakeup(
+                name, delay_s=body.delay_s, at=body.at, recurring_s=body.recurring_s,
+                note=body.note, delivery_mode=body.delivery_mode,
+                origin_session_id=body.origin_session_id)
+        except InvalidInput as exc:
+            if type(exc) is not InvalidInput:  # UnknownAgent and the like: as they are
+                raise
+            raise InvalidInput(body_names(exc.message)) from None
         return {"wakeup": wakeup.to_dict()}
 
     @router.get("/api/agents/{name}/heartbeat")

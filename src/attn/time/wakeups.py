@@ -126,7 +126,7 @@ class Wakeups:
                 raise InvalidInput(f"delay_s must be >= 0 seconds, got {delay_s!r}")
             if delay > config.max_delay_s:  # before timedelta, which overflows past ~10^14 s
                 raise InvalidInput(f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, "
-                                   f"got {delay:.0f} s")
+                                   f"got {delay:.6g} s")
             due = now + timedelta(seconds=delay)
         else:
             due = parse_instant(at, "at")
@@ -146,7 +146,7 @@ class Wakeups:
                                    f"got {recurring_s!r}")
             if recurring > config.max_delay_s:  # re-arming would overflow timedelta
                 raise InvalidInput(f"recurring_s may be at most {config.max_delay_s:.0f} s, "
-                                   f"got {recurring:.0f} s")
+                                   f"got {recurring:.6g} s")
         try:
             mode = DeliveryMode(delivery_mode if isinstance(delivery_mode, str) else "")
         except ValueError:
