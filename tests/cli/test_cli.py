@@ -136,6 +136,19 @@ def test_send_chat_prints_the_reply(runner: CliRunner, server: LiveServer) -> No
     data = json.loads(attn(runner, "send", "bob", "hi", "--url", server.url, "--json").stdout)
     assert data["reply"] == "bob: hi"
     assert data["itemId"].startswith("mbx_")
+    assert result.stderr == ""  # a running agent: no warning
+
+
+def test_send_to_a_stopped_agent_says_so_before_waiting(
+    runner: CliRunner, server: LiveServer
+) -> None:
+    assert attn(runner, "control", "alice", "stop", "--url", server.url).exit_code == 0
+    result = attn(runner, "send", "alice", "anyone?", "--timeout", "0.3", "--url", server.url)
+    assert result.exit_code != 0  # the reply did not come in time
+    warning, error = result.stderr.strip().splitlines()
+    assert warning.startswith("attn: warning: alice is stopped: the message waits")
+    assert "attn control alice start|resume" in warning
+    assert "reply" in error and "Traceback" not in result.output
 
 
 # SRV-20: attn send --no-wait, then attn mailbox prints queue and history as a table

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, ApiClient, CliError
-from attn.cli.output import console, examples, handle_errors, print_json, shorten
+from attn.cli.output import console, examples, handle_errors, print_json, shorten, warn
 
 #: Largest ``--limit`` of ``attn mailbox``: the API's page size (``attn.server.app.MAX_PAGE``).
 MAX_LIMIT = 1000
@@ -143,6 +143,11 @@ def send(
         )
     with ApiClient(url, token=token) as client:
         if should_wait:
+            state = client.request("GET", f"/api/agents/{_path(agent)}")
+            if not state.get("running") or state.get("paused"):
+                how = "paused" if state.get("running") else "stopped"
+                warn(f"{agent} is {how}: the message waits in its mailbox and the reply comes "
+                     f"once it runs (attn control {agent} start|resume); Ctrl+C leaves it queued")
             body: dict[str, Any] = {"text": text, "senderId": sender, "sourceType": source_type}
             if session is not None:
                 body["sessionId"] = session
