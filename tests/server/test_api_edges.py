@@ -227,3 +227,37 @@ async def test_concurrent_creates_and_deletes_of_one_name_answer_truthfully(
         assert set(deletes) <= {204, 404}, deletes
         hosted = (await http.get("/api/agents/racer")).status_code == 200
         assert creates.count(201) - deletes.count(204) == (1 if hosted else 0)
+
+
+def test_a_websocket_frame_that_is_not_utf8_is_one_warning_not_a_traceback(
+    server: LiveServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    import base64
+    import os
+
+    caplog.set_level(logging.WARNING, logger="uvicorn.error")
+    host, port = server.url.removeprefix("http://").split(":")
+    key = base64.b64encode(os.urandom(16)).decode()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += sock.recv(4096)
+        assert head.startswith(b"HTTP/1.1 101")
+        payload, mask = b"\xff\xfe", b"\x01\x02\x03\x04"
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+        sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + masked)  # a text frame
+        close = b""
+        while len(close) < 4:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            close += chunk
+    assert close[:1] == b"\x88" and int.from_bytes(close[2:4], "big") == 1007  # invalid data
+    deadline = time.monotonic() + 10
+    while not (faults := [r for r in caplog.records if "UTF-8" in r.getMessage()]):
+        assert time.monotonic() < deadline, "uvicorn never logged the bad frame"
+        time.sleep(0.01)  # waits for that log record, an explicit signal
+    assert faults and all(r.levelno == logging.WARNING and not r.exc_info for r in faults)

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import errno
 import gc
+import logging
 import signal
 import socket
 import sys
@@ -51,6 +52,29 @@ class ServeInfo:
     url: str
     database_url: str
     agents: tuple[str, ...]
+
+
+class _ClientFault(logging.Filter):
+    """One warning line, not an error with a traceback, for a client's malformed frame.
+
+    uvicorn logs a WebSocket text frame that is not UTF-8 with ``logger.exception``
+    on ``uvicorn.error``, though it closes the connection as it should (1007):
+    any client could fill the log with tracebacks.
+    """
+
+    MESSAGES = frozenset({"Invalid UTF-8 sequence received from client."})
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg in self.MESSAGES:
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _quiet_client_faults() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _ClientFault) for f in logger.filters):
+        logger.addFilter(_ClientFault())
 
 
 def freeze_startup_heap() -> None:
@@ -174,6 +198,7 @@ async def serve(
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
                 )
             )
+            _quiet_client_faults()
             server.before_shutdown = runtime.close
             info = ServeInfo(
                 url=base_url(sock),
