@@ -130,7 +130,9 @@ def _remove_while_the_body_arrives(server: LiveServer, http: httpx.Client) -> No
         sock.sendall(request[:-10])
         assert http.delete("/api/agents/gone").status_code == 204
         sock.sendall(request[-10:])
-        answer = sock.recv(65536)
+        answer = b""
+        while chunk := sock.recv(65536):  # the server closes after answering
+            answer += chunk
     assert answer.startswith(b"HTTP/1.1 404"), answer[:200]
     assert b"unknown_agent" in answer
     http.post("/api/agents", json={"name": "gone", "brain": "echo"}).raise_for_status()
