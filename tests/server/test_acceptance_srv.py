@@ -24,7 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from attn import AgentConfig, Focus, MailboxItem, Reply, Runtime
 from attn.core.deliberation import DeliberationResult
 from attn.server.app import create_app
-from attn.server.testing import serve_app
+from attn.server.testing import recv_json, serve_app
 from attn.store.url import open_store
 from attn.testing import settle
 
@@ -217,11 +217,7 @@ async def test_srv03_decision_timeline_and_activity_logs_in_order(tmp_path: Path
 
 
 async def _recv(ws: ClientConnection) -> dict[str, Any]:
-    async with asyncio.timeout(RECV_TIMEOUT_S):
-        raw = await ws.recv()
-    assert isinstance(raw, str)
-    message: dict[str, Any] = json.loads(raw)
-    return message
+    return await recv_json(ws, RECV_TIMEOUT_S)
 
 
 class Poison:

@@ -26,7 +26,7 @@ from attn.config import parse_config
 from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.hub import EventHub
-from attn.server.testing import LiveServer, serve_app
+from attn.server.testing import LiveServer, recv_json, serve_app
 from attn.store.url import open_store
 
 TEAM = """\
@@ -71,11 +71,7 @@ def _ws(url: str) -> str:
 
 
 async def _recv(ws: ClientConnection) -> dict[str, Any]:
-    async with asyncio.timeout(RECV_TIMEOUT_S):
-        raw = await ws.recv()
-    assert isinstance(raw, str)
-    message: dict[str, Any] = json.loads(raw)
-    return message
+    return await recv_json(ws, RECV_TIMEOUT_S)
 
 
 async def _subscribe(

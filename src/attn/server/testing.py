@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
+from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -176,3 +178,17 @@ async def serve_app(app: ASGIApp, *, start_timeout_s: float = 10.0) -> AsyncIter
         server.should_exit = True
         await task
         sock.close()
+
+
+async def recv_json(ws: Any, timeout_s: float = 10.0) -> dict[str, Any]:
+    """The next text frame of a ``websockets`` asyncio client connection, decoded.
+
+    Raises:
+        TimeoutError: nothing came within ``timeout_s`` seconds.
+        AssertionError: the frame was binary.
+    """
+    async with asyncio.timeout(timeout_s):
+        raw = await ws.recv()
+    assert isinstance(raw, str), f"expected a text frame, got {type(raw).__name__}"
+    message: dict[str, Any] = json.loads(raw)
+    return message
