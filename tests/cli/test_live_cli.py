@@ -26,8 +26,7 @@ from typing import IO, Any
 import httpx
 import pytest
 
-from attn.config import parse_config
-from attn.server.testing import LiveServer
+from attn.server.testing import LiveServer, team_config
 
 TEAM = """\
 [[agents]]
@@ -44,10 +43,7 @@ DEADLINE_S = 20.0
 
 
 def _config(tmp_path: Path, token: str | None = None) -> Any:
-    env = {"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'attn.db'}"}
-    if token:
-        env["ATTN_TOKEN"] = token
-    return parse_config(TEAM, environ=env)
+    return team_config(TEAM, tmp_path / "attn.db", token)
 
 
 @pytest.fixture

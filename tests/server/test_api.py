@@ -16,8 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from attn.config import parse_config
-from attn.server.testing import LiveServer
+from attn.server.testing import LiveServer, team_config
 
 TEAM = """\
 [[agents]]
@@ -35,10 +34,7 @@ TOKEN = "test-token-1234"
 
 
 def _config(tmp_path: Path, token: str | None = None) -> Any:
-    env = {"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'attn.db'}"}
-    if token:
-        env["ATTN_TOKEN"] = token
-    return parse_config(TEAM, environ=env)
+    return team_config(TEAM, tmp_path / "attn.db", token)
 
 
 @pytest.fixture

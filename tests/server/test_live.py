@@ -22,11 +22,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from attn.brains import ScriptBrain
-from attn.config import parse_config
 from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.hub import EventHub
-from attn.server.testing import LiveServer, recv_json, serve_app
+from attn.server.testing import LiveServer, recv_json, serve_app, team_config
 from attn.store.url import open_store
 
 TEAM = """\
@@ -54,10 +53,7 @@ RECV_TIMEOUT_S = 10.0
 
 
 def _config(tmp_path: Path, token: str | None = None) -> Any:
-    env = {"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'attn.db'}"}
-    if token:
-        env["ATTN_TOKEN"] = token
-    return parse_config(TEAM, environ=env)
+    return team_config(TEAM, tmp_path / "attn.db", token)
 
 
 @pytest.fixture

@@ -28,15 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import uvicorn
-
 from attn.core.config import AgentConfig
 from attn.core.events import DECISION, Event
 from attn.core.focus import Focus, Reply
 from attn.core.models import MailboxItem
 from attn.runtime import Runtime
 from attn.server.app import create_app
-from attn.server.serve import base_url, bind_socket
+from attn.server.testing import serve_app
 from attn.store.sqlite import SQLiteStore
 
 T = TypeVar("T")
@@ -184,7 +182,6 @@ class UiServer:
     async def _main(self) -> None:
         self.loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        sock = bind_socket("127.0.0.1", self.port)
         runtime = Runtime(SQLiteStore(self.db_path))
         self.runtime = runtime
         try:
@@ -193,25 +190,13 @@ class UiServer:
                 await runtime.add_agent(spec.name, spec.brain, spec.config,
                                         description=spec.description)
             app = create_app(runtime, token=self.token)
-            server = _Server(uvicorn.Config(
-                app, lifespan="off", log_level="warning", access_log=False,
-                timeout_graceful_shutdown=2))
-            self.url = base_url(sock)
-            serving = asyncio.create_task(server.serve(sockets=[sock]), name="ui-test-uvicorn")
-            started = asyncio.create_task(server.started_event.wait(), name="ui-test-started")
-            await asyncio.wait({serving, started}, return_when=asyncio.FIRST_COMPLETED)
-            started.cancel()
-            if serving.done():
-                serving.result()
-                raise RuntimeError("uvicorn stopped while starting")
-            self._ready.set()
-            await self._stop.wait()
-            await runtime.close()  # waiting chats end before the HTTP server stops
-            server.should_exit = True
-            await serving
+            async with serve_app(app, port=self.port, graceful_shutdown_s=2) as url:
+                self.url = url
+                self._ready.set()
+                await self._stop.wait()
+                await runtime.close()  # waiting chats end before the HTTP server stops
         finally:
             await runtime.close()
-            sock.close()
 
     # ------------------------------------------------------------ test side
 
@@ -316,19 +301,6 @@ class UiServer:
                 unsubscribe()
 
         self.call(go, timeout_s + 5)
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server that sets an event once it accepts connections."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.started_event = asyncio.Event()
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets=sockets)
-        if self.started:
-            self.started_event.set()
 
 
 # ------------------------------------------------------- attn serve process

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -29,7 +30,7 @@ from typing import Any
 import uvicorn
 from starlette.types import ASGIApp
 
-from attn.config import AttnConfig
+from attn.config import AttnConfig, parse_config
 from attn.server.serve import ServeInfo, base_url, bind_socket, serve
 
 
@@ -140,6 +141,15 @@ class LiveServer:
         )
 
 
+def team_config(team_toml: str, database: os.PathLike[str] | str,
+                token: str | None = None) -> AttnConfig:
+    """The configuration of ``team_toml`` on the SQLite file ``database`` (and ``token``)."""
+    env = {"ATTN_DATABASE_URL": f"sqlite:///{database}"}
+    if token:
+        env["ATTN_TOKEN"] = token
+    return parse_config(team_toml, environ=env)
+
+
 class _ReadyServer(uvicorn.Server):
     """uvicorn that sets ``ready`` once it accepts requests and leaves signals alone."""
 
@@ -157,18 +167,25 @@ class _ReadyServer(uvicorn.Server):
 
 
 @contextlib.asynccontextmanager
-async def serve_app(app: ASGIApp, *, start_timeout_s: float = 10.0) -> AsyncIterator[str]:
-    """Serve ``app`` on a free 127.0.0.1 port on the running loop; yield its base URL.
+async def serve_app(
+    app: ASGIApp, *, port: int = 0, start_timeout_s: float = 10.0, graceful_shutdown_s: float = 10
+) -> AsyncIterator[str]:
+    """Serve ``app`` on 127.0.0.1 on the running loop; yield its base URL.
 
-    The app's runtime is the caller's: it is neither started nor closed here.
+    Args:
+        app: the ASGI app; its runtime is the caller's (neither started nor closed here).
+        port: TCP port; 0 picks a free one.
+        start_timeout_s: how long to wait for the server to accept requests, in seconds.
+        graceful_shutdown_s: how long open requests may run on at exit, in seconds.
 
     Raises:
-        TimeoutError: the server did not accept requests within ``start_timeout_s`` seconds.
+        TimeoutError: the server did not accept requests within ``start_timeout_s``.
     """
-    sock = bind_socket("127.0.0.1", 0)
-    server = _ReadyServer(
-        uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False)
-    )
+    sock = bind_socket("127.0.0.1", port)
+    server = _ReadyServer(uvicorn.Config(
+        app, lifespan="off", log_level="warning", access_log=False,
+        timeout_graceful_shutdown=int(graceful_shutdown_s),
+    ))
     task = asyncio.create_task(server.serve(sockets=[sock]), name="attn-serve-app")
     try:
         async with asyncio.timeout(start_timeout_s):
