@@ -31,6 +31,7 @@ from attn.core.heuristics import is_user_interaction
 from attn.core.mailbox import Mailbox
 from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import TypeRegistry
+from attn.core.stimuli import every_type
 from attn.store.base import WriteOp
 
 log = logging.getLogger("attn.triage")
@@ -158,8 +159,10 @@ class Triage:
         limit_s = self.config.stale_after_s
         ops: list[WriteOp] = []
         for item in self.mailbox.queued_items():
-            spec = self.registry.get(item.source_type)
-            if spec is None or not spec.informational or item.triggers_execution:
+            # Every stimulus merged into it must be informational too: a status
+            # update that absorbed a comment is never aged out (COAL-13, CORE-70).
+            if item.triggers_execution or not every_type(
+                    item, self.registry, lambda spec: spec.informational):
                 continue
             age_s = (now - item.queued_at).total_seconds()
             if age_s > limit_s:

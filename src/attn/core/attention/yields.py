@@ -12,12 +12,13 @@ invariant 9 (people first).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from attn.core.attempt import Attempt
-from attn.core.attention.state import _MAX_EARLY, ControllerState
+from attn.core.attention.merging import ORDER_VERDICT, ControllerMerging, ConversationOrder
 from attn.core.focus import CONTINUE, STALE, YieldAction, YieldDecision
-from attn.core.heuristics import CONTINUE_VERDICT, Verdict
+from attn.core.heuristics import CONTINUE_VERDICT, Verdict, is_user_interaction
 from attn.core.models import AttentionState, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertLogs, WriteOp
 
@@ -27,7 +28,15 @@ _CLASSIFIER_WORDS = {d.value: d for d in (DecisionType.CONTINUE, DecisionType.PR
                                           DecisionType.DEFER)}
 
 
-class ControllerYields(ControllerState):
+_STOPS = (DecisionType.PREEMPT, DecisionType.CANCEL)
+#: An item that would complete without a model call never stops the focus (CORE-73).
+_INFORMATIONAL_VERDICT = Verdict(
+    DecisionType.CONTINUE,
+    "Completes without a model call: never interrupts the focus, waits for the next pick",
+    "informational")
+
+
+class ControllerYields(ControllerMerging):
     """Interrupt decisions at the yield points of the attempt in focus."""
 
     async def yield_point(self, attempt: Attempt) -> YieldDecision:
@@ -48,35 +57,61 @@ class ControllerYields(ControllerState):
                                            self._context(item)))
             await mailbox.commit(ops)
             return decision
-        early = [i for i in attempt.early
-                 if i.status == ItemStatus.QUEUED and mailbox.find(i.id) is i]
+        early = {i.id: i for i in attempt.early if self._queued_now(i)}
         attempt.early = []
-        arrivals = [i for i in self._arrivals
-                    if i.status == ItemStatus.QUEUED and mailbox.find(i.id) is i]
+        arrivals = {i.id: i for i in self._arrivals if self._queued_now(i)}
         self._arrivals.clear()
         attempt.quiet = True
         if not arrivals and not early:
             return CONTINUE
         self._set_state(AttentionState.DECIDING)
         preemptable = self.registry.get_type(item.source_type).preemptable
+        verdicts = {i.id: await self.judge.judge(item, i) for i in arrivals.values()}
+        # People first (CORE-75): when a person's item already stops this work,
+        # no model-backed classifier is asked about the other arrivals.
+        person_waiting = preemptable and any(
+            v.decision in _STOPS and is_user_interaction(arrivals[i], self.registry)
+            for i, v in verdicts.items())
         merged: list[MailboxItem] = []
+        evaluated: list[MailboxItem] = []
         stopper: tuple[MailboxItem, Verdict] | None = None
         reasons: list[str] = []
-        for new in early:  # queued before this focus began: merge or leave alone
-            verdict = await self.judge.judge(item, new)
-            if verdict.decision == DecisionType.MERGE and not new.triggers_execution:
-                ops.extend(mailbox.merge_ops(new, item))
-                ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason,
-                                               self._context(item, arrival=new,
-                                                             rule=verdict.rule)))
-                merged.append(new)
-                attempt.merged_ids.append(new.id)
-                reasons.append(verdict.reason)
-        evaluated = [*merged, *arrivals]
-        for new in arrivals:
-            verdict = await self.judge.judge(item, new)
-            if verdict.decision == DecisionType.CONTINUE and self.classifier is not None:
-                verdict = await self._classify(item, new)
+        order = ConversationOrder(item)
+        # Commit order over everything queued in the focus's conversations, so
+        # that no later message of a sender is merged ahead of an earlier one.
+        walk = {i.id: i for i in self._conversation_items(item)}
+        walk.update(early)
+        walk.update(arrivals)
+        for new in sorted(walk.values(), key=lambda i: i.seq):
+            if new.id in early and new.id not in arrivals:
+                # Queued before this (resumed) work began: merge or leave alone.
+                verdict = await self.judge.judge(item, new)
+                if (verdict.decision == DecisionType.MERGE and not new.triggers_execution
+                        and not order.blocks(new) and self._queued_now(new)):
+                    ops.extend(mailbox.merge_ops(new, item))
+                    ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason,
+                                                   self._context(item, arrival=new,
+                                                                 rule=verdict.rule)))
+                    merged.append(new)
+                    evaluated.append(new)
+                    attempt.merged_ids.append(new.id)
+                    reasons.append(verdict.reason)
+                else:
+                    order.keep(new)
+                continue
+            if new.id not in arrivals:
+                order.keep(new)  # queued, judged before: later ones wait behind it
+                continue
+            evaluated.append(new)
+            verdict = verdicts[new.id]
+            if (verdict.decision == DecisionType.CONTINUE and self.classifier is not None
+                    and not person_waiting):
+                verdict = await self._classify_unless_person(item, new)
+                person_waiting = preemptable and self._person_arrived()
+            if verdict.decision in _STOPS and self._completes_without_model(new):
+                verdict = _INFORMATIONAL_VERDICT
+            if verdict.decision == DecisionType.MERGE and order.blocks(new):
+                verdict = ORDER_VERDICT
             context = self._context(item, arrival=new, rule=verdict.rule)
             if verdict.decision == DecisionType.DEFER:
                 ops.extend(mailbox.defer_ops(new, None, verdict.reason))
@@ -86,9 +121,7 @@ class ControllerYields(ControllerState):
                 ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason, context))
                 merged.append(new)
                 attempt.merged_ids.append(new.id)
-            elif verdict.decision in (DecisionType.PREEMPT, DecisionType.CANCEL) and (
-                stopper is None
-            ):
+            elif verdict.decision in _STOPS and stopper is None:
                 if preemptable:
                     stopper = (new, verdict)
                 else:
@@ -100,29 +133,57 @@ class ControllerYields(ControllerState):
             else:
                 ops.append(mailbox.decision_op(new, DecisionType.CONTINUE, verdict.reason,
                                                context))
+            if new.status == ItemStatus.QUEUED or new.status == ItemStatus.DEFERRED:
+                order.keep(new)
             reasons.append(verdict.reason)
+        if stopper is None and preemptable and self._person_arrived():
+            # A person's item arrived while this yield point was deciding (a
+            # slow classifier, say): it is judged now, not one step later.
+            for new in [i for i in self._arrivals if self._queued_now(i)]:
+                if not is_user_interaction(new, self.registry):
+                    continue
+                verdict = await self.judge.judge(item, new)
+                if verdict.decision in _STOPS:
+                    self._arrivals.remove(new)
+                    evaluated.append(new)
+                    stopper = (new, verdict)
+                    break
         if stopper is not None:
             new, verdict = stopper
             action = (YieldAction.CANCEL if verdict.decision == DecisionType.CANCEL
                       else YieldAction.PREEMPT)
             decision = YieldDecision(action, tuple(merged), tuple(evaluated), verdict.reason)
             attempt.final = decision
+            attempt.stopper = new
             ops.append(mailbox.decision_op(
                 item, DecisionType(action.value), f"{verdict.reason} ({new.source_type} {new.id})",
                 self._context(item, arrival=new, rule=verdict.rule)))
         else:
             action = YieldAction.MERGE if merged else YieldAction.CONTINUE
             decision = YieldDecision(action, tuple(merged), tuple(evaluated), "; ".join(reasons))
-        # What stays queued may still merge into the next focus (a second chat
-        # from the person whose first chat preempts this work, say).
-        room = _MAX_EARLY - len(self._early)
-        self._early.extend([i for i in arrivals if i.status == ItemStatus.QUEUED][:room])
         if attempt.logs:
             ops.append(InsertLogs(tuple(attempt.take_logs())))
         await mailbox.commit(ops)
         if attempt.live:
             self._set_state(AttentionState.FOCUSED)
         return decision
+
+    def _person_arrived(self) -> bool:
+        return any(is_user_interaction(i, self.registry) for i in self._arrivals)
+
+    async def _classify_unless_person(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
+        """Tier 1 for one arrival; a person's arrival meanwhile cuts it short (continue)."""
+        task = asyncio.get_running_loop().create_task(
+            self._classify(focus, new), name=f"attn:{self.agent_id}:classify")
+        self._classifying = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if task.cancelled() and self._person_arrived() and not _cancelling():
+                return CONTINUE_VERDICT
+            raise
+        finally:
+            self._classifying = None
 
     async def _classify(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
         """Tier 1: ask the interrupt classifier; anything odd means continue."""
@@ -139,3 +200,8 @@ class ControllerYields(ControllerState):
             return CONTINUE_VERDICT
         return Verdict(decision, f"interrupt judge (tier 1) answered {decision.value}", "tier1")
 
+
+def _cancelling() -> bool:
+    """True when the current task itself is being cancelled (not just what it awaited)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
