@@ -350,8 +350,7 @@ async def test_core_72_equal_priority_preemption_is_not_undone(
     work = await agent.enqueue("system_event", {"content": "sweep"}, priority=2)
     await clock.advance(0.5)
     first = await agent.enqueue("a2a_message", {"content": "earlier"}, priority=2)
-    await clock.advance(1.0)  # yield point: queued before? no, arrived: system work yields
-    order = [item.id for _, item, _ in brain.calls]
+    await clock.advance(1.0)  # yield point: system work yields to an equal-priority arrival
     await clock.advance(20)
     await runtime.run_until_idle()
     order = [item.id for _, item, _ in brain.calls]
@@ -403,8 +402,7 @@ async def test_core_73_informational_update_never_preempts(
                                  {"requirementId": "R", "actionRequired": True}, priority=3)
     await clock.advance(20)
     await runtime.run_until_idle()
-    assert await _decision_types(runtime, "a", work) == ["pick", "complete"] or (
-        "preempt" not in await _decision_types(runtime, "a", work))
+    assert "preempt" not in await _decision_types(runtime, "a", work)
     assert all(action != "preempt" for _, action in brain.decisions)
     stored = await _stored(runtime, info)
     assert stored.status == ItemStatus.COMPLETED and "without a model call" in (stored.reason or "")

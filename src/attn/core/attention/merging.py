@@ -89,12 +89,16 @@ class ControllerMerging(ControllerState):
             if new.session is None and not new.triggers_execution and not order.blocks(new):
                 verdict = await self.judge.judge(item, new)
                 if verdict.decision == DecisionType.MERGE and self._queued_now(new):
-                    ops.extend(self.mailbox.merge_ops(new, item))
-                    ops.append(self.mailbox.decision_op(
-                        new, DecisionType.MERGE,
-                        f"{verdict.reason} (queued before this focus began)",
-                        self._context(item, arrival=new, rule=verdict.rule)))
-                    attempt.merged_ids.append(new.id)
+                    self._absorb(attempt, new, verdict, ops, " (queued before this focus began)")
                     merged = True
             if not merged:
                 order.keep(new)
+
+    def _absorb(self, attempt: Attempt, new: MailboxItem, verdict: Verdict, ops: list[WriteOp],
+                note: str = "") -> None:
+        """Merge ``new`` into the focus of ``attempt`` and record why."""
+        item = attempt.item
+        ops.extend(self.mailbox.merge_ops(new, item))
+        ops.append(self.mailbox.decision_op(new, DecisionType.MERGE, verdict.reason + note,
+                                            self._context(item, arrival=new, rule=verdict.rule)))
+        attempt.merged_ids.append(new.id)

@@ -3,11 +3,14 @@
 At each yield point the brain reaches, the controller judges every arrival
 (tier 0 heuristics, then the optional tier 1 classifier) and answers continue,
 merge, preempt or cancel; arrivals are merged, deferred or left queued, and
-each judgement is stored as a decision. Items that arrived between two focuses
-may only merge into the new focus.
+each judgement is stored as a decision. Items queued before resumed work began
+may only merge into it (merging.py). A person comes first: once a person's
+item stops the work, or arrives meanwhile, no classifier is waited for; an
+item that completes without a model call never stops the work; and no merge
+overtakes an earlier queued message of the same sender in that conversation.
 
 Spec: 000 §4 (yield points, interrupt decisions), §21 (tier 1); DESIGN.md
-invariant 9 (people first).
+invariant 9 (people first); acceptance CORE-71, CORE-73, CORE-75.
 """
 
 from __future__ import annotations
@@ -83,24 +86,19 @@ class ControllerYields(ControllerMerging):
         walk.update(early)
         walk.update(arrivals)
         for new in sorted(walk.values(), key=lambda i: i.seq):
-            if new.id in early and new.id not in arrivals:
+            if new.id not in arrivals:
                 # Queued before this (resumed) work began: merge or leave alone.
-                verdict = await self.judge.judge(item, new)
-                if (verdict.decision == DecisionType.MERGE and not new.triggers_execution
-                        and not order.blocks(new) and self._queued_now(new)):
-                    ops.extend(mailbox.merge_ops(new, item))
-                    ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason,
-                                                   self._context(item, arrival=new,
-                                                                 rule=verdict.rule)))
+                # Anything else queued here was judged before: later ones wait behind it.
+                verdict = await self.judge.judge(item, new) if new.id in early else None
+                if (verdict is not None and verdict.decision == DecisionType.MERGE
+                        and not new.triggers_execution and not order.blocks(new)
+                        and self._queued_now(new)):
+                    self._absorb(attempt, new, verdict, ops)
                     merged.append(new)
                     evaluated.append(new)
-                    attempt.merged_ids.append(new.id)
                     reasons.append(verdict.reason)
                 else:
                     order.keep(new)
-                continue
-            if new.id not in arrivals:
-                order.keep(new)  # queued, judged before: later ones wait behind it
                 continue
             evaluated.append(new)
             verdict = verdicts[new.id]
@@ -108,19 +106,14 @@ class ControllerYields(ControllerMerging):
                     and not person_waiting):
                 verdict = await self._classify_unless_person(item, new)
                 person_waiting = preemptable and self._person_arrived()
-            if verdict.decision in _STOPS and self._completes_without_model(new):
-                verdict = _INFORMATIONAL_VERDICT
-            if verdict.decision == DecisionType.MERGE and order.blocks(new):
-                verdict = ORDER_VERDICT
+            verdict = self._guard(new, verdict, order)
             context = self._context(item, arrival=new, rule=verdict.rule)
             if verdict.decision == DecisionType.DEFER:
                 ops.extend(mailbox.defer_ops(new, None, verdict.reason))
                 ops.append(mailbox.decision_op(new, DecisionType.DEFER, verdict.reason, context))
             elif verdict.decision == DecisionType.MERGE and not new.triggers_execution:
-                ops.extend(mailbox.merge_ops(new, item))
-                ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason, context))
+                self._absorb(attempt, new, verdict, ops)
                 merged.append(new)
-                attempt.merged_ids.append(new.id)
             elif verdict.decision in _STOPS and stopper is None:
                 if preemptable:
                     stopper = (new, verdict)
@@ -133,21 +126,13 @@ class ControllerYields(ControllerMerging):
             else:
                 ops.append(mailbox.decision_op(new, DecisionType.CONTINUE, verdict.reason,
                                                context))
-            if new.status == ItemStatus.QUEUED or new.status == ItemStatus.DEFERRED:
+            if new.status != ItemStatus.MERGED:
                 order.keep(new)
             reasons.append(verdict.reason)
         if stopper is None and preemptable and self._person_arrived():
-            # A person's item arrived while this yield point was deciding (a
-            # slow classifier, say): it is judged now, not one step later.
-            for new in [i for i in self._arrivals if self._queued_now(i)]:
-                if not is_user_interaction(new, self.registry):
-                    continue
-                verdict = await self.judge.judge(item, new)
-                if verdict.decision in _STOPS:
-                    self._arrivals.remove(new)
-                    evaluated.append(new)
-                    stopper = (new, verdict)
-                    break
+            stopper = await self._late_person(item)
+            if stopper is not None:
+                evaluated.append(stopper[0])
         if stopper is not None:
             new, verdict = stopper
             action = (YieldAction.CANCEL if verdict.decision == DecisionType.CANCEL
@@ -167,6 +152,27 @@ class ControllerYields(ControllerMerging):
         if attempt.live:
             self._set_state(AttentionState.FOCUSED)
         return decision
+
+    def _guard(self, new: MailboxItem, verdict: Verdict, order: ConversationOrder) -> Verdict:
+        """What the rules may not decide: an item that completes without a model
+        call never stops the focus (CORE-73); no merge overtakes a sender's earlier
+        queued message (CORE-71)."""
+        if verdict.decision in _STOPS and self._completes_without_model(new):
+            return _INFORMATIONAL_VERDICT
+        if verdict.decision == DecisionType.MERGE and order.blocks(new):
+            return ORDER_VERDICT
+        return verdict
+
+    async def _late_person(self, item: MailboxItem) -> tuple[MailboxItem, Verdict] | None:
+        """A person's item that arrived while this yield point was deciding (a slow
+        classifier, say) is judged now, not one step later (CORE-75)."""
+        for new in [i for i in self._arrivals if self._queued_now(i)]:
+            if is_user_interaction(new, self.registry):
+                verdict = await self.judge.judge(item, new)
+                if verdict.decision in _STOPS:
+                    self._arrivals.remove(new)
+                    return new, verdict
+        return None
 
     def _person_arrived(self) -> bool:
         return any(is_user_interaction(i, self.registry) for i in self._arrivals)
