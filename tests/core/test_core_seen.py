@@ -208,6 +208,27 @@ async def test_core_70_crash_recovery_keeps_a_survivor_with_a_comment(
         await runtime.close()
 
 
+async def test_core_70_retry_cleanup_keeps_a_status_update_that_absorbed_a_comment(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    agent = await runtime.add_agent("a", Watcher(clock, steps=1), start=False)
+    carrier = MailboxItem(
+        id=new_id("mbx"), agent_id="a", source_type="task_status_update", priority=1,
+        status=ItemStatus.QUEUED, metadata={}, queued_at=clock.now(),
+        payload={"taskId": "X", "content": "[task_comment] keep me", "mergedItemIds": ["c"],
+                 "messages": [{"itemId": "s", "sourceType": "task_status_update"},
+                              {"itemId": "c", "sourceType": "task_comment"}]})
+    plain = MailboxItem(
+        id=new_id("mbx"), agent_id="a", source_type="task_status_update", priority=1,
+        status=ItemStatus.QUEUED, metadata={}, queued_at=clock.now(),
+        payload={"taskId": "X", "summary": "X blocked"})
+    await runtime.store.write([InsertItem(carrier), InsertItem(plain)])
+    agent.mailbox.restore([await _stored(runtime, carrier.id), await _stored(runtime, plain.id)])
+    dropped = await agent.mailbox.drop_status_updates("X")
+    assert [i.id for i in dropped] == [plain.id]
+    assert (await _stored(runtime, carrier.id)).status == ItemStatus.QUEUED
+
+
 # ------------------------------------------------------------------ CORE-71
 
 

@@ -6,8 +6,12 @@ in its own brain task under a backstop. Commits are write-behind and batched:
 the outcome of one item and the claim of the next are written in one
 transaction, and the claim is committed before the brain starts.
 
-Spec: 000 §4 (pick, backstop), §22 (resurface while idle), §23 (informational
-updates); DESIGN.md invariants 3 and 5 and the backstop choice.
+Due deferred items resurface at the top of every cycle (not only when the
+queue is empty), each in its own place; preempted work waits only until the
+item that preempted it has been picked.
+
+Spec: 000 §4 (pick, backstop), §22 (resurface), §23 (informational updates);
+DESIGN.md invariants 3 and 5 and the backstop choice; acceptance CORE-70, CORE-72.
 """
 
 from __future__ import annotations

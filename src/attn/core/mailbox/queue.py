@@ -2,9 +2,12 @@
 
 Queued items sit in a heap keyed by ``(priority, seq)``; an entry whose item
 left the queue or changed priority goes stale and is skipped on the way out.
-Two indexes follow the queued items: the merge index (source type and
-task/requirement/channel key → the item new ones merge into, 000 §14) and the
-entity index (task or requirement → every queued item about it, 000 §21).
+Three indexes follow the queued items: the merge index (source type and
+task/requirement/channel key → the item new ones merge into, 000 §14), the
+entity index (task or requirement → every queued item about it, 000 §21) and
+the conversation index (the keys its controller's merge rules compare → the
+queued items, CORE-71). Timed deferred items sit in a heap by
+``deferred_until``, so the loop can resurface due ones every cycle cheaply.
 Nothing here writes to the store.
 
 Spec: 000 §14 (merge keys), §21 (entity groups), §22 (deferred items);
@@ -137,7 +140,12 @@ class MailboxQueue:
     # ---------------------------------------------------- conversation index
 
     def set_conversation_keys(self, keys: Callable[[MailboxItem], tuple[Hashable, ...]]) -> None:
-        """Index queued items by ``keys(item)`` (the conversations it belongs to)."""
+        """Index queued items, now and from now on, by ``keys(item)``.
+
+        Args:
+            keys: the conversations an item belongs to (hashable keys); the
+                attention controller passes its merge rules' keys.
+        """
         self._conversation_keys = keys
         self._conversations = {}
         self._keys_of = {}
@@ -145,7 +153,14 @@ class MailboxQueue:
             self._index_conversations(item)
 
     def conversation_items(self, keys: Iterable[Hashable]) -> list[MailboxItem]:
-        """Queued items in any of these conversations, in commit order."""
+        """Queued items in any of these conversations.
+
+        Args:
+            keys: conversation keys as returned by the indexing function.
+
+        Returns:
+            The items, each once, in commit order (``seq``).
+        """
         found: dict[str, MailboxItem] = {}
         for key in keys:
             found.update(self._conversations.get(key, {}))
