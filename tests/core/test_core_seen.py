@@ -378,6 +378,33 @@ async def test_core_72_equal_priority_preemption_is_not_undone(
     assert order == [work, first, work]
 
 
+class PreemptFor:
+    """A tier 1 judge that answers preempt for one text and continue otherwise."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def classify(self, focus: MailboxItem, new: MailboxItem, queue: list[MailboxItem],
+                       recent: list[dict[str, Any]]) -> str:
+        return "preempt" if new.content == self.text else "continue"
+
+
+async def test_core_72_the_agent_switches_to_the_preempting_item_then_resumes(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    brain = Watcher(clock, step_s=1.0, steps=3)
+    agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0),
+                                    classifier=PreemptFor("stop and look"))
+    work = await agent.enqueue("review_request", {"content": "review"}, priority=1)
+    await clock.advance(0.5)
+    normal = await agent.enqueue("a2a_message", {"content": "p2"}, priority=2)
+    urgent = await agent.enqueue("a2a_message", {"content": "stop and look"}, priority=3)
+    await clock.advance(30)
+    await runtime.run_until_idle()
+    # The judge chose the P3 item: it runs next, then the P1 work resumes before P2 mail.
+    assert [item.id for _, item, _ in brain.calls] == [work, urgent, work, normal]
+
+
 async def test_core_72_timed_deferral_resurfaces_by_priority_not_only_when_idle(
     runtime: Runtime, clock: FakeClock
 ) -> None:

@@ -81,12 +81,15 @@ class Triage:
             self._aborted = True
             self._deliberation.cancel()
 
-    async def select(self, head: MailboxItem, ops: list[WriteOp]) -> Selection | None:
-        """Choose what to process now; ``head`` was just popped from the mailbox.
+    async def select(self, head: MailboxItem, ops: list[WriteOp], *,
+                     chosen: bool = False) -> Selection | None:
+        """Choose what to process now; ``head`` was just taken from the mailbox.
 
         Appends the write ops of everything it changed (drops, merges, defers)
         to ``ops``. Returns None when the choice must be made again (the head
         went back to the queue, e.g. a person's chat arrived meanwhile).
+        ``chosen`` marks a head the loop took out of priority order (the item
+        that preempted the work just paused): upkeep keeps it as the head.
         """
         mailbox = self.mailbox
         if not mailbox.depth:
@@ -100,9 +103,10 @@ class Triage:
             mailbox.unpop(head)
             ops += self._purge_stale()
             ops += self._consolidate()
-            head = mailbox.pop_nowait()  # type: ignore[assignment]
-            if head is None:
+            again = (mailbox.take(head.id) if chosen else None) or mailbox.pop_nowait()
+            if again is None:
                 return None
+            head = again
         if is_user_interaction(head, self.registry):  # people first: no deliberation (000 §24)
             return Selection(head, DecisionType.PICK, "A person is waiting: picked first", 0)
         nxt = mailbox.peek()

@@ -78,7 +78,9 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                     # cycle, to their own priority and place, not only when idle.
                     batch.ops.extend(mailbox.resurface_due_ops(
                         self.clock.now(), idle=False, hold=self._held_back()))
-                item = mailbox.pop_nowait()
+                item = switched = self._switch_target()
+                if item is None:
+                    item = mailbox.pop_nowait()
                 if item is None and mailbox.deferred_count:
                     batch.ops.extend(mailbox.resurface_due_ops(self.clock.now()))
                     item = mailbox.pop_nowait()
@@ -86,7 +88,8 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                     break
                 if mailbox.depth:
                     self._set_state(AttentionState.DECIDING)
-                selection = await self.triage.select(item, batch.ops)
+                selection = await self.triage.select(item, batch.ops,
+                                                     chosen=switched is not None)
                 if selection is not None:
                     batch = await self._process(selection, batch)
             self._submit(batch)
@@ -231,20 +234,30 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
     # ------------------------------------------------------ preempted work
 
     def _note_preempted(self, attempt: Attempt) -> None:
-        """Preempted work waits until its preempting item has been picked, when
-        that item ranks with it or ahead; then it resurfaces in its own place."""
+        """Preempted work waits until its preempting item has been picked (000 §4:
+        the agent switches to the new item); then it resurfaces in its own place."""
         final, stopper, item = attempt.final, attempt.stopper, attempt.item
         if (final is not None and final.action == YieldAction.PREEMPT and stopper is not None
-                and item.status == ItemStatus.DEFERRED and stopper.priority <= item.priority):
-            self._preempted_by[item.id] = stopper
+                and item.status == ItemStatus.DEFERRED):
+            self._preempted_by[item.id] = (item, stopper)
 
     def _held_back(self) -> frozenset[str]:
         """Ids of preempted items whose preempting item is still queued."""
         held = self._preempted_by
-        for item_id, stopper in list(held.items()):
+        for item_id, (_, stopper) in list(held.items()):
             if not self._queued_now(stopper):
                 del held[item_id]
         return frozenset(held)
+
+    def _switch_target(self) -> MailboxItem | None:
+        """The preempting item, taken ahead of the queue's head unless the head is
+        more urgent than the work it preempted (which then would wait behind less)."""
+        for preempted, stopper in self._preempted_by.values():
+            if self._queued_now(stopper):
+                head = self.mailbox.peek()
+                if head is None or head is stopper or head.priority >= preempted.priority:
+                    return self.mailbox.take(stopper.id)
+        return None
 
     def arm_backstop(self, attempt: Attempt, backstop_s: float) -> None:
         """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""

@@ -52,9 +52,9 @@ class ControllerState:
     _attempt: Attempt | None
     #: Items that arrived during the current attempt, for its next yield point.
     _arrivals: list[MailboxItem]
-    #: Preempted item id → the item that preempted it: the preempted work stays
-    #: deferred until that item has been picked (CORE-72).
-    _preempted_by: dict[str, MailboxItem]
+    #: Preempted item id → (that item, the item that preempted it): the
+    #: preempted work stays deferred until that item has been picked (CORE-72).
+    _preempted_by: dict[str, tuple[MailboxItem, MailboxItem]]
     #: The tier 1 classification in flight at a yield point; a person's arrival cancels it.
     _classifying: asyncio.Task[Verdict] | None
     #: Brain tasks of ended attempts that have not finished yet.
