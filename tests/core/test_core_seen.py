@@ -259,6 +259,21 @@ async def test_core_71_arrival_after_the_last_yield_point_is_not_overtaken(
     assert brain.order(["m1", "m2", "m3"]) == ["m1", "m2", "m3"]
 
 
+async def test_core_71_enqueue_dedup_never_puts_a_message_ahead_of_a_keyed_one(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    brain = Watcher(clock, step_s=1.0, steps=1)
+    agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0))
+    await agent.enqueue("a2a_message", {"content": "busy"})
+    await settle()
+    await agent.enqueue("a2a_message", _msg("m1"), metadata=_from("sam"))
+    await agent.enqueue("a2a_message", _msg("m2"), metadata=_from("sam"), idempotency_key="k2")
+    await agent.enqueue("a2a_message", _msg("m3"), metadata=_from("sam"))
+    await clock.advance(20)
+    await runtime.run_until_idle()
+    assert brain.order(["m1", "m2", "m3"]) == ["m1", "m2", "m3"]
+
+
 class RefuseOne(HeuristicJudge):
     """The heuristic table, except that one text is never merged."""
 

@@ -253,7 +253,12 @@ class MailboxQueue:
             counts[item.source_type] = counts.get(item.source_type, 0) + 1
             key = self._merge_key(item.source_type, item.payload)
             if key is not None:
-                self._merge_index.setdefault(key, item)
+                # The newest queued item of a key is the target: merging into an
+                # older one would put the text ahead of a queued item of its own
+                # that arrived in between (one without dedup, CORE-71).
+                current = self._merge_index.get(key)
+                if current is None or current.seq < item.seq:
+                    self._merge_index[key] = item
             entity = self._entity_key(item)
             if entity is not None:
                 self._entities.setdefault(entity, {})[item.id] = item
