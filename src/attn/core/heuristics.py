@@ -86,6 +86,14 @@ def _user_over_work(s: Situation) -> bool:
     return is_user_interaction(s.new, s.registry) and not is_user_interaction(s.focus, s.registry)
 
 
+def _restates_focus(s: Situation) -> bool:
+    # A newer state notice of the focus's own superseding type (a heartbeat
+    # during a heartbeat) says nothing the running one does not: it waits.
+    spec = s.registry.get(s.new.source_type)
+    return (s.new.source_type == s.focus.source_type and spec is not None
+            and spec.supersedes is not None)
+
+
 def _more_urgent(s: Situation) -> bool:
     return s.new.priority < s.focus.priority
 
@@ -102,7 +110,7 @@ def _mention_over_normal(s: Situation) -> bool:
     return s.new.source_type == "mention" and s.focus.priority >= 2
 
 
-M, P = DecisionType.MERGE, DecisionType.PREEMPT
+M, P, C = DecisionType.MERGE, DecisionType.PREEMPT, DecisionType.CONTINUE
 
 #: The heuristic table, in order. First match wins; no match means continue.
 RULES: tuple[Rule, ...] = (
@@ -113,6 +121,7 @@ RULES: tuple[Rule, ...] = (
     Rule("R2c", M, "Same channel as the message in focus: merged into the running turn",
          _same_channel),
     Rule("R1", P, "A person is waiting: user interactions preempt other work", _user_over_work),
+    Rule("R1s", C, "Restates the superseding notice in focus: it waits", _restates_focus),
     Rule("R4", P, "Higher priority than the focus", _more_urgent),
     Rule("R5", P, "Agent message preempts a heartbeat", _heartbeat_focus_agent_message),
     Rule("R6", P, "System work yields to equal-priority arrivals", _system_focus_equal_priority),

@@ -69,6 +69,7 @@ class AttentionController(ControllerLoop, ControllerYields):
         self._uses_marker = bool(getattr(brain, "uses_completion_marker", False))
         mailbox.on_new_item = self._on_new_item
         mailbox.focus_id = self._focus_id
+        mailbox.focus_item = lambda: self.focus_item
 
     # ------------------------------------------------------------ public API
 
