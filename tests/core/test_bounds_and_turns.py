@@ -237,3 +237,25 @@ async def test_c8_chatty_brain_logs_are_flushed_in_order_and_capped(
     assert [text for _, text in many_logs] == [f"line {n}" for n in range(1200)]
     assert [seq for seq, _ in many_logs] == list(range(1, 1201))
     assert len(capped_logs) == 51 and "activity log limit reached" in capped_logs[-1][1]
+
+
+async def test_c1_huge_heartbeat_interval_is_clamped_not_a_500(tmp_path: Path) -> None:
+    """TIME-09 clamps any number; a 401-digit one overflowed math.isfinite (a 500)."""
+    runtime = Runtime(SQLiteStore(tmp_path / "attn.db"))
+    await runtime.start()
+    try:
+        await runtime.add_agent("a", EchoBrain())
+        info = await runtime.time.set_heartbeat_interval("a", -HUGE)
+        assert info["intervalS"] == 300.0
+        async with serve_app(create_app(runtime)) as url, httpx.AsyncClient(
+            base_url=url, timeout=10.0
+        ) as http:
+            response = await http.put("/api/agents/a/heartbeat", json={"intervalS": HUGE})
+            assert response.status_code == 200, response.text
+            assert response.json()["intervalS"] == 86_400.0
+            response = await http.patch("/api/agents/a/config", json={"heartbeatIntervalS": HUGE})
+            assert response.status_code == 422
+            assert response.json()["error"]["code"] == "validation_error"
+            assert (await http.get("/api/agents/a/heartbeat")).json()["intervalS"] == 86_400.0
+    finally:
+        await runtime.close()
