@@ -209,6 +209,27 @@ async def test_core_76_heartbeat_never_preempts_running_heartbeat(runtime: Runti
     assert await _status(runtime, first) == ItemStatus.COMPLETED
 
 
+async def test_core_76_same_status_notice_never_preempts_its_focus(runtime: Runtime) -> None:
+    """Per-item keys count too: a sender's newer status waits for the running one (R6)."""
+    brain = Holder()
+    agent = await runtime.add_agent("a", brain, AgentConfig(dedup=False, coalesce_window_ms=0))
+    payload = {"extra": {"supersedeKey": "status"}}
+    first = await agent.enqueue("system_event", {"content": "busy", **payload},
+                                metadata={"senderId": "w1"})
+    await settle()
+    second = await agent.enqueue("system_event", {"content": "idle", **payload},
+                                 metadata={"senderId": "w1"})
+    other = await agent.enqueue("system_event", {"content": "other sender", **payload},
+                                metadata={"senderId": "w2"})
+    brain.release.set()
+    await runtime.run_until_idle()
+    assert brain.calls[0] == first and brain.yields[0] == "preempt"  # w2's notice is news
+    assert set(brain.calls) == {first, second, other}
+    decisions = await _decisions(runtime, "a")
+    preempts = [d for d in decisions if d.decision_type == DecisionType.PREEMPT]
+    assert [d.context.get("arrivalId") for d in preempts] == [other]
+
+
 async def test_core_76_per_item_supersede_key(runtime: Runtime) -> None:
     agent = await runtime.add_agent("a", Recorder(), start=False)
 

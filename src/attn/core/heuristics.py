@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from attn.core.config import AgentConfig
+from attn.core.mailbox.merge import supersede_group
 from attn.core.models import DecisionType, MailboxItem
 from attn.core.registry import Category, TypeRegistry
 
@@ -87,11 +89,18 @@ def _user_over_work(s: Situation) -> bool:
 
 
 def _restates_focus(s: Situation) -> bool:
-    # A newer state notice of the focus's own superseding type (a heartbeat
-    # during a heartbeat) says nothing the running one does not: it waits.
-    spec = s.registry.get(s.new.source_type)
-    return (s.new.source_type == s.focus.source_type and spec is not None
-            and spec.supersedes is not None)
+    # A newer notice of the focus's own superseding group (a heartbeat during a
+    # heartbeat, a sender's status during its previous status) says nothing the
+    # running one does not: it waits, also when dedup is off.
+    def group(item: MailboxItem) -> object:
+        return supersede_group(s.registry.get(item.source_type), item.payload, item.metadata,
+                               _GROUPS)
+    new = group(s.new)
+    return new is not None and new == group(s.focus)
+
+
+#: Settings with dedup on: superseding groups are compared whatever the agent's switch.
+_GROUPS = AgentConfig()
 
 
 def _more_urgent(s: Situation) -> bool:
