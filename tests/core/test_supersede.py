@@ -24,6 +24,7 @@ from attn.store.base import InsertItem, ItemQuery
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, MemoryStore, settle
 from attn.trace.claude_team import PROTOCOL_TYPES, import_claude_team
+from attn.trace.model import type_from_json, type_to_json
 
 from .conftest import Recorder
 
@@ -288,6 +289,9 @@ async def test_core_76_lead_spends_one_call_per_idle_teammate_not_per_ping(
     trace = import_claude_team(path)
     idle = PROTOCOL_TYPES["idle_notification"]
     assert idle.supersedes == Supersede.SENDER
+    assert type_from_json(type_to_json(idle)) == idle  # trace files keep the rule
+    with pytest.raises(InvalidInput, match="supersedes"):
+        type_from_json({**type_to_json(idle), "supersedes": "newest"})
     pings = [e for e in trace.events if e.source_type == idle.name]
     senders = {e.metadata["senderId"] for e in pings}
     assert (len(pings), len(senders)) == (8, 4)

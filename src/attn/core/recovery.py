@@ -45,7 +45,18 @@ class RecoveryReport:
 
 async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config: AgentConfig,
                   now: datetime) -> RecoveryReport:
-    """Apply the recovery policy to ``mailbox``'s agent and load its queue into memory."""
+    """Apply the recovery policy to ``mailbox``'s agent and load its queue into memory.
+
+    Args:
+        mailbox: the agent's (empty) mailbox; restored items are loaded into it.
+        store: where the agent's items are stored.
+        registry: type facts (recovery policy, time-to-live, merge and superseding rules).
+        config: the agent's settings (``max_attempts``; ``dedup`` for post-recovery dedup).
+        now: the current instant (UTC), for time-to-live.
+
+    Returns:
+        What was requeued, dropped, expired and merged, by item id.
+    """
     report = RecoveryReport()
     agent_id = mailbox.agent_id
     ops: list[WriteOp] = []
