@@ -18,7 +18,7 @@ from attn.core.models import (
     ItemStatus,
     MailboxItem,
 )
-from attn.core.registry import Category, ItemType, Priority, TypeRegistry
+from attn.core.registry import Category, ItemType, Priority, Supersede, TypeRegistry
 from attn.errors import (
     ActivityNotFound,
     AgentExists,
@@ -79,6 +79,7 @@ __all__ = [
     "RuntimeLocked",
     "ScriptBrain",
     "StoreError",
+    "Supersede",
     "TypeRegistry",
     "UnknownAgent",
     "UnknownItemType",

@@ -43,6 +43,7 @@ def test_public_all_is_pinned() -> None:
             "RuntimeLocked",
             "ScriptBrain",
             "StoreError",
+            "Supersede",
             "TypeRegistry",
             "UnknownAgent",
             "UnknownItemType",

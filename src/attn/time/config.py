@@ -113,8 +113,8 @@ class TimeConfig:
         gives 300 s, 48 h gives 24 h); anything else (a string, None, NaN, a
         bool) gives ``heartbeat_default_s``. Never raises.
         """
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            value
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and not math.isfinite(value)
         ):
-            return self.heartbeat_default_s
+            return self.heartbeat_default_s  # (an int of any size is clamped, never overflows)
         return float(min(max(value, self.heartbeat_min_s), self.heartbeat_max_s))

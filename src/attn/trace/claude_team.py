@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from attn.core.registry import HOUR_S, Category, ItemType, Recovery
+from attn.core.registry import HOUR_S, Category, ItemType, Recovery, Supersede
 from attn.errors import InvalidInput
 from attn.trace.model import JSON, Trace, TraceAgent, TraceEvent, parse_instant
 
@@ -54,7 +54,9 @@ _T, _N, _S = Category.TASK, Category.NOTIFICATION, Category.SYSTEM
 
 #: Claude Code protocol ``type`` -> the attn item type its messages get.
 #: Work a teammate must act on (tasks, plans, shutdown requests) is high
-#: priority; results are normal; idle pings are low-priority system noise.
+#: priority; results are normal; idle pings are low-priority system noise that
+#: only restates a state, so a teammate's newer ping supersedes its queued older
+#: one (CORE-76): the lead spends one model call per idle teammate, not per ping.
 PROTOCOL_TYPES: dict[str, ItemType] = {
     "task_assignment": ItemType(
         "claude_task_assignment", "Task Assignment", 1, _T, "📌", "task", requires_text=True,
@@ -84,8 +86,9 @@ PROTOCOL_TYPES: dict[str, ItemType] = {
     "idle_notification": ItemType(
         "claude_idle_notification", "Teammate Idle", 3, _S, "💤", "internal",
         creates_activity=False, invokes_llm=False, requires_text=True,
-        recovery=Recovery.DROP, ttl_s=4 * HOUR_S,
-        description="A teammate finished its turn and is idle (idleReason).",
+        recovery=Recovery.DROP, ttl_s=4 * HOUR_S, supersedes=Supersede.SENDER,
+        description="A teammate finished its turn and is idle (idleReason); a newer ping "
+        "from the same teammate supersedes a queued older one.",
     ),
 }
 

@@ -146,6 +146,7 @@ def type_to_json(spec: ItemType) -> JSON:
         "recovery": str(spec.recovery),
         "ttlS": spec.ttl_s,
         "mergeKey": spec.merge_key,
+        "supersedes": str(spec.supersedes) if spec.supersedes is not None else None,
         "description": spec.description,
     }
 
@@ -168,6 +169,7 @@ _TYPE_FIELDS: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (
     ("recovery", "recovery", (str,), False),
     ("ttlS", "ttl_s", (int, float, type(None)), False),
     ("mergeKey", "merge_key", (str, type(None)), False),
+    ("supersedes", "supersedes", (str, type(None)), False),
     ("description", "description", (str,), False),
 )
 
@@ -204,10 +206,9 @@ def type_from_json(data: object) -> ItemType:
     if recovery not in {r.value for r in Recovery}:
         raise InvalidInput(f"recovery must be requeue or drop, got {recovery!r}")
     kwargs["recovery"] = Recovery(recovery)
-    spec = ItemType(**kwargs)
-    # The registry owns the rules for names, priorities and labels: reuse them.
-    TypeRegistry(()).register(spec)
-    return spec
+    # The registry owns the rules for names, priorities, labels and
+    # ``supersedes``: reuse them (it returns the type with enums normalized).
+    return TypeRegistry(()).register(ItemType(**kwargs))
 
 
 def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
