@@ -9,6 +9,12 @@ from __future__ import annotations
 from attn.core.focus import Focus, Reply
 from attn.core.models import MailboxItem
 from attn.errors import InvalidInput
+from attn.limits import check_number
+
+#: Most steps an echo brain takes per item.
+MAX_STEPS = 1_000_000
+#: Longest step, in seconds (one day).
+MAX_STEP_S = 86_400.0
 
 
 class EchoBrain:
@@ -20,17 +26,16 @@ class EchoBrain:
         prefix: text put before the echoed content.
 
     Raises:
-        InvalidInput: steps < 1 or step_s < 0.
+        InvalidInput: steps not an integer in 1 .. :data:`MAX_STEPS`, or step_s
+            not a number of seconds in 0 .. :data:`MAX_STEP_S`.
 
     The step reached is kept in ``focus.session["step"]``, so preempted work
     resumes where it stopped.
     """
 
     def __init__(self, steps: int = 1, step_s: float = 0.0, prefix: str = "echo: ") -> None:
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise InvalidInput(f"echo brain steps must be an integer ≥ 1, got {steps!r}")
-        if isinstance(step_s, bool) or not isinstance(step_s, int | float) or step_s < 0:
-            raise InvalidInput(f"echo brain step_s must be ≥ 0 seconds, got {step_s!r}")
+        check_number(steps, "echo brain steps", minimum=1, maximum=MAX_STEPS, integer=True)
+        check_number(step_s, "echo brain step_s", maximum=MAX_STEP_S)
         if not isinstance(prefix, str):
             raise InvalidInput(f"echo brain prefix must be a string, got {prefix!r}")
         self.steps = steps

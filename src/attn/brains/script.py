@@ -17,6 +17,10 @@ from typing import Any
 from attn.core.focus import Focus, Reply
 from attn.core.models import MailboxItem
 from attn.errors import InvalidInput
+from attn.limits import check_number
+
+#: Longest ``sleep_s`` step, in seconds (one day).
+MAX_SLEEP_S = 86_400.0
 
 _KINDS: dict[str, type | tuple[type, ...]] = {
     "say": str, "sleep_s": (int, float), "yield": bool, "log": str, "tool": str, "fail": str,
@@ -35,7 +39,8 @@ class ScriptBrain:
         steps: a list of one-key dicts as described in the module docstring.
 
     Raises:
-        InvalidInput: an empty list, an unknown step kind or a value of the wrong type.
+        InvalidInput: an empty list, an unknown step kind, a value of the wrong type
+            or a ``sleep_s`` outside 0 .. :data:`MAX_SLEEP_S` seconds.
     """
 
     def __init__(self, steps: list[dict[str, Any]]) -> None:
@@ -52,8 +57,8 @@ class ScriptBrain:
                                    f"known: {', '.join(_KINDS)}")
             if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
                 raise InvalidInput(f"script step {index}: {kind} has the wrong type: {value!r}")
-            if kind == "sleep_s" and isinstance(value, int | float) and value < 0:
-                raise InvalidInput(f"script step {index}: sleep_s must be ≥ 0")
+            if kind == "sleep_s":
+                check_number(value, f"script step {index}: sleep_s", maximum=MAX_SLEEP_S)
         self.steps = steps
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:

@@ -6,7 +6,6 @@ Spec: 000 §6 (queries over the tables), §17 (recovery reads).
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, TypeAlias
@@ -15,6 +14,7 @@ import asyncpg
 
 from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
 from attn.errors import StoreError
+from attn.limits import load_stored
 from attn.store.base import ItemQuery
 from attn.store.postgres import codec, queries
 from attn.time.models import PendingCallback
@@ -115,4 +115,4 @@ class PostgresReads(ABC):
 
     async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
         rows = await self._fetch(queries.GET_SETTINGS, agent_id)
-        return {row["name"]: json.loads(row["value"]) for row in rows}
+        return {row["name"]: load_stored(row["value"]) for row in rows}

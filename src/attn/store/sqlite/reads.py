@@ -9,13 +9,13 @@ Spec: 000 §6.2 (tables), §17 (recovery reads).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
 from attn.errors import InvalidInput
+from attn.limits import load_stored
 from attn.store.base import ItemQuery
 from attn.store.sqlite import codec, sql
 from attn.time.models import PendingCallback
@@ -199,7 +199,7 @@ def agent_settings(agent_id: str) -> Read[dict[str, Any]]:
 
 
 def _settings(rows: Rows) -> dict[str, Any]:
-    return {str(name): json.loads(value) for name, value in rows}
+    return {str(name): load_stored(value) for name, value in rows}
 
 
 def _check_page(limit: int, offset: int) -> None:
