@@ -33,6 +33,7 @@ from attn.store.base import ItemQuery
 if TYPE_CHECKING:
     from attn.core.registry import TypeRegistry
     from attn.store.base import Store
+    from attn.time.models import PendingCallback
 
 #: Largest page of every listing (entries).
 MAX_PAGE = 1000
@@ -40,6 +41,8 @@ MAX_PAGE = 1000
 DEFAULT_ITEM_PAGE = 50
 #: Default page of the decision timeline.
 DEFAULT_DECISION_PAGE = 100
+#: Default page of an agent's pending callbacks.
+DEFAULT_CALLBACK_PAGE = 100
 #: Default page of an activity's log entries.
 DEFAULT_LOG_PAGE = 200
 #: Most queued (and deferred) items listed in one answer; ``queueDepth`` counts them all.
@@ -77,7 +80,7 @@ def _seq_cursor(cursor: object, largest: int) -> int | None:
     return int(cursor)
 
 
-def _decision_cursor(cursor: object) -> tuple[datetime, str] | None:
+def _time_id_cursor(cursor: object) -> tuple[datetime, str] | None:
     if cursor is None:
         return None
     problem = InvalidInput(
@@ -94,9 +97,32 @@ def _decision_cursor(cursor: object) -> tuple[datetime, str] | None:
     return when, decision_id
 
 
-def _encode_decision_cursor(at: datetime, decision_id: str) -> str:
+def _encode_time_id_cursor(at: datetime, decision_id: str) -> str:
     raw = json.dumps([at.isoformat(), decision_id], separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def callback_page(callbacks: list[PendingCallback], limit: int = DEFAULT_CALLBACK_PAGE,
+                  cursor: str | None = None) -> dict[str, Any]:
+    """One page of ``callbacks`` (oldest registration first, as the store lists them).
+
+    Returns:
+        ``callbacks`` (dicts), ``count`` (all of them, not just this page) and
+        ``nextCursor``.
+
+    Raises:
+        InvalidInput: limit outside 1..1000 or a malformed cursor.
+    """
+    check_page(limit)
+    after = _time_id_cursor(cursor)
+    rest = [c for c in callbacks if after is None or (c.registered_at, c.id) > after]
+    entries = [c.to_dict() for c in rest[:limit]]
+    count = _within_budget(entries)
+    more = len(rest) > limit or count < len(entries)
+    last = rest[count - 1] if entries else None
+    return {"callbacks": entries[:count], "count": len(callbacks),
+            "nextCursor": _encode_time_id_cursor(last.registered_at, last.id)
+            if more and last is not None else None}
 
 
 def _within_budget(entries: list[dict[str, Any]]) -> int:
@@ -169,7 +195,7 @@ async def decision_page(store: Store, agent_id: str, limit: int = DEFAULT_DECISI
                         offset: int = 0, cursor: str | None = None) -> dict[str, Any]:
     """See :meth:`attn.runtime.Agent.decision_page`."""
     check_page(limit, offset)
-    before = _decision_cursor(cursor)
+    before = _time_id_cursor(cursor)
     if before is not None and offset:
         raise InvalidInput("give cursor or offset, not both (cursor replaces offset)")
     found = await store.find_decisions(agent_id, None, limit + 1, offset, before)
@@ -179,7 +205,7 @@ async def decision_page(store: Store, agent_id: str, limit: int = DEFAULT_DECISI
     more = len(found) > limit or count < len(entries)
     last = page[count - 1] if page else None
     return {"decisions": entries[:count],
-            "nextCursor": _encode_decision_cursor(last.created_at, last.id)
+            "nextCursor": _encode_time_id_cursor(last.created_at, last.id)
             if more and last is not None else None}
 
 
@@ -221,6 +247,7 @@ def _log_view(entry: ActivityLog) -> dict[str, Any]:
 
 
 __all__ = [
+    "DEFAULT_CALLBACK_PAGE",
     "DEFAULT_DECISION_PAGE",
     "DEFAULT_ITEM_PAGE",
     "DEFAULT_LOG_PAGE",
@@ -229,6 +256,7 @@ __all__ = [
     "PAGE_BUDGET_CHARS",
     "activity_log_page",
     "bounded",
+    "callback_page",
     "check_page",
     "decision_page",
     "mailbox_timeline",
