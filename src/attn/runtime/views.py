@@ -70,8 +70,8 @@ def check_page(limit: object, offset: object = 0) -> None:
 
 
 def _seq_cursor(cursor: object, largest: int) -> int | None:
-    """The seq a ``nextCursor`` of an item or log page stands for."""
-    if cursor is None:
+    """The seq a ``nextCursor`` of an item or log page stands for (None or "": none)."""
+    if cursor is None or cursor == "":
         return None
     if (not isinstance(cursor, str) or not cursor.isascii() or not cursor.isdigit()
             or len(cursor) > 19 or not 0 <= int(cursor) <= largest):
@@ -81,7 +81,7 @@ def _seq_cursor(cursor: object, largest: int) -> int | None:
 
 
 def _time_id_cursor(cursor: object) -> tuple[datetime, str] | None:
-    if cursor is None:
+    if cursor is None or cursor == "":
         return None
     problem = InvalidInput(
         f"cursor must be a nextCursor value of an earlier page, got {shown(cursor)}")

@@ -80,8 +80,8 @@ log = logging.getLogger(__name__)
 #: Largest page of every listing (mailbox history, decisions, activity logs).
 MAX_PAGE = views.MAX_PAGE
 #: The ``cursor`` query parameter of every listing.
-Cursor = Annotated[str | None, Query(min_length=1, max_length=200, description=(
-    "the nextCursor of the previous page; the next page continues after its last entry"))]
+Cursor = Annotated[str | None, Query(max_length=200, description=(
+    "the nextCursor of the previous page (empty or absent: the first page)"))]
 #: The deprecated ``offset`` query parameter (a cursor never repeats entries).
 Offset = Annotated[int, Query(ge=0, le=views.MAX_OFFSET, deprecated=True, description=(
     "entries to skip; use cursor instead (offsets repeat entries while others arrive)"))]

@@ -100,8 +100,8 @@ def time_router(runtime: Runtime) -> APIRouter:
         name: str,
         type: Annotated[str | None, Query(description="comma-separated callback types")] = None,
         limit: Annotated[int, Query(ge=1, le=views.MAX_PAGE)] = views.DEFAULT_CALLBACK_PAGE,
-        cursor: Annotated[str | None, Query(min_length=1, max_length=200, description=(
-            "the nextCursor of the previous page"))] = None,
+        cursor: Annotated[str | None, Query(max_length=200, description=(
+            "the nextCursor of the previous page (empty or absent: the first page)"))] = None,
     ) -> dict[str, Any]:
         """One page of the agent's pending callbacks and wakeups, oldest first, with
         ``nextFireAt`` (wakeups) and ``expiresAt`` (callbacks that time out);
