@@ -137,6 +137,9 @@ export class MindView {
       this.mind = mind;
       this.queue = new Map((mind.queue || []).map((item) => [item.id, item]));
       this.deferred = new Map((mind.deferred || []).map((item) => [item.id, item]));
+      // /mind lists at most 1,000 queued and deferred items; the counts cover them all.
+      this.unlisted = Math.max(0, (mind.queueDepth || 0) - this.queue.size);
+      this.unlistedDeferred = Math.max(0, (mind.deferredCount || 0) - this.deferred.size);
       this.loadError.hidden = true;
       this.renderHeader();
       this.renderQueue();
@@ -432,7 +435,7 @@ export class MindView {
             focus.startedAt ? `for ${formatDuration(secondsSince(focus.startedAt))}` : '')]
         : h('span', { class: 'muted' }, mind ? 'Not focused on anything.' : 'Loading…'));
     }
-    const depth = this.queue.size;
+    const depth = this.queue.size + (this.unlisted || 0);
     this.depthLine.dataset.depth = String(depth);
     this.depthLine.textContent = `Queue: ${depth} ${depth === 1 ? 'item' : 'items'} waiting`;
     const b = this.buttons;
@@ -448,12 +451,13 @@ export class MindView {
     const shown = queued.slice(0, QUEUE_SHOWN);
     replaceChildren(this.queueList, shown.map((item) => queueEntry(item)));
     this.queueEmpty.hidden = queued.length > 0;
-    this.queueMore.hidden = queued.length <= QUEUE_SHOWN;
-    this.queueMore.textContent = `and ${queued.length - QUEUE_SHOWN} more`;
+    const more = queued.length - shown.length + (this.unlisted || 0);
+    this.queueMore.hidden = more <= 0;
+    this.queueMore.textContent = `and ${more} more`;
     const deferred = [...this.deferred.values()].sort((a, b) => keyOf(a) - keyOf(b));
     replaceChildren(this.deferredList, deferred.slice(0, QUEUE_SHOWN).map((item) => queueEntry(item)));
     this.deferredHeading.hidden = deferred.length === 0;
-    this.deferredHeading.textContent = `Deferred (${deferred.length})`;
+    this.deferredHeading.textContent = `Deferred (${deferred.length + (this.unlistedDeferred || 0)})`;
   }
 
   renderFilters() {
