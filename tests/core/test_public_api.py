@@ -26,6 +26,7 @@ def test_public_all_is_pinned() -> None:
             "EventBus",
             "Focus",
             "InvalidInput",
+            "InvalidJson",
             "InvalidPriority",
             "InvalidTransition",
             "ItemNotFound",

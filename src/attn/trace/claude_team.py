@@ -43,6 +43,7 @@ from typing import Any
 
 from attn.core.registry import HOUR_S, Category, ItemType, Recovery, Supersede
 from attn.errors import InvalidInput
+from attn.limits import json_problem
 from attn.trace.model import JSON, Trace, TraceAgent, TraceEvent, parse_instant
 
 A2A_TYPE = "a2a_message"
@@ -198,6 +199,10 @@ def _load_json(file: Path, rel: str) -> Any:
         raise InvalidInbox(
             f"{rel}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
         ) from exc
+    except RecursionError:
+        raise InvalidInbox(f"{rel}: JSON nested too deeply to parse") from None
+    except ValueError:  # an integer longer than Python converts (4,300 digits)
+        raise InvalidInbox(f"{rel}: a number has more than 4,300 digits") from None
 
 
 def _parse_roster(data: JSON, rel: str) -> _Roster:
@@ -329,6 +334,9 @@ def _event(inbox: _Inbox, recipient: str, index: int, message: JSON) -> TraceEve
               if k not in {"from", "text", "summary", "timestamp", "color", "read"}}
     if others:
         metadata["source"]["fields"] = others
+    problem = json_problem(payload) or json_problem(metadata)
+    if problem is not None:  # the limits of an enqueue, before anything is replayed
+        raise InvalidInbox(f"{inbox.rel}: message {index}: {problem}")
     digest = hashlib.sha256(
         json.dumps([recipient, index, message], sort_keys=True, ensure_ascii=False).encode()
     ).hexdigest()
@@ -349,7 +357,7 @@ def _protocol(text: str) -> JSON | None:
         return None
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         return None
     if isinstance(data, dict) and isinstance(data.get("type"), str) and data["type"].strip():
         return data

@@ -32,6 +32,7 @@ from typing import Any
 
 from attn.core.registry import Category, ItemType, Recovery, TypeRegistry, validate_priority
 from attn.errors import InvalidInput
+from attn.limits import check_json
 
 TRACE_FORMAT = "attn-trace"
 TRACE_VERSION = 1
@@ -283,6 +284,10 @@ def parse_trace(lines: Iterable[str], *, name: str = "<trace>") -> Trace:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InvalidTrace(f"{name}:{number}: not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise InvalidTrace(f"{name}:{number}: JSON nested too deeply to parse") from None
+        except ValueError:  # an integer longer than Python converts (4,300 digits)
+            raise InvalidTrace(f"{name}:{number}: a number has more than 4,300 digits") from None
         if header is None:
             if not isinstance(data, dict) or data.get("format") != TRACE_FORMAT:
                 raise InvalidTrace(
@@ -334,6 +339,7 @@ def event_from_json(data: object) -> TraceEvent:
     for field_name, value in (("payload", payload), ("metadata", metadata)):
         if not isinstance(value, dict):
             raise InvalidInput(f"{field_name!r} must be a JSON object, got {_kind(value)}")
+        check_json(value, field_name)  # the limits of an enqueue, before any is replayed
     priority = data.get("priority")
     if priority is not None:
         validate_priority(priority)

@@ -19,6 +19,7 @@ from attn.core.registry import validate_priority
 from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge, UnknownAgent
 from attn.ids import new_id
 from attn.jsontext import dumps
+from attn.limits import check_json
 from attn.store.base import InsertItem, WriteOp
 
 _MAX_KEY_LEN = 200
@@ -42,6 +43,8 @@ class MailboxEnqueue(MailboxSupersede):
         Raises:
             UnknownItemType: ``source_type`` is not registered.
             InvalidPriority: ``priority`` is not None or an int in 0..4.
+            InvalidJson: payload or metadata breaks the JSON limits of
+                :mod:`attn.limits` (nesting, NaN, integers beyond 64 bits).
             InvalidInput: payload or metadata is not a JSON object, required text
                 (``payload["content"]``) is missing or blank, or the key is malformed.
             PayloadTooLarge: the encoded payload and metadata exceed the limit.
@@ -82,6 +85,8 @@ class MailboxEnqueue(MailboxSupersede):
                 f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
                 " without NUL"
             )
+        check_json(payload, "payload")
+        check_json(metadata, "metadata")
         try:
             encoded = (dumps(payload), dumps(metadata))
         except (TypeError, ValueError, RecursionError) as exc:
