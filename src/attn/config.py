@@ -18,6 +18,8 @@ Example::
     [server]
     host = "127.0.0.1"
     port = 8765
+    header_timeout_s = 10   # a request's headers must arrive within 10 s
+    body_timeout_s = 30     # and its body within 30 s more (else 408, closed)
 
     [defaults]
     backstop_s = 600
@@ -141,6 +143,42 @@ class DatabaseSection(_Section):
     url: str | None = Field(default=None, min_length=1)
 
 
+#: Shortest API token accepted, in characters.
+MIN_TOKEN_CHARS = 8
+
+
+def token_problem(token: str, *, min_chars: int = MIN_TOKEN_CHARS) -> str | None:
+    """What makes ``token`` unusable as an API token, or None when it is fine.
+
+    A client sends the token in ``Authorization: Bearer <token>``: an HTTP
+    header keeps only visible ASCII reliably (clients strip surrounding spaces,
+    and many refuse other characters), so a token must be at least
+    ``min_chars`` visible ASCII characters, with no spaces.
+
+    Args:
+        token: the token.
+        min_chars: the shortest length accepted (the server's rule; a client checks 0).
+    """
+    if token.strip() != token or not token.strip():
+        return "must not be blank or start or end with spaces (no client can send those)"
+    bad = sorted({c for c in token if not "!" <= c <= "~"})
+    if bad:
+        shown = ", ".join(repr(c) for c in bad[:5])
+        return (f"may use only visible ASCII characters without spaces (a client sends it "
+                f"in an HTTP header), not {shown}")
+    if len(token) < min_chars:
+        return f"must be at least {min_chars} characters, got {len(token)}"
+    return None
+
+
+def _check_token(value: object) -> object:
+    if isinstance(value, str):
+        problem = token_problem(value)
+        if problem is not None:
+            raise ValueError(f"the API token {problem}")
+    return value
+
+
 class ServerSection(_Section):
     """``[server]``: the HTTP bind address and the API token.
 
@@ -148,11 +186,22 @@ class ServerSection(_Section):
         host: address to bind; anything but loopback requires ``token``.
         port: TCP port, 1..65535.
         token: bearer token every route but ``/health`` requires; None for none.
+        header_timeout_s: seconds a client may take to send a request's line
+            and headers before it gets 408 and is disconnected (0 < s <= 3600).
+        body_timeout_s: seconds a client may take to send a request's body
+            after its headers (0 < s <= 3600).
     """
 
     host: str = Field(default=DEFAULT_HOST, min_length=1)
     port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
-    token: str | None = Field(default=None, min_length=8)
+    token: str | None = Field(default=None)
+    header_timeout_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
+    body_timeout_s: float = Field(default=30.0, gt=0, le=3600, allow_inf_nan=False)
+
+    _seconds = field_validator("header_timeout_s", "body_timeout_s", mode="before")(
+        _int_to_float)
+
+    _token = field_validator("token", mode="after")(_check_token)
 
 
 _AGENT_DEFAULTS = AgentConfig()
@@ -588,7 +637,7 @@ def _describe(
     problems = []
     for err in exc.errors():
         loc = tuple(err["loc"])
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown field"
         var = env_fields.get(loc[:2]) if len(loc) == 2 else None  # type: ignore[arg-type]
@@ -685,4 +734,5 @@ __all__ = [
     "load_config",
     "parse_config",
     "resolve_settings",
+    "token_problem",
 ]

@@ -27,7 +27,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, ApiClient, CliError
+from attn.cli.client import (
+    DEFAULT_URL,
+    TOKEN_ENV,
+    URL_ENV,
+    ApiClient,
+    CliError,
+    check_client_token,
+)
 from attn.cli.commands import TokenOption, UrlOption
 from attn.cli.output import console, examples, handle_errors, shorten, warn
 
@@ -128,6 +135,7 @@ class _Tail:
     def __init__(self, url: str, token: str | None, agents: list[str], as_json: bool) -> None:
         self.url = url
         self.target = ws_url(url)
+        check_client_token(token)
         self.token = token
         self.agents = agents
         self.as_json = as_json
