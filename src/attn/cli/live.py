@@ -291,6 +291,8 @@ def describe(event: str, data: dict[str, Any]) -> Text:
         text.append(f"{data.get('itemId', '')} ({data.get('sourceType', '')}): ")
         text.append(str(data.get("reason", "")), style="red")
     elif event == "agent:stream":
+        if data.get("reset"):
+            text.append("(reply revised; it follows whole)", style="italic")
         text.append(shorten(data.get("text", ""), 100))
     elif event == "agent:triage":
         result = data.get("deliberation") or {}
@@ -415,6 +417,14 @@ def _stream_reply(
                     sys.stdout.write(str(data.get("text", "")))
                     sys.stdout.flush()
                     streamed = True
+                elif event == "reset":
+                    # The reply is not what was streamed (a retried attempt, say):
+                    # the whole reply follows, on a line of its own.
+                    if streamed:
+                        sys.stdout.write("\n")
+                        sys.stdout.flush()
+                        warn("the reply was revised; the whole reply follows")
+                    prefix_done = streamed = False
                 elif event == "done":
                     if not streamed:
                         prefix = f"{agent}> " if interactive else ""
