@@ -41,7 +41,7 @@ def check_client_token(token: str | None) -> None:
     Raises:
         CliError: exit status 2, naming the rule the token breaks.
     """
-    from attn.config import token_problem
+    from attn.tokens import token_problem
 
     problem = token_problem(token, min_chars=0) if token else None
     if problem is not None:

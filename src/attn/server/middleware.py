@@ -18,7 +18,6 @@ from urllib.parse import parse_qs
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from attn.config import token_problem
 from attn.errors import InvalidInput
 from attn.server.errors import (
     BODY_TOO_LARGE,
@@ -28,6 +27,7 @@ from attn.server.errors import (
     clip,
     error_response,
 )
+from attn.tokens import token_problem
 
 
 def check_token(token: str) -> None:
