@@ -260,3 +260,50 @@ def test_c6_read_deadlines_are_bounded_and_configurable() -> None:
             parse_config(f"[server]\n{bad}\n")
     with pytest.raises(ValueError, match="header_timeout_s"):
         timed_protocol(0, 1)
+
+
+@pytest.mark.parametrize("base", ["httptools", "h11"])
+async def test_c6_both_uvicorn_protocols_get_the_deadlines(base: str) -> None:
+    import asyncio
+
+    import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    from attn.server.serve import base_url, bind_socket
+    from attn.server.testing import _ReadyServer
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:
+        assert scope["type"] == "http"
+        while (await receive()).get("more_body"):  # type: ignore[operator]
+            pass
+        await send({"type": "http.response.start", "status": 200, "headers": []})  # type: ignore[operator]
+        await send({"type": "http.response.body", "body": b"whole"})  # type: ignore[operator]
+
+    cls = HttpToolsProtocol if base == "httptools" else H11Protocol
+    sock = bind_socket("127.0.0.1", 0)
+    server = _ReadyServer(uvicorn.Config(app, lifespan="off", log_level="warning",
+                                         http=timed_protocol(0.3, 0.3, base=cls)))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        async with asyncio.timeout(10):
+            await server.ready.wait()
+        port = int(base_url(sock).rsplit(":", 1)[1])
+
+        async def send_part(data: bytes) -> bytes:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(data)
+            async with asyncio.timeout(10):
+                answer = await reader.read()  # until the server closes
+            writer.close()
+            return answer
+
+        head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n"
+        answers = await asyncio.gather(send_part(b"POST / HT"), send_part(head + b"12345"))
+        assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers), answers
+        whole = await send_part(head[:-2] + b"Connection: close\r\n\r\n1234567890")
+        assert whole.startswith(b"HTTP/1.1 200") and b"\r\nwhole\r\n" in whole
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
