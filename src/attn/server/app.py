@@ -105,7 +105,7 @@ def create_app(
     Raises:
         InvalidInput: ``token`` is one no client can send (see :func:`check_token`).
     """
-    if token is not None:
+    if token:  # "" or None: no token
         check_token(token)
     app = FastAPI(
         title="attn",
