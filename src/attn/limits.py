@@ -49,28 +49,49 @@ def json_problem(value: object) -> str | None:
         value: a decoded JSON value (dicts, lists, str, int, float, bool, None).
 
     Returns:
-        A message such as ``"nested more than 32 levels deep"``, or None.
+        A message such as ``"nested more than 32 levels deep"``, or None. When
+        the offending value is inside ``value``, the message ends with its
+        path, as in ``"integers must fit in 64 bits ... (at steps[0].sleep_s)"``.
     """
+    found = _find_problem(value)
+    if found is None:
+        return None
+    path, problem = found
+    return f"{problem} (at {path.lstrip('.')})" if path and path != _DEEP else problem
+
+
+#: The path of a depth problem: not spelled out.
+_DEEP = "\x00deep"
+
+
+def _find_problem(value: object) -> tuple[str, str] | None:
     if isinstance(value, dict | list | tuple):
         return _container_problem(value, 0)
-    return _scalar_problem(value)
+    problem = _scalar_problem(value)
+    return None if problem is None else ("", problem)
 
 
 def _container_problem(value: dict[Any, Any] | list[Any] | tuple[Any, ...], depth: int
-                       ) -> str | None:
+                       ) -> tuple[str, str] | None:
     # Recursion stops at MAX_JSON_DEPTH, so it never nears Python's limit.
     if depth >= MAX_JSON_DEPTH and value:
-        return f"nested more than {MAX_JSON_DEPTH} levels deep"
-    for child in value.values() if isinstance(value, dict) else value:
+        return _DEEP, f"nested more than {MAX_JSON_DEPTH} levels deep"
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, child in items:
         kind = type(child)
         if kind is str or child is None or kind is bool:
             continue
+        found: tuple[str, str] | None
         if isinstance(child, dict | list | tuple):
-            problem = _container_problem(child, depth + 1)
+            found = _container_problem(child, depth + 1)
         else:
             problem = _scalar_problem(child)
-        if problem is not None:
-            return problem
+            found = None if problem is None else ("", problem)
+        if found is not None:  # the path is built only on the way out of a failure
+            if found[0] == _DEEP:  # a path 32 levels long says less than the limit
+                return found
+            step = f".{str(key)[:40]}" if isinstance(value, dict) else f"[{key}]"
+            return step + found[0], found[1]
     return None
 
 
@@ -91,11 +112,13 @@ def check_json(value: object, what: str) -> None:
         what: how to name it in the message, e.g. ``"payload"``.
 
     Raises:
-        InvalidJson: naming ``what`` and the limit it breaks.
+        InvalidJson: naming ``what``, the path inside it and the limit it breaks
+            (``"payload: numbers must be finite ... (at payload.a.b)"``).
     """
-    problem = json_problem(value)
-    if problem is not None:
-        raise InvalidJson(f"{what}: {problem}")
+    found = _find_problem(value)
+    if found is not None:
+        path = "" if found[0] == _DEEP else f" (at {what}{found[0]})"
+        raise InvalidJson(f"{what}: {found[1]}{path}")
 
 
 def is_finite_number(value: object) -> TypeGuard[int | float]:

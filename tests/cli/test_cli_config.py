@@ -95,8 +95,12 @@ def test_the_default_file_is_checked(runner: CliRunner) -> None:
             "brain = 'echo'\noptions = { steps = 2000000 }\n\n[[agents]]\nname = 'b'\n"
             "brain = 'echo'\n\n[agents.options]\nstep_s = 1" + "0" * 400 + "\n",
             [
-                "team.toml:2: defaults.backstop_s: Value error, a number this large is not a "
+                "team.toml:2: defaults.backstop_s: a number this large is not a "
                 "duration in seconds",
+                "team.toml:7: agents[0].options.steps (agent 'a'): echo brain steps must be an "
+                "integer from 1 to 10,000, got 2000000",
+                "team.toml:14: agents[1].options.step_s (agent 'b'): echo brain step_s must be a "
+                "number of seconds from 0 to 3600, got an integer of about 401 digits",
             ],
         ),
         (
