@@ -2,9 +2,12 @@
 
 Event-driven, no polling: an idle agent has no task and no timer. An enqueue
 starts a drain task that picks items until the queue is empty; each item runs
-in its own brain task under a backstop. Commits are write-behind and batched:
-the outcome of one item and the claim of the next are written in one
-transaction, and the claim is committed before the brain starts.
+in its own brain task under a backstop. Commits are batched: the outcome of one
+item and the claim of the next are written in one transaction, and the brain
+starts only after that transaction is committed, so a crash at the brain's first
+step finds the item ``processing`` (with its pick decision) and recovery
+redelivers it with attempt + 1 and ``redelivered`` set. Outcomes that start no
+brain (informational updates, the last item of a drain) stay write-behind.
 
 Spec: 000 §4 (pick, backstop), §22 (resurface while idle), §23 (informational
 updates); DESIGN.md invariants 3 and 5 and the backstop choice.
@@ -29,8 +32,6 @@ from attn.ids import new_id
 from attn.store.base import InsertActivity
 
 log = logging.getLogger("attn.attention")
-#: Most write-behind commits one agent may have in flight before it waits.
-_MAX_IN_FLIGHT = 64
 
 
 class ControllerLoop(ControllerOutcomes):
@@ -174,7 +175,10 @@ class ControllerLoop(ControllerOutcomes):
         self._arrivals.clear()
         self._attempt = attempt
         self._submit(batch)
-        await self._settle_writes(_MAX_IN_FLIGHT)
+        # The claim is durable before the brain's first step (a brain with side
+        # effects can rely on ``redelivered`` after a crash); group commit shares
+        # the transaction with other agents' writes.
+        await self._settle_writes(0)
         self._set_state(AttentionState.FOCUSED, new_focus=True)
         focus = Focus(attempt)
         result, error = await self._run(attempt, focus)
