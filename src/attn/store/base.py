@@ -248,7 +248,8 @@ class Store(Protocol):
     async def find_decisions(
         self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
     ) -> list[Decision]:
-        """Decisions, newest first; only those for ``item_id`` when given."""
+        """Decisions, newest commit first (the store's ``seq``, never the wall-clock
+        ``created_at``, which jumps with the clock); only those for ``item_id`` when given."""
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
         """Activities linked to the given items."""

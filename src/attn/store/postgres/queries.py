@@ -96,7 +96,7 @@ RETURNING m.seq, {", ".join("m." + c.strip() for c in ITEM_COLUMNS.split(","))}
 FIND_DECISIONS = """
 SELECT * FROM agent_decisions
 WHERE agent_id = $1 AND ($2::text IS NULL OR mailbox_item_id = $2)
-ORDER BY created_at DESC, id DESC
+ORDER BY seq DESC
 LIMIT $3 OFFSET $4
 """
 

@@ -75,14 +75,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 DECISION_COLUMNS = (
     "id, agent_id, decision_type, mailbox_item_id, reasoning, created_at, context, outcome"
 )
-# rowid breaks ties between decisions made in the same microsecond: newest insert first.
+# Newest commit first (seq), whatever the wall clock said (created_at may jump back).
 FIND_DECISIONS = f"""
 SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ?
-ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+ORDER BY seq DESC LIMIT ? OFFSET ?
 """
 FIND_ITEM_DECISIONS = f"""
 SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ? AND mailbox_item_id = ?
-ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+ORDER BY seq DESC LIMIT ? OFFSET ?
 """
 
 INSERT_ACTIVITY = """
