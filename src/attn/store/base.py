@@ -119,13 +119,16 @@ class UpdateCallback:
     """Set columns (:data:`CALLBACK_UPDATE_FIELDS`) of one agent's callback.
 
     ``only_if_status``: apply only when the stored status is one of these
-    (``"pending"``, ``"claimed"``, ``"resolved"``). Result: True when a row changed.
+    (``"pending"``, ``"claimed"``, ``"resolved"``). ``only_if_due_at``: apply
+    only when the stored ``due_at`` is this instant (a compare-and-set, so two
+    runtimes moving one due time move it once). Result: True when a row changed.
     """
 
     callback_id: str
     agent_id: str
     values: dict[str, Any]
     only_if_status: tuple[str, ...] | None = None
+    only_if_due_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

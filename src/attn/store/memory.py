@@ -128,6 +128,8 @@ class MemoryStore:
             elif isinstance(op, UpdateCallback):
                 _check_callback_values(op.callback_id, op.values)
                 _check_statuses(op.callback_id, op.only_if_status)
+                if op.only_if_due_at is not None:
+                    _check_aware(op.only_if_due_at, f"pending callback {op.callback_id!r} guard")
             elif isinstance(op, DeleteCallback):
                 _check_statuses(op.callback_id, op.only_if_status)
             elif isinstance(op, PutAgentSetting):
@@ -186,6 +188,8 @@ class MemoryStore:
             if found is None or found.agent_id != op.agent_id:
                 return False
             if op.only_if_status is not None and found.status not in op.only_if_status:
+                return False
+            if op.only_if_due_at is not None and found.due_at != op.only_if_due_at:
                 return False
             values = dict(op.values)
             if "status" in values:

@@ -540,7 +540,10 @@ def _update_callback(op: UpdateCallback) -> Run:
     guard = op.only_if_status
     if guard is not None:
         params.extend(_callback_status(s) for s in guard)
-    statement = sql.update_callback(tuple(op.values), None if guard is None else len(guard))
+    if op.only_if_due_at is not None:
+        params.append(_CALLBACK_ENCODERS["due_at"](op.only_if_due_at))
+    statement = sql.update_callback(tuple(op.values), None if guard is None else len(guard),
+                                    op.only_if_due_at is not None)
 
     def update(cur: sqlite3.Cursor) -> bool:
         return cur.execute(statement, params).rowcount > 0

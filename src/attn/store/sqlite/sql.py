@@ -210,11 +210,15 @@ GET_SETTINGS = "SELECT name, value FROM agent_settings WHERE agent_id = ? ORDER 
 
 
 @lru_cache(maxsize=256)
-def update_callback(columns: tuple[str, ...], n_guard: int | None) -> str:
+def update_callback(columns: tuple[str, ...], n_guard: int | None,
+                    due_guard: bool = False) -> str:
     """``UPDATE pending_callbacks SET columns… WHERE id = ? AND agent_id = ?`` plus an
-    optional status guard. Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""
+    optional status guard and ``due_at`` guard (in that order of parameters).
+    Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""
     sets = ", ".join(f"{c} = ?" for c in columns) if columns else "id = id"
     sql = f"UPDATE pending_callbacks SET {sets} WHERE id = ? AND agent_id = ?"
     if n_guard is not None:
         sql += f" AND status IN ({', '.join('?' * n_guard)})"
+    if due_guard:
+        sql += " AND due_at = ?"
     return sql
