@@ -89,23 +89,27 @@ class ControllerLoop(ControllerOutcomes):
         if mailbox.depth:
             self._kick()
 
-    def _submit(self, batch: _Batch) -> None:
+    def _submit(self, batch: _Batch, *, awaited: bool = False) -> None:
         """Write-behind: start the commit; run ``after`` callbacks once it is durable.
 
         Successive submissions commit in order, so the store never shows two
         items of this agent processing. Callers waiting on a reply are answered
-        only after the commit that completed their item.
+        only after the commit that completed their item. ``awaited``: the
+        caller waits for this commit (a claim), so the store commits it at once
+        instead of letting more write-behind calls join it first.
         """
         if not batch.ops:
             for callback in batch.after:
                 callback()
             return
-        future = self.mailbox.submit(batch.ops)
+        future: asyncio.Future[Any] = (
+            asyncio.ensure_future(self.mailbox.commit(batch.ops)) if awaited
+            else self.mailbox.submit(batch.ops))
         after = batch.after
         future.add_done_callback(lambda f: self._committed(f, after))
         self._pending.append(future)
 
-    def _committed(self, future: asyncio.Future[list[Any]], after: list[Callable[[], None]]
+    def _committed(self, future: asyncio.Future[Any], after: list[Callable[[], None]]
                    ) -> None:
         if future.cancelled() or future.exception() is not None:
             log.error("write of agent %s failed", self.agent_id,
@@ -174,10 +178,10 @@ class ControllerLoop(ControllerOutcomes):
             self._early = []
         self._arrivals.clear()
         self._attempt = attempt
-        self._submit(batch)
         # The claim is durable before the brain's first step (a brain with side
         # effects can rely on ``redelivered`` after a crash); group commit shares
         # the transaction with other agents' writes.
+        self._submit(batch, awaited=True)
         await self._settle_writes(0)
         self._set_state(AttentionState.FOCUSED, new_focus=True)
         focus = Focus(attempt)
