@@ -80,9 +80,17 @@ class Scheduler:
         return deadline + self._offset()
 
     def due_at(self, key: Hashable) -> float | None:
-        """The due time of ``key`` (epoch seconds by the wall clock now), or None."""
+        """The due time of ``key`` (epoch seconds by the wall clock), or None.
+
+        Converted with the offset of the last :meth:`check_jump`, so it reads
+        the same every time between jumps (the two clocks' readings jitter).
+        """
         entry = self._entries.get(key)
-        return self._to_wall(entry[0]) if entry is not None else None
+        if entry is None:
+            return None
+        if self._offset_s is None:
+            self._offset_s = self._offset()
+        return entry[0] + self._offset_s
 
     def schedule(self, key: Hashable, when: datetime | float, *, wall: bool = False) -> None:
         """Schedule ``key`` at ``when`` (an aware datetime or epoch seconds), replacing
