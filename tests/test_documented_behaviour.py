@@ -80,6 +80,7 @@ async def test_d_a_merged_enqueue_answers_with_the_survivors_id(runtime: Runtime
             "sourceType": "task_comment", "payload": {"taskId": "T", "content": "two"}})
     assert one.status_code == two.status_code == 202
     assert two.json()["id"] == one.json()["id"] and agent.depth == 1
+    assert (one.json()["merged"], two.json()["merged"]) == (False, True)
     (survivor,) = agent.mailbox.queued_items()
     assert "one" in survivor.content and "two" in survivor.content
 

@@ -9,6 +9,7 @@ from attn.brains import EchoBrain, ScriptBrain, build_brain
 from attn.core.config import AgentConfig
 from attn.core.events import Event, EventBus
 from attn.core.focus import Brain, Focus, Reply, YieldAction, YieldDecision
+from attn.core.mailbox import Enqueued
 from attn.core.models import (
     Activity,
     ActivityLog,
@@ -59,6 +60,7 @@ __all__ = [
     "Decision",
     "DecisionType",
     "EchoBrain",
+    "Enqueued",
     "Event",
     "EventBus",
     "Focus",

@@ -83,6 +83,11 @@ class FakeClock:
         finally:
             timer.cancel()
 
+    def jump(self, delta_s: float) -> None:
+        """Step the wall clock by ``delta_s`` seconds (back when negative), as NTP or a
+        person setting the date does: :meth:`monotonic` and the timers do not move."""
+        self._start += timedelta(seconds=delta_s)
+
     def pending(self) -> int:
         """Number of scheduled, not cancelled timers."""
         return sum(1 for _, _, t in self._timers if not t.cancelled)

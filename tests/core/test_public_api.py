@@ -22,6 +22,7 @@ def test_public_all_is_pinned() -> None:
             "Decision",
             "DecisionType",
             "EchoBrain",
+            "Enqueued",
             "Event",
             "EventBus",
             "Focus",

@@ -92,3 +92,70 @@ async def test_acknowledged_enqueues_survive_sigkill(tmp_path: Path) -> None:
     contents = Counter(item.content for item in stored)
     assert [c for c, n in contents.items() if n > 1] == []
     assert len(acked_all) > 0
+
+
+BRAIN_CHILD = r"""
+import asyncio, sys
+from attn import AgentConfig, Runtime
+from attn.store.sqlite import SQLiteStore
+
+async def brain(item, focus):
+    # The brain's first step: report, then do "side effects" forever.
+    print("started", item.id, item.attempt, item.redelivered, flush=True)
+    await asyncio.Event().wait()
+
+async def main(path: str) -> None:
+    async with Runtime(SQLiteStore(path)) as rt:
+        agent = await rt.add_agent("crash", brain, AgentConfig())
+        await agent.enqueue("a2a_message", {"content": "do the side effect"})
+        await asyncio.Event().wait()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def _kill_at_first_brain_step(path: Path) -> list[str]:
+    with subprocess.Popen([sys.executable, "-c", BRAIN_CHILD, str(path)],
+                          stdout=subprocess.PIPE, text=True, env=os.environ.copy()) as child:
+        assert child.stdout is not None
+        try:
+            line = child.stdout.readline().split()
+            # SIGKILL the moment the brain has taken its first step.
+            child.send_signal(signal.SIGKILL)
+        finally:
+            child.wait(timeout=30)
+    return line
+
+
+@pytest.mark.timeout(120)
+async def test_core_53_claim_is_durable_before_the_brain_starts(tmp_path: Path) -> None:
+    """B2: a SIGKILL at the brain's first step finds the claim (and its pick) on disk,
+    so the restart redelivers the item with attempt 2 and the redelivered flag."""
+    from attn import Runtime
+
+    path = tmp_path / "claim.db"
+    line = await asyncio.to_thread(_kill_at_first_brain_step, path)
+    assert line[0] == "started" and line[2:] == ["1", "False"]
+    item_id = line[1]
+    store = SQLiteStore(path)
+    await store.open()
+    try:
+        stored = await store.get_item(item_id)
+        decisions = await store.find_decisions("crash", item_id)
+    finally:
+        await store.close()
+    assert stored is not None
+    assert (stored.status, stored.attempt) == ("processing", 1)
+    assert [str(d.decision_type) for d in decisions] == ["pick"]
+
+    seen: list[tuple[str, int, bool]] = []
+    done = asyncio.Event()
+
+    async def brain(item, focus):  # type: ignore[no-untyped-def]
+        seen.append((item.id, item.attempt, item.redelivered))
+        done.set()
+
+    async with Runtime(SQLiteStore(path)) as rt:
+        await rt.add_agent("crash", brain)
+        await asyncio.wait_for(done.wait(), 30)
+    assert seen == [(item_id, 2, True)]

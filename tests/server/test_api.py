@@ -173,8 +173,10 @@ def test_idempotency_key_returns_the_same_item(client: httpx.Client) -> None:
     body = {"sourceType": "a2a_message", "payload": {"content": "once"}}
     first = client.post("/api/agents/alice/mailbox", json=body, headers={"Idempotency-Key": "k1"})
     again = client.post("/api/agents/alice/mailbox", json=body, headers={"Idempotency-Key": "k1"})
-    assert first.status_code == again.status_code == 202
-    assert first.json()["id"] == again.json()["id"]
+    assert (first.status_code, again.status_code) == (202, 200)
+    assert first.json() == {"id": first.json()["id"], "duplicate": False, "merged": False,
+                            "status": "queued", "reason": None}
+    assert again.json()["id"] == first.json()["id"] and again.json()["duplicate"] is True
     _barrier(client)
     after = _snapshot(client)
     assert after[0] == before[0] + 2  # the item and the barrier chat, not a duplicate

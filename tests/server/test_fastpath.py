@@ -228,3 +228,40 @@ async def test_a_declared_oversized_body_is_413_and_changes_nothing(
     assert refused.status_code == 413
     assert refused.json()["error"]["code"] == "body_too_large"
     assert fast.runtime.get_agent("alice").depth == 0
+
+
+async def test_srv_04_a_repeated_key_after_a_restart_is_answered_as_a_duplicate(
+    tmp_path: Path,
+) -> None:
+    """B1: the retry of a request whose item crash recovery dropped was answered 202
+    with the old id, as if it would be processed. Both paths now answer 200
+    ``duplicate`` with the first item's status and reason, and store nothing."""
+    from attn.store.base import ItemQuery, UpdateItem
+
+    db = tmp_path / "restart.db"
+    body = json.dumps({"sourceType": "heartbeat", "payload": {"content": "patrol"}}).encode()
+    headers = {**JSON, "idempotency-key": "beat-1"}
+    async with _serve(db, fast=True, token=None) as first:
+        async with httpx.AsyncClient(base_url=first.url, timeout=10) as http:
+            answer = await http.post(PATH, content=body, headers=headers)
+        assert answer.status_code == 202
+        accepted = answer.json()
+        assert accepted == {"id": accepted["id"], "duplicate": False, "merged": False,
+                            "status": "queued", "reason": None}
+        # The process dies while the heartbeat is processing.
+        await first.runtime.store.write([UpdateItem(accepted["id"], {"status": "processing"})])
+    answers = []
+    for fast in (True, False):  # after the restart: the fast path, then the route
+        async with _serve(db, fast=fast, token=None) as served:
+            assert (served.fast_path is not None) is fast
+            async with httpx.AsyncClient(base_url=served.url, timeout=10) as http:
+                answer = await http.post(PATH, content=body, headers=headers)
+            stored = await served.runtime.store.find_items(ItemQuery("alice"))
+        answers.append((answer.status_code, answer.headers["content-type"], answer.content))
+        assert answer.status_code == 200
+        assert answer.json() == {"id": accepted["id"], "duplicate": True, "merged": False,
+                                 "status": "dropped",
+                                 "reason": "left processing by a crash; this type is not "
+                                           "redelivered"}
+        assert [(i.id, i.status) for i in stored] == [(accepted["id"], "dropped")]
+    assert answers[0] == answers[1]  # byte for byte

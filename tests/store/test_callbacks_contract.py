@@ -105,6 +105,22 @@ async def test_update_callback_sets_columns_with_a_status_guard(store: Store) ->
     ]
 
 
+async def test_update_callback_with_a_due_at_guard_is_a_compare_and_set(store: Store) -> None:
+    """Two runtimes moving one due time (after a wall-clock jump) move it once."""
+    stored = callback()
+    await insert(store, stored)
+    move = UpdateCallback(stored.id, "alice", {"due_at": at(-3540)}, ("pending",),
+                          only_if_due_at=at(60))
+    assert await store.write([move]) == [True]
+    assert await store.write([move]) == [False]  # the second mover finds it moved
+    loaded = await store.get_callback("alice", stored.id)
+    assert loaded == replace(stored, due_at=at(-3540))
+    with pytest.raises(StoreError):
+        await store.write([UpdateCallback(stored.id, "alice", {"due_at": at(0)},
+                                          only_if_due_at=T0.replace(tzinfo=None))])
+    assert await store.get_callback("alice", stored.id) == loaded
+
+
 async def test_delete_callback_removes_it_once(store: Store) -> None:
     stored = callback()
     await insert(store, stored)

@@ -246,6 +246,19 @@ async def test_decisions_newest_first_by_item_and_paged(store: Store) -> None:
     assert await store.find_decisions("carol") == []
 
 
+async def test_decision_timelines_follow_commit_order_not_the_wall_clock(store: Store) -> None:
+    """B6: after the wall clock jumps back an hour, later decisions sorted before earlier ones."""
+    a, b = await enqueue(store, item(), item())
+    before = decision(a.id, seconds=3600)
+    after_jump = decision(b.id, seconds=1)  # committed later, stamped an hour earlier
+    same_tx = decision(a.id, seconds=0.5)
+    await store.write([InsertDecision(before)])
+    await store.write([InsertDecision(after_jump), InsertDecision(same_tx)])
+    assert await store.find_decisions("alice") == [same_tx, after_jump, before]
+    assert await store.find_decisions("alice", item_id=a.id) == [same_tx, before]
+    assert await store.find_decisions("alice", limit=1, offset=2) == [before]
+
+
 async def test_activities_insert_update_and_find_by_items(store: Store) -> None:
     a, b, c = await enqueue(store, item(), item(), item())
     act_a = activity(a.id, seconds=1)

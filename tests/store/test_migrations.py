@@ -157,3 +157,85 @@ async def test_a_database_from_a_newer_attn_is_refused_clearly(tmp_path: Path) -
     store = SQLiteStore(db)
     with pytest.raises(StoreError, match="9999"):
         await store.open()
+
+
+_DECISION_ROWS = [  # inserted in this order; the wall clock jumped back between 1 and 2
+    ("dec_1", "2026-01-02T10:00:00+00:00"),
+    ("dec_2", "2026-01-02T09:00:01+00:00"),
+    ("dec_3", "2026-01-02T09:00:02+00:00"),
+]
+
+
+def _insert_0002_decisions(connection: sa.Connection, stamp: Any = str) -> None:
+    for decision_id, created_at in _DECISION_ROWS:
+        connection.execute(
+            sa.text("INSERT INTO agent_decisions (id, agent_id, decision_type, mailbox_item_id,"
+                    " created_at) VALUES (:id, 'alice', 'pick', 'mbx_1', :at)"),
+            {"id": decision_id, "at": stamp(created_at)},
+        )
+
+
+def _upgrade_to(connection: sa.Connection, revision: str) -> None:
+    from alembic import command
+
+    command.upgrade(migrate.alembic_config(connection), revision)
+
+
+async def test_0003_numbers_existing_decisions_in_insertion_order_on_sqlite(
+    tmp_path: Path,
+) -> None:
+    from attn.store.base import InsertDecision
+    from attn.store.sqlite import SQLiteStore
+
+    from .records import decision
+
+    db = tmp_path / "old.db"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    try:
+        with engine.begin() as connection:
+            _upgrade_to(connection, "0002")
+            _insert_0002_decisions(connection)
+        with engine.begin() as connection:
+            _upgrade_to(connection, "head")
+            assert _diff(connection) == []
+    finally:
+        engine.dispose()
+    store = SQLiteStore(db)
+    await store.open()
+    try:
+        newest = decision("mbx_1", seconds=0)  # stamped earliest of all
+        await store.write([InsertDecision(newest)])
+        found = [d.id for d in await store.find_decisions("alice")]
+    finally:
+        await store.close()
+    assert found == [newest.id, "dec_3", "dec_2", "dec_1"]
+
+
+@pytest.mark.postgres
+async def test_0003_numbers_existing_decisions_and_continues_on_postgres(
+    pg_schema_url: str,
+) -> None:
+    from datetime import datetime
+
+    from attn.store.base import InsertDecision
+    from attn.store.postgres import PostgresStore
+
+    from .records import decision
+
+    def old(connection: sa.Connection) -> None:
+        _upgrade_to(connection, "0002")
+        _insert_0002_decisions(connection, datetime.fromisoformat)
+        _upgrade_to(connection, "head")
+        assert _diff(connection) == []
+
+    await migrate._pg_run(pg_schema_url, old)
+    store = PostgresStore(pg_schema_url)
+    await store.open()
+    try:
+        newest = decision("mbx_1", seconds=0)
+        await store.write([InsertDecision(newest)])
+        found = [d.id for d in await store.find_decisions("alice")]
+    finally:
+        await store.close()
+    # PostgreSQL had no insertion order: existing rows are numbered by created_at, id.
+    assert found == [newest.id, "dec_1", "dec_3", "dec_2"]

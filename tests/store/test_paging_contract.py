@@ -48,19 +48,23 @@ async def test_c2_items_page_by_seq_without_repeats_while_new_items_arrive(
     assert await store.count_items(ItemQuery("alice", before_seq=first[-1].seq)) == 8
 
 
-async def test_c2_decisions_page_by_time_and_id(store: Store) -> None:
+async def test_c2_decisions_page_by_commit_order(store: Store) -> None:
     (target,) = await _insert(store, 1)
-    made = [decision(target, seconds=s) for s in (1, 2, 2, 3, 4)]
-    await store.write([InsertDecision(d) for d in made])
+    # The wall clock jumps back in the middle: pages follow the commit order (B6).
+    made = [decision(target, seconds=s) for s in (5, 6, 1, 2, 3)]
+    for d in made:
+        await store.write([InsertDecision(d)])
     newest = await store.find_decisions("alice", limit=2)
     assert [d.id for d in newest] == [made[4].id, made[3].id]
+    assert all(d.seq is not None for d in newest)
     await store.write([InsertDecision(decision(target, seconds=9))])  # arrives meanwhile
     last = newest[-1]
-    older = await store.find_decisions("alice", limit=10, before=(last.created_at, last.id))
-    assert [d.id for d in older] == [d.id for d in sorted(
-        made[:3], key=lambda d: (d.created_at, d.id), reverse=True)]
-    only = await store.find_decisions("alice", target, limit=1, before=(last.created_at, last.id))
+    assert last.seq is not None
+    older = await store.find_decisions("alice", limit=10, before=last.seq)
+    assert [d.id for d in older] == [made[2].id, made[1].id, made[0].id]
+    only = await store.find_decisions("alice", target, limit=1, before=last.seq)
     assert [d.id for d in only] == [older[0].id]
+    assert await store.find_decisions("bob", before=last.seq) == []
 
 
 async def test_c2_activity_logs_page_after_a_seq(store: Store) -> None:

@@ -112,6 +112,8 @@ async def test_history_queries_use_indexes(store: SQLiteStore, db: Path) -> None
         (sql.count_items(1, None), ("alice", "queued")),
         (sql.COUNT_BY_STATUS, ("alice",)),
         (sql.FIND_DECISIONS, ("alice", 10, 0)),
+        (sql.FIND_DECISIONS_BEFORE, ("alice", 50, 10, 0)),
+        (sql.FIND_ITEM_DECISIONS, ("mbx_1", "alice", 50, 50, 10, 0)),
         (sql.FIND_LOGS, ("act_1",)),
         (sql.find_activities(2), ("alice", "mbx_1", "mbx_2")),
     ]:

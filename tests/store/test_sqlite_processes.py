@@ -331,3 +331,62 @@ async def test_processes_creating_a_new_database_at_once_all_succeed(tmp_path: P
         assert await store.count_items(ItemQuery(agent_id="alice")) == 3
     finally:
         await store.close()
+
+
+# -- host lock: one hosting process per database file, by any name (issue 10 B4) -------
+
+
+HOST = """
+async def main():
+    from attn import Runtime
+    async with Runtime(SQLiteStore(DB)):
+        print(json.dumps({"hosting": True}), flush=True)
+        sys.stdin.readline()  # host until the parent says stop
+
+asyncio.run(main())
+"""
+
+TRY_RUNTIME_HOST = """
+async def main():
+    from attn import Runtime
+    try:
+        async with Runtime(SQLiteStore(DB)):
+            print(json.dumps({"hosted": True}))
+    except AttnError as exc:
+        print(json.dumps({"error": type(exc).__name__, "message": str(exc)}))
+
+asyncio.run(main())
+"""
+
+
+def test_a_second_host_through_a_symlink_or_hard_link_is_refused(tmp_path: Path) -> None:
+    """B4: the lock was keyed by the path as typed, so a symlink or a hard link to the
+    file let a second ``attn serve`` host the same agents (through a hard link,
+    with its own WAL, losing acknowledged writes)."""
+    db = tmp_path / "attn.db"
+    other_dir = tmp_path / "elsewhere"
+    other_dir.mkdir()
+    symlink = other_dir / "via-symlink.db"
+    holder = subprocess.Popen([sys.executable, "-c", PRELUDE + textwrap.dedent(HOST), str(db)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env=_env())
+    try:
+        assert holder.stdout is not None
+        assert json.loads(holder.stdout.readline()) == {"hosting": True}
+        symlink.symlink_to(db)
+        relative = os.path.relpath(db)
+        for name in (str(symlink), relative, str(tmp_path / "." / "attn.db")):
+            answer = run(TRY_RUNTIME_HOST, name)
+            assert answer["error"] == "RuntimeLocked", name
+            assert "another process already hosts" in answer["message"]
+        hard = other_dir / "via-hard-link.db"
+        os.link(db, hard)
+        for name in (str(hard), str(db)):
+            answer = run(TRY_RUNTIME_HOST, name)
+            assert answer["error"] in {"RuntimeLocked", "StoreError"}, name
+        assert run(TRY_RUNTIME_HOST, str(hard))["message"].count("hard links") == 1
+        hard.unlink()
+    finally:
+        holder.communicate("stop\n", timeout=60)
+    assert holder.returncode == 0
+    assert run(TRY_RUNTIME_HOST, str(symlink)) == {"hosted": True}  # released at exit

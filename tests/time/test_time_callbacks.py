@@ -238,6 +238,25 @@ async def test_time_08_a_late_reply_never_resolves_a_newer_callback(
     assert await runtime.store.find_callbacks("alice") == []
 
 
+async def test_time_08_every_late_reply_to_one_callback_is_stored(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    """B3: the second and later late replies were answered with the first late id."""
+    await runtime.add_agent("alice", Recorder(clock))
+    old = await runtime.time.await_reply("alice", "conv-1", timeout_s=60)
+    await clock.advance(61)
+    texts = ["yes", "yes", "no, wait: the other one"]  # same text twice: two replies
+    ids = [await runtime.time.deliver_reply("alice", old.id, text, sender_id="bob")
+           for text in texts]
+    await settle_all(runtime)
+    assert len(set(ids)) == 3 and None not in ids
+    late = await items(runtime.store, "alice", "system_event")
+    assert sorted(i.id for i in late) == sorted(ids)  # type: ignore[type-var]
+    assert sorted(i.content.rsplit("\n", 1)[1] for i in late) == sorted(texts)
+    assert all(i.payload["extra"]["late"] is True for i in late)
+    assert all(i.payload["extra"]["callbackId"] == old.id for i in late)
+
+
 async def test_replies_are_checked_and_scoped_per_agent(runtime: Runtime, clock: FakeClock
                                                         ) -> None:
     await runtime.add_agent("alice", Recorder(clock))

@@ -114,7 +114,7 @@ async def test_every_inbox_message_is_processed_once_in_sender_order(
     assert summary.decisions == {"pick": total - len(merged),
                                  **({"merge": len(merged)} if merged else {})}
     assert sum(sum(s.values()) for t in summary.items.values() for s in t.values()) == total
-    assert summary.latency_samples == total
+    assert summary.latency_samples == summary.completed  # merged items are never picked
     assert summary.latency_p50_s is not None and summary.latency_p99_s is not None
     assert 0 <= summary.latency_p50_s <= summary.latency_p99_s <= (summary.latency_max_s or 0)
     assert seen[-1] == ReplayProgress(total, total, total)
@@ -130,7 +130,9 @@ async def test_replaying_twice_into_one_database_never_duplicates(
             summary = await replay(trace, runtime)
             items = await _stored(runtime)
         assert summary.ok and summary.completed + summary.merged == len(items) == 60
-        assert summary.decisions == {"pick": 60}
+        # superseded idle pings are merged, how many depends on timing
+        assert summary.decisions == {"pick": summary.completed,
+                                     **({"merge": summary.merged} if summary.merged else {})}
 
 
 def _trace(*events: TraceEvent, types: tuple[ItemType, ...] = ()) -> Trace:

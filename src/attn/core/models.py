@@ -180,6 +180,10 @@ class Decision:
     created_at: datetime
     context: JSON = field(default_factory=dict)
     outcome: str | None = None
+    #: The store's commit order of decisions (None until stored): timelines and
+    #: their cursors follow it, never the wall-clock ``created_at``. Not part of
+    #: equality: the same decision read back from a store is equal to the one written.
+    seq: int | None = field(default=None, compare=False)
 
     def to_dict(self) -> JSON:
         return {

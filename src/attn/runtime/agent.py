@@ -23,7 +23,7 @@ from attn.core.events import (
     EventBus,
 )
 from attn.core.focus import Brain, Reply
-from attn.core.mailbox import Mailbox
+from attn.core.mailbox import Enqueued, Mailbox
 from attn.core.models import AttentionState, MailboxItem
 from attn.core.recovery import RecoveryReport, recover
 from attn.core.registry import TypeRegistry
@@ -114,7 +114,9 @@ class Agent:
             payload: JSON object; ``content`` holds the text.
             priority: 0 (critical) .. 4 (background); None for the type's default.
             metadata: JSON object about the sender (``senderId``, ``senderRole``…).
-            idempotency_key: a repeat with the same key returns the first item's id.
+            idempotency_key: names this request for good (per agent, across
+                restarts): a repeat stores nothing and returns the first item's
+                id (:meth:`enqueue_result` says it is a duplicate, and its state).
 
         Raises:
             UnknownItemType, InvalidPriority, InvalidInput, PayloadTooLarge,
@@ -123,6 +125,15 @@ class Agent:
         item = await self.mailbox.enqueue(source_type, payload, priority, metadata,
                                           idempotency_key)
         return item.id
+
+    async def enqueue_result(self, source_type: str, payload: object, priority: object = None,
+                             metadata: object = None, idempotency_key: object = None
+                             ) -> Enqueued:
+        """:meth:`enqueue`, answered with an :class:`~attn.core.mailbox.Enqueued`: for a
+        repeated key ``duplicate`` is True and ``item`` is the first item as stored
+        (``status``; ``reason`` when dropped). Raises what :meth:`enqueue` raises."""
+        return await self.mailbox.enqueue_result(source_type, payload, priority, metadata,
+                                                 idempotency_key)
 
     async def send_message(self, text: str, *, sender_id: str = "user",
                            sender_name: str | None = None, session_id: str | None = None,

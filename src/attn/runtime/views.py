@@ -195,7 +195,7 @@ async def decision_page(store: Store, agent_id: str, limit: int = DEFAULT_DECISI
                         offset: int = 0, cursor: str | None = None) -> dict[str, Any]:
     """See :meth:`attn.runtime.Agent.decision_page`."""
     check_page(limit, offset)
-    before = _time_id_cursor(cursor)
+    before = _seq_cursor(cursor, _MAX_SEQ)
     if before is not None and offset:
         raise InvalidInput("give cursor or offset, not both (cursor replaces offset)")
     found = await store.find_decisions(agent_id, None, limit + 1, offset, before)
@@ -205,8 +205,8 @@ async def decision_page(store: Store, agent_id: str, limit: int = DEFAULT_DECISI
     more = len(found) > limit or count < len(entries)
     last = page[count - 1] if page else None
     return {"decisions": entries[:count],
-            "nextCursor": _encode_time_id_cursor(last.created_at, last.id)
-            if more and last is not None else None}
+            "nextCursor": str(last.seq)
+            if more and last is not None and last.seq is not None else None}
 
 
 async def activity_log_page(store: Store, agent_id: str, activity_id: object,

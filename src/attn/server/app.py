@@ -34,7 +34,7 @@ import logging
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import FastAPI, Header, Query, Request
+from fastapi import FastAPI, Header, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -70,7 +70,7 @@ from attn.server.routes_agents import agents_router
 from attn.server.routes_control import control_router
 from attn.server.routes_meta import meta_router
 from attn.server.routes_time import time_router
-from attn.server.schemas import ChatBody, EnqueueBody
+from attn.server.schemas import ChatBody, EnqueueBody, EnqueuedView
 from attn.server.ui import install_ui
 from attn.version import attn_version
 
@@ -164,29 +164,39 @@ def create_app(
         "/api/agents/{name}/mailbox",
         status_code=202,
         tags=["mailbox"],
-        responses={429: {"model": ErrorBody, "description": "The mailbox is full "
-                         "(code mailbox_full); human chat is never refused."}},
+        response_model=None,
+        responses={
+            202: {"model": EnqueuedView, "description": "Committed: a new item."},
+            200: {"model": EnqueuedView, "description": "A repeated Idempotency-Key: "
+                  "nothing stored; the first item's id, status and reason."},
+            429: {"model": ErrorBody, "description": "The mailbox is full "
+                  "(code mailbox_full); human chat is never refused."}},
     )
     async def enqueue(
         name: str,
         body: EnqueueBody,
+        response: Response,
         idempotency_key: Annotated[
             str | None, Header(alias="Idempotency-Key", min_length=1, max_length=200)
         ] = None,
     ) -> dict[str, Any]:
-        """Enqueue one item; answers 202 with its id once it is committed.
+        """Enqueue one item; answers 202 once it is committed.
 
-        A repeated request with the same ``Idempotency-Key`` returns the first item's id.
+        The key names the request for good (per agent, across restarts): a
+        repeat stores nothing and is answered 200 with ``duplicate: true`` and
+        the first item's ``status`` and ``reason``.
         """
         agent = runtime.get_agent(name)
-        item_id = await agent.enqueue(
+        result = await agent.enqueue_result(
             body.source_type,
             body.payload,
             priority=body.priority,
             metadata=body.metadata,
             idempotency_key=strip_ows(idempotency_key) if idempotency_key else None,
         )
-        return {"id": item_id}
+        if result.duplicate:
+            response.status_code = 200
+        return result.to_dict()
 
     @app.get("/api/agents/{name}/mailbox", tags=["mailbox"])
     async def mailbox(

@@ -6,8 +6,9 @@ enqueueing. :class:`EnqueueFastPath` is an ASGI middleware that serves the
 ordinary request itself: a JSON object body with ``Content-Type:
 application/json``, no query string, a known agent. It decodes and validates
 the body exactly as the route does (``json.loads``, then
-:class:`~attn.server.schemas.EnqueueBody`), enqueues, and answers 202 with the
-item id once it is committed.
+:class:`~attn.server.schemas.EnqueueBody`), enqueues, and answers as the route
+does (:class:`~attn.server.schemas.EnqueuedView`: 202 for a new item, 200 for a
+repeated ``Idempotency-Key``) once it is committed.
 
 Every other request, and any request the fast path cannot accept as it is
 (a bad body, a malformed header, an unknown agent), goes on to the FastAPI route
@@ -81,7 +82,7 @@ class EnqueueFastPath:
             await self.app(scope, _replay(raw, receive), send)
             return
         try:
-            item_id = await agent.enqueue(
+            result = await agent.enqueue_result(
                 body.source_type,
                 body.payload,
                 priority=body.priority,
@@ -92,10 +93,12 @@ class EnqueueFastPath:
             await attn_error_response(exc, echoed=[name])(scope, receive, send)
             return
         self.served += 1
-        content = b'{"id":' + json.dumps(item_id).encode() + b"}"
+        # The route's answer (EnqueuedView), byte for byte.
+        content = json.dumps(result.to_dict(), ensure_ascii=False,
+                             separators=(",", ":")).encode("utf-8")
         await send({
             "type": "http.response.start",
-            "status": 202,
+            "status": 200 if result.duplicate else 202,
             "headers": [*_HEADERS, (b"content-length", str(len(content)).encode())],
         })
         await send({"type": "http.response.body", "body": content})

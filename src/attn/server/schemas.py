@@ -55,6 +55,24 @@ class EnqueueBody(_Body):
     _finite = field_validator("payload", "metadata")(check_json)
 
 
+class EnqueuedView(BaseModel):
+    """The answer to ``POST /api/agents/{name}/mailbox``, on the fast path and the route.
+
+    202 for a new item (``duplicate`` false, ``status`` queued). When the new
+    item was merged into one already queued or processing (enqueue-time dedup,
+    a superseding notice), ``merged`` is true and ``id`` is that survivor's. 200 for a repeated
+    ``Idempotency-Key``: nothing was stored, ``id`` is the first item's and
+    ``status`` / ``reason`` say what became of it (a ``dropped`` status means
+    it will not be processed: enqueue again with a new key to retry).
+    """
+
+    id: str
+    duplicate: bool
+    merged: bool
+    status: str
+    reason: str | None
+
+
 class ChatBody(_Body):
     """``POST /api/agents/{name}/chat``: send a message and wait for the reply.
 

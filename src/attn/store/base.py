@@ -119,13 +119,16 @@ class UpdateCallback:
     """Set columns (:data:`CALLBACK_UPDATE_FIELDS`) of one agent's callback.
 
     ``only_if_status``: apply only when the stored status is one of these
-    (``"pending"``, ``"claimed"``, ``"resolved"``). Result: True when a row changed.
+    (``"pending"``, ``"claimed"``, ``"resolved"``). ``only_if_due_at``: apply
+    only when the stored ``due_at`` is this instant (a compare-and-set, so two
+    runtimes moving one due time move it once). Result: True when a row changed.
     """
 
     callback_id: str
     agent_id: str
     values: dict[str, Any]
     only_if_status: tuple[str, ...] | None = None
+    only_if_due_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,10 +293,11 @@ class Store(Protocol):
 
     async def find_decisions(
         self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
-        before: tuple[datetime, str] | None = None,
+        before: int | None = None,
     ) -> list[Decision]:
-        """Decisions, newest first (``created_at``, then id); only those for ``item_id``
-        when given. ``before``: only decisions older than this ``(created_at, id)``."""
+        """Decisions, newest commit first (the store's ``seq``, never the wall-clock
+        ``created_at``, which jumps with the clock); only those for ``item_id`` when
+        given; only those committed before the decision of seq ``before`` when given."""
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
         """Activities linked to the given items."""

@@ -129,6 +129,8 @@ class MemoryStore:
             elif isinstance(op, UpdateCallback):
                 _check_callback_values(op.callback_id, op.values)
                 _check_statuses(op.callback_id, op.only_if_status)
+                if op.only_if_due_at is not None:
+                    _check_aware(op.only_if_due_at, f"pending callback {op.callback_id!r} guard")
             elif isinstance(op, DeleteCallback):
                 _check_statuses(op.callback_id, op.only_if_status)
             elif isinstance(op, PutAgentSetting):
@@ -161,7 +163,7 @@ class MemoryStore:
                 setattr(current, name, dict(value) if isinstance(value, dict) else value)
             return True
         if isinstance(op, InsertDecision):
-            self._decisions.append(op.decision)
+            self._decisions.append(replace(op.decision, seq=len(self._decisions) + 1))
             return None
         if isinstance(op, InsertActivity):
             self._activities[op.activity.id] = replace(op.activity)
@@ -187,6 +189,8 @@ class MemoryStore:
             if found is None or found.agent_id != op.agent_id:
                 return False
             if op.only_if_status is not None and found.status not in op.only_if_status:
+                return False
+            if op.only_if_due_at is not None and found.due_at != op.only_if_due_at:
                 return False
             values = dict(op.values)
             if "status" in values:
@@ -282,14 +286,12 @@ class MemoryStore:
 
     async def find_decisions(
         self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
-        before: tuple[datetime, str] | None = None,
+        before: int | None = None,
     ) -> list[Decision]:
         self._check()
-        found = sorted(
-            (d for d in self._decisions
-             if d.agent_id == agent_id and (item_id is None or d.item_id == item_id)
-             and (before is None or (d.created_at, d.id) < before)),
-            key=lambda d: (d.created_at, d.id), reverse=True)
+        found = [d for d in reversed(self._decisions)
+                 if d.agent_id == agent_id and (item_id is None or d.item_id == item_id)
+                 and (before is None or (d.seq or 0) < before)]
         return found[offset : offset + limit]
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:

@@ -50,7 +50,9 @@ mailbox_items = sa.Table(
 agent_decisions = sa.Table(
     "agent_decisions",
     metadata,
-    sa.Column("id", sa.Text(), primary_key=True),
+    # Commit order: timelines are ordered by it, never by the wall clock (0003).
+    sa.Column("seq", RowKey, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.Text(), nullable=False, unique=True),
     sa.Column("agent_id", sa.Text(), nullable=False),
     sa.Column("decision_type", sa.Text(), nullable=False),
     sa.Column("mailbox_item_id", sa.Text(), nullable=False),
@@ -58,8 +60,8 @@ agent_decisions = sa.Table(
     sa.Column("reasoning", sa.Text(), nullable=False, server_default=""),
     sa.Column("outcome", sa.Text()),
     sa.Column("created_at", Instant, nullable=False),
-    sa.Index("idx_decisions_agent", "agent_id", "created_at"),
-    sa.Index("idx_decisions_mailbox_item", "mailbox_item_id"),
+    sa.Index("idx_decisions_agent", "agent_id", "seq"),
+    sa.Index("idx_decisions_mailbox_item", "mailbox_item_id", "seq"),
 )
 
 agent_activities = sa.Table(

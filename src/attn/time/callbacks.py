@@ -214,8 +214,10 @@ class CallbackRegistry:
                    callback_type: CallbackType | str) -> str | None:
         """Record a result whose callback had timed out or was already resolved (TIME-08).
 
-        It becomes its own ``system_event`` (extra ``late: true``), at most one
-        per callback id; it never resolves another callback.
+        Every late result becomes its own ``system_event`` (extra ``late:
+        true``): a second or third late reply to one callback is stored too
+        (no idempotency key: the callback id names the callback, not the
+        reply). It never resolves another callback.
 
         Returns:
             The late item's id, or None when it could not be enqueued.
@@ -235,7 +237,7 @@ class CallbackRegistry:
         keeper.emit(agent_id, events.LATE_RESULT,
                     {"callbackId": callback_id, "callbackType": str(callback_type)})
         keeper.background.settle(callback_id, delivery)
-        return await self._enqueue(agent_id, delivery, f"late:{callback_id}", retry=None)
+        return await self._enqueue(agent_id, delivery, None, retry=None)
 
     async def expire_timed_out(self, agent_id: str, now: datetime) -> list[PendingCallback]:
         """Remove this agent's pending callbacks whose timeout has passed, and return them.
@@ -286,7 +288,7 @@ class CallbackRegistry:
             "metadata": metadata,
         }
 
-    async def _enqueue(self, agent_id: str, delivery: JSON, key: str,
+    async def _enqueue(self, agent_id: str, delivery: JSON, key: str | None,
                        retry: str | None) -> str | None:
         keeper = self._keeper
         try:
@@ -294,7 +296,8 @@ class CallbackRegistry:
             return await agent.enqueue(delivery["sourceType"], delivery["payload"],
                                        metadata=delivery["metadata"], idempotency_key=key)
         except (MailboxFull, AgentNotRunning) as exc:
-            log.warning("cannot deliver %s to %s yet (%s); retrying in %s s", key, agent_id,
+            log.warning("cannot deliver %s to %s yet (%s); retrying in %s s",
+                        key or delivery["payload"].get("summary"), agent_id,
                         exc.code, keeper.config.busy_retry_s)
             if retry is not None:
                 keeper.scheduler.schedule((_REDELIVER, agent_id, retry),

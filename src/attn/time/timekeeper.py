@@ -212,6 +212,7 @@ class Timekeeper:
         for _ in range(_MAX_ROUNDS):
             self._again = False
             self.sweeps += 1
+            await self._run_step(self.wakeups.follow_jump(), "clock jump")  # before claims
             now = self.clock.now()
             due = self.scheduler.pop_due(now)
             wakeups = False

@@ -11,6 +11,19 @@ A wakeup found more than ``missed_after_s`` late (the runtime was down) fires
 once as a catch-up however many occurrences were missed, or is recorded as
 missed, per :attr:`TimeConfig.catch_up`; it is never silently moved on.
 
+Time rule. A due time is stored as a wall-clock instant (so it survives
+restarts and other runtimes on the database see it), but what this process
+schedules runs on the monotonic clock: "in 600 s" fires after 600 s of
+elapsed time even when the wall clock jumps meanwhile. When a sweep notices
+a jump, the stored due time of every relative wakeup it follows is moved by
+the jump (a compare-and-set, so runtimes sharing the database move it once),
+so the store keeps agreeing with the timer and a restart keeps the remaining
+delay. A wakeup asked for at an absolute time (``at``) keeps its wall-clock
+instant: it fires when the wall clock reads it. A jump while no runtime runs
+cannot be noticed; stored instants then rule. Each occurrence is delivered
+under the idempotency key ``cb:<id>:<occurrence number>``, so an occurrence
+that falls on an instant already used (the clock went back) is still new.
+
 Spec: 000 §11.3 (schedule_wakeup, wakeup sweep); acceptance TIME-03, TIME-04, TIME-06.
 """
 
@@ -25,7 +38,7 @@ from typing import TYPE_CHECKING
 from attn.core.models import DecisionType, ItemStatus
 from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
 from attn.limits import is_finite_number
-from attn.store.base import DeleteCallback, InsertItem, UpdateCallback
+from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
 from attn.time import events
 from attn.time.callbacks import SENDER, check_text
 from attn.time.config import CatchUp
@@ -37,6 +50,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("attn.time")
 
 WAKEUP = "wakeup"
+#: ``data`` keys of a stored wakeup: its anchor (``"wall"`` for one asked for at an
+#: absolute time) and how many occurrences were delivered.
+ANCHOR = "anchor"
+FIRED = "fired"
 
 
 def parse_instant(value: object, what: str) -> datetime:
@@ -153,11 +170,13 @@ class Wakeups:
         except ValueError:
             raise InvalidInput(f"delivery_mode must be 'mailbox' or 'in_session', got "
                                f"{delivery_mode!r}") from None
+        wall = at is not None
         callback = await keeper.callbacks.register(
             agent_id, CallbackType.WAKEUP, delivery_mode=mode,
             origin_session_id=origin_session_id, note=check_text(note, "note"),
-            due_at=due.astimezone(now.tzinfo), recurring_s=recurring)
-        keeper.scheduler.schedule((WAKEUP, callback.id), due)
+            due_at=due.astimezone(now.tzinfo), recurring_s=recurring,
+            data={ANCHOR: "wall"} if wall else None)
+        keeper.scheduler.schedule((WAKEUP, callback.id), due, wall=wall)
         return callback
 
     async def cancel(self, agent_id: str, wakeup_id: object) -> PendingCallback:
@@ -182,10 +201,50 @@ class Wakeups:
             return
         keeper = self._keeper
         when = callback.due_at
+        wall = callback.data.get(ANCHOR) == "wall"
         if callback.status == CallbackStatus.CLAIMED and not hosting:
             claimed_at = callback.claimed_at or keeper.clock.now()
             when = claimed_at + timedelta(seconds=keeper.config.claim_lease_s)
-        keeper.scheduler.schedule((WAKEUP, callback.id), when)
+            wall = False
+        keeper.scheduler.schedule((WAKEUP, callback.id), when, wall=wall)
+
+    async def follow_jump(self) -> float:
+        """Notice a jump of the wall clock and :meth:`rebase` the stored due times.
+
+        Returns:
+            The jump in seconds (negative: back), 0.0 when there was none.
+        """
+        jump_s = self._keeper.scheduler.check_jump()
+        if jump_s:
+            log.warning("the wall clock jumped %+.3f s; wakeups keep their remaining delay "
+                        "(those set for an absolute time keep it)", jump_s)
+            await self.rebase(jump_s)
+        return jump_s
+
+    async def rebase(self, jump_s: float) -> int:
+        """Move the stored due time of each relative wakeup on this runtime's timer by
+        ``jump_s`` seconds, so it keeps its remaining delay; return how many moved.
+
+        Only a row still at the due time this timer had before the jump is moved,
+        with a compare-and-set: another runtime that follows the same wakeup and
+        moved it first is not added to.
+        """
+        keeper = self._keeper
+        ops: list[WriteOp] = []
+        for agent_id in keeper.hosted():
+            for callback in await keeper.store.find_callbacks(agent_id, [WAKEUP]):
+                key = (WAKEUP, callback.id)
+                due, ours = callback.due_at, keeper.scheduler.due_at(key)
+                if (due is None or ours is None or callback.status != CallbackStatus.PENDING
+                        or callback.data.get(ANCHOR) == "wall"):
+                    continue
+                if abs(due.timestamp() - (ours - jump_s)) > 1.0:
+                    continue  # moved already, or not the time this timer follows
+                ops.append(UpdateCallback(
+                    callback.id, agent_id, {"due_at": due + timedelta(seconds=jump_s)},
+                    (CallbackStatus.PENDING,), only_if_due_at=due))
+        results = await keeper.store.write(ops) if ops else []
+        return sum(1 for moved in results if moved)
 
     async def sweep(self, now: datetime, *, reclaim_before: datetime | None = None) -> int:
         """Claim and fire every due wakeup of the hosted agents; return how many fired.
@@ -231,7 +290,8 @@ class Wakeups:
         extra = {"dueAt": due.isoformat(), "firedAt": now.isoformat(), "catchUp": missed,
                  "missedFires": occurrences if missed else 0,
                  "recurringS": callback.recurring_s}
-        key = f"cb:{callback.id}:{due.isoformat()}"
+        occurrence = callback.data.get(FIRED, 0)
+        key = f"cb:{callback.id}:{occurrence if isinstance(occurrence, int) else 0}"
         try:
             if missed and config.catch_up == CatchUp.RECORD_MISSED:
                 await self._record_missed(callback, now, late_s, occurrences, key)
@@ -254,10 +314,13 @@ class Wakeups:
         self.fired += 1
         if callback.recurring_s:
             next_due = now + timedelta(seconds=callback.recurring_s)
+            # Re-armed by interval: relative from now on, one occurrence further.
+            data = {k: v for k, v in callback.data.items() if k != ANCHOR}
+            data[FIRED] = (occurrence if isinstance(occurrence, int) else 0) + 1
             [rearmed] = await keeper.store.write([UpdateCallback(
                 callback.id, callback.agent_id,
                 {"status": CallbackStatus.PENDING, "due_at": next_due, "claimed_by": None,
-                 "claimed_at": None},
+                 "claimed_at": None, "data": data},
                 (CallbackStatus.CLAIMED,))])
             if rearmed:
                 keeper.scheduler.schedule((WAKEUP, callback.id), next_due)

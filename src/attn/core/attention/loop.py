@@ -2,9 +2,12 @@
 
 Event-driven, no polling: an idle agent has no task and no timer. An enqueue
 starts a drain task that picks items until the queue is empty; each item runs
-in its own brain task under a backstop. Commits are write-behind and batched:
-the outcome of one item and the claim of the next are written in one
-transaction, and the claim is committed before the brain starts.
+in its own brain task under a backstop. Commits are batched: the outcome of one
+item and the claim of the next are written in one transaction, and the brain
+starts only after that transaction is committed, so a crash at the brain's first
+step finds the item ``processing`` (with its pick decision) and recovery
+redelivers it with attempt + 1 and ``redelivered`` set. Outcomes that start no
+brain (informational updates, the last item of a drain) stay write-behind.
 
 Due deferred items resurface at the top of every cycle (not only when the
 queue is empty), each in its own place; preempted work waits only until the
@@ -34,8 +37,6 @@ from attn.ids import new_id
 from attn.store.base import InsertActivity
 
 log = logging.getLogger("attn.attention")
-#: Most write-behind commits one agent may have in flight before it waits.
-_MAX_IN_FLIGHT = 64
 
 
 class ControllerLoop(ControllerOutcomes, ControllerMerging):
@@ -102,23 +103,27 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         if mailbox.depth:
             self._kick()
 
-    def _submit(self, batch: _Batch) -> None:
+    def _submit(self, batch: _Batch, *, awaited: bool = False) -> None:
         """Write-behind: start the commit; run ``after`` callbacks once it is durable.
 
         Successive submissions commit in order, so the store never shows two
         items of this agent processing. Callers waiting on a reply are answered
-        only after the commit that completed their item.
+        only after the commit that completed their item. ``awaited``: the
+        caller waits for this commit (a claim), so the store commits it at once
+        instead of letting more write-behind calls join it first.
         """
         if not batch.ops:
             for callback in batch.after:
                 callback()
             return
-        future = self.mailbox.submit(batch.ops)
+        future: asyncio.Future[Any] = (
+            asyncio.ensure_future(self.mailbox.commit(batch.ops)) if awaited
+            else self.mailbox.submit(batch.ops))
         after = batch.after
         future.add_done_callback(lambda f: self._committed(f, after))
         self._pending.append(future)
 
-    def _committed(self, future: asyncio.Future[list[Any]], after: list[Callable[[], None]]
+    def _committed(self, future: asyncio.Future[Any], after: list[Callable[[], None]]
                    ) -> None:
         if future.cancelled() or future.exception() is not None:
             log.error("write of agent %s failed", self.agent_id,
@@ -189,8 +194,11 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         attempt.siblings = selection.siblings
         attempt.batch_context = selection.batch_context
         attempt.stream_listener = self._stream_listeners.get(item.id)
-        self._submit(batch)
-        await self._settle_writes(_MAX_IN_FLIGHT)
+        # The claim is durable before the brain's first step (a brain with side
+        # effects can rely on ``redelivered`` after a crash); group commit shares
+        # the transaction with other agents' writes.
+        self._submit(batch, awaited=True)
+        await self._settle_writes(0)
         self._set_state(AttentionState.FOCUSED, new_focus=True)
         focus = Focus(attempt)
         result, error = await self._run(attempt, focus)

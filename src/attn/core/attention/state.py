@@ -66,7 +66,7 @@ class ControllerState:
     #: Resurface timer of the earliest timed deferred item, while idle.
     _timer: TimerHandle | None
     #: Submitted write-behind commits, oldest first.
-    _pending: deque[asyncio.Future[list[Any]]]
+    _pending: deque[asyncio.Future[Any]]
     _announced_focus: str | None
     _uses_marker: bool
 

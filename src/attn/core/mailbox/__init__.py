@@ -21,7 +21,8 @@ Spec: 000 §3 (types), §6.5 (lifecycle), §14 (merge text rules), §22 (resurfa
 DESIGN.md invariants 1, 2, 4, 8, 10.
 """
 
+from attn.core.mailbox.enqueue import Enqueued
 from attn.core.mailbox.mailbox import Mailbox
 from attn.core.mailbox.merge import MERGE_SEPARATOR, merge_payload
 
-__all__ = ["MERGE_SEPARATOR", "Mailbox", "merge_payload"]
+__all__ = ["MERGE_SEPARATOR", "Enqueued", "Mailbox", "merge_payload"]

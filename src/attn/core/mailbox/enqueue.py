@@ -5,11 +5,22 @@ for without changing anything (invariant 10); :meth:`MailboxEnqueue.insert`
 commits the item, or merges it into the queued item with the same merge key
 (enqueue-time dedup), before the caller is answered (invariant 2).
 
+An idempotency key names one enqueue request of one agent, for as long as the
+item is stored (attn never deletes items, so across restarts too). A repeat
+of the key creates nothing and is answered as a duplicate
+(:class:`Enqueued` with ``duplicate`` set) together with the first item's
+state: queued, processing, completed, or dropped with its reason. A repeat
+is never silently accepted in place of work that will not happen. The
+payload of a repeat is not compared: the key alone identifies the request.
+
 Spec: 000 §3 (types and default priorities), §14 (enqueue-time dedup), §17
 (capacity); DESIGN.md invariants 2, 8 and 10.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from attn.core.events import NEW_ITEM
 from attn.core.mailbox.merge import check_supersede_key
@@ -23,6 +34,42 @@ from attn.limits import check_json
 from attn.store.base import InsertItem, WriteOp
 
 _MAX_KEY_LEN = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Enqueued:
+    """The answer to one enqueue: the item, and whether the request was a repeat.
+
+    Attributes:
+        item: the new item (status queued), the queued item it was merged into
+            (enqueue-time dedup), or, for a duplicate, the first item enqueued
+            with the same idempotency key as it is stored now.
+        duplicate: True when the idempotency key was used before by this
+            agent: nothing new was stored, and ``item`` says what became of the
+            first request (``status``, ``reason``).
+        merged: True when the new item was stored as merged into ``item``, an
+            item already queued or processing (enqueue-time dedup, a superseding
+            notice restating the focus): ``id`` is then the survivor's.
+    """
+
+    item: MailboxItem
+    duplicate: bool = False
+    merged: bool = False
+
+    @property
+    def id(self) -> str:
+        """The item's id."""
+        return self.item.id
+
+    @property
+    def status(self) -> ItemStatus:
+        """The item's status when the answer was made."""
+        return self.item.status
+
+    def to_dict(self) -> dict[str, Any]:
+        """The HTTP answer (000 §5): ``{id, duplicate, merged, status, reason}``."""
+        return {"id": self.item.id, "duplicate": self.duplicate, "merged": self.merged,
+                "status": str(self.item.status), "reason": self.item.reason}
 
 
 class MailboxEnqueue(MailboxSupersede):
@@ -131,11 +178,29 @@ class MailboxEnqueue(MailboxSupersede):
     ) -> MailboxItem:
         """Validate, store and queue one item; return it after commit.
 
-        With an ``idempotency_key`` this agent has seen before, nothing new is
-        stored and the first item is returned, even when the mailbox is full
-        now (a retry of an accepted enqueue is not refused). Raises what
-        :meth:`build_item` raises, and :class:`~attn.errors.StoreError` if the
-        write fails.
+        The item of :meth:`enqueue_result`; a duplicate returns the first item.
+        """
+        return (await self.enqueue_result(source_type, payload, priority, metadata,
+                                          idempotency_key)).item
+
+    async def enqueue_result(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> Enqueued:
+        """Validate, store and queue one item; answer after commit.
+
+        With an ``idempotency_key`` this agent has used before, nothing new is
+        stored and the answer is a duplicate carrying the first item as stored,
+        even when the mailbox is full now (a retry of an accepted enqueue is not
+        refused).
+
+        Raises:
+            What :meth:`build_item` raises, and :class:`~attn.errors.StoreError`
+            if the write fails.
         """
         try:
             item = self.build_item(source_type, payload, priority, metadata, idempotency_key)
@@ -143,18 +208,27 @@ class MailboxEnqueue(MailboxSupersede):
             if isinstance(idempotency_key, str):
                 first = await self._store.get_item_by_key(self.agent_id, idempotency_key)
                 if first is not None:
-                    return first
+                    return Enqueued(first, duplicate=True)
             raise
-        return await self.insert(item)
+        return await self.insert_result(item)
 
     async def insert(self, item: MailboxItem) -> MailboxItem:
         """Store and queue an item made by :meth:`build_item`; return it after commit.
 
+        The item of :meth:`insert_result`.
+        """
+        return (await self.insert_result(item)).item
+
+    async def insert_result(self, item: MailboxItem) -> Enqueued:
+        """Store and queue an item made by :meth:`build_item`; answer after commit.
+
         A comment or channel message whose task, requirement or channel has a
-        queued item is merged into it instead (000 §14): the returned item is
+        queued item is merged into it instead (000 §14): the answer's item is
         that survivor, holding both texts; the new item is stored as merged.
         A superseding notice replaces the older queued one of its group, or is
         stored as merged into the processing item it restates (CORE-76).
+        An idempotency key used before stores nothing: the answer is a
+        duplicate with the first item as stored.
         """
         cached = self._encoded
         encoded = cached[1] if cached is not None and cached[0] == item.id else None
@@ -162,10 +236,12 @@ class MailboxEnqueue(MailboxSupersede):
         self.last_arrival_at = self._clock.monotonic()
         target = self.merge_target(item.source_type, item.payload, item.idempotency_key)
         if target is not None:
-            return await self._merge_on_enqueue(item, target, encoded)
+            return Enqueued(await self._merge_on_enqueue(item, target, encoded), merged=True)
         focus = self.superseded_focus(item)
         if focus is not None:
-            return await self.collapse_into_focus(item, focus, encoded)
+            stored = await self.collapse_into_focus(item, focus, encoded)
+            # Anything but the focus is the first item of a repeated idempotency key.
+            return Enqueued(stored, duplicate=stored is not focus, merged=stored is focus)
         older = self.supersede_target(item)
         self._reserved += 1
         try:
@@ -174,7 +250,7 @@ class MailboxEnqueue(MailboxSupersede):
             self._reserved -= 1
         stored, created = results[0]
         if not created:
-            return stored  # type: ignore[no-any-return]
+            return Enqueued(stored, duplicate=True)
         item.seq = stored.seq
         self.counters["enqueued"] += 1
         self._push(item)
@@ -183,7 +259,7 @@ class MailboxEnqueue(MailboxSupersede):
         if self.on_new_item is not None:
             self.on_new_item(item)
         await self.supersede_older(item, older)
-        return item
+        return Enqueued(item)
 
     async def _merge_on_enqueue(self, item: MailboxItem, target: MailboxItem,
                                 encoded: tuple[str, str] | None) -> MailboxItem:

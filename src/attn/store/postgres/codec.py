@@ -226,6 +226,7 @@ def row_to_decision(row: Record) -> Decision:
         created_at=row["created_at"],
         context=load_stored_object(row["context"]),
         outcome=row["outcome"],
+        seq=row["seq"],
     )
 
 

@@ -139,6 +139,9 @@ def _update_callback(op: UpdateCallback) -> Step:
         statuses = [codec.encode_callback_column("status", s, what) for s in op.only_if_status]
         sql += f" AND status = ANY(${len(args) + 1}::text[])"
         args = (*args, statuses)
+    if op.only_if_due_at is not None:
+        sql += f" AND due_at = ${len(args) + 1}"
+        args = (*args, codec.encode_callback_column("due_at", op.only_if_due_at, what))
     return Step("update", sql, True, args)
 
 

@@ -100,14 +100,14 @@ RETURNING m.seq, {", ".join("m." + c.strip() for c in ITEM_COLUMNS.split(","))}
 FIND_DECISIONS = """
 SELECT * FROM agent_decisions
 WHERE agent_id = $1 AND ($2::text IS NULL OR mailbox_item_id = $2)
-  AND ($5::timestamptz IS NULL OR (created_at, id) < ($5, $6::text))
-ORDER BY created_at DESC, id DESC
+  AND ($5::bigint IS NULL OR seq < $5)
+ORDER BY seq DESC
 LIMIT $3 OFFSET $4
 """
 FIND_ITEM_DECISIONS = """
 SELECT * FROM agent_decisions
 WHERE agent_id = $1 AND mailbox_item_id = ANY($2::text[])
-ORDER BY created_at, id
+ORDER BY seq
 """
 
 FIND_ACTIVITIES = """

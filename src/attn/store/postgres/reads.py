@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, TypeAlias
 
 import asyncpg
@@ -105,11 +104,10 @@ class PostgresReads(ABC):
 
     async def find_decisions(
         self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
-        before: tuple[datetime, str] | None = None,
+        before: int | None = None,
     ) -> list[Decision]:
-        at, decision_id = before if before is not None else (None, None)
         rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset,
-                                 at, decision_id)
+                                 before)
         return [codec.row_to_decision(row) for row in rows]
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:

@@ -215,7 +215,7 @@ def decode_item(row: Row) -> MailboxItem:
 
 def decode_decision(row: Row) -> Decision:
     """A :class:`Decision` from a row of :data:`sql.DECISION_COLUMNS`."""
-    id_, agent_id, decision_type, item_id, reasoning, created_at, context, outcome = row
+    id_, agent_id, decision_type, item_id, reasoning, created_at, context, outcome, seq = row
     return Decision(
         id_,
         agent_id,
@@ -225,6 +225,7 @@ def decode_decision(row: Row) -> Decision:
         _from_iso(created_at),
         _object_decode(context),
         outcome,
+        seq,
     )
 
 
@@ -543,7 +544,10 @@ def _update_callback(op: UpdateCallback) -> Run:
     guard = op.only_if_status
     if guard is not None:
         params.extend(_callback_status(s) for s in guard)
-    statement = sql.update_callback(tuple(op.values), None if guard is None else len(guard))
+    if op.only_if_due_at is not None:
+        params.append(_CALLBACK_ENCODERS["due_at"](op.only_if_due_at))
+    statement = sql.update_callback(tuple(op.values), None if guard is None else len(guard),
+                                    op.only_if_due_at is not None)
 
     def update(cur: sqlite3.Cursor) -> bool:
         return cur.execute(statement, params).rowcount > 0

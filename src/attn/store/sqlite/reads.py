@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
@@ -123,8 +122,7 @@ def read_timeline(query: ItemQuery, queue_limit: int) -> Read[Timeline]:
         if len(page) > IN_CHUNK:
             found.sort(key=lambda a: a.started_at)
         return Timeline(_items(queued), _items(page), _first_int(total), _counts(by_status),
-                        _counts(by_type), sorted(_decisions(decisions),
-                                                 key=lambda d: (d.created_at, d.id)), found)
+                        _counts(by_type), sorted(_decisions(decisions), key=_by_seq), found)
 
     return Read(run, finish)
 
@@ -145,26 +143,27 @@ def load_queue(agent_id: str) -> Read[list[MailboxItem]]:
 
 
 def find_decisions(
-    agent_id: str, item_id: str | None, limit: int, offset: int,
-    before: tuple[datetime, str] | None = None,
+    agent_id: str, item_id: str | None, limit: int, offset: int, before: int | None = None,
 ) -> Read[list[Decision]]:
-    """Decisions newest first; only those of ``item_id`` when given, only those
-    older than ``before`` (``(created_at, id)``) when given.
+    """Decisions newest commit first; only those of ``item_id`` when given, only
+    those committed before the decision of seq ``before`` when given.
 
     Raises:
         InvalidInput: a negative limit or offset.
     """
     _check_page(limit, offset)
-    if before is not None:
-        at, decision_id = before
-        run = _fetch_all(sql.FIND_DECISIONS_BEFORE, (agent_id, item_id, item_id,
-                                                     codec.encode_instant(at), decision_id,
-                                                     limit, offset))
-    elif item_id is None:
-        run = _fetch_all(sql.FIND_DECISIONS, (agent_id, limit, offset))
+    if item_id is not None:
+        run = _fetch_all(sql.FIND_ITEM_DECISIONS, (item_id, agent_id, before, before,
+                                                   limit, offset))
+    elif before is not None:
+        run = _fetch_all(sql.FIND_DECISIONS_BEFORE, (agent_id, before, limit, offset))
     else:
-        run = _fetch_all(sql.FIND_ITEM_DECISIONS, (agent_id, item_id, limit, offset))
+        run = _fetch_all(sql.FIND_DECISIONS, (agent_id, limit, offset))
     return Read(run, _decisions)
+
+
+def _by_seq(decision: Decision) -> int:
+    return decision.seq or 0
 
 
 def _decisions(rows: Rows) -> list[Decision]:

@@ -73,22 +73,24 @@ INSERT INTO agent_decisions
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 """
 DECISION_COLUMNS = (
-    "id, agent_id, decision_type, mailbox_item_id, reasoning, created_at, context, outcome"
+    "id, agent_id, decision_type, mailbox_item_id, reasoning, created_at, context, outcome, seq"
 )
-# rowid breaks ties between decisions made in the same microsecond: newest insert first.
-# Newest first by (created_at, id): the key a page's cursor continues from.
+# Newest commit first (seq), whatever the wall clock said (created_at may jump back);
+# seq is also the key a page's cursor continues from.
+# Each variant has its own text so the planner walks idx_decisions_agent (agent_id, seq)
+# or idx_decisions_mailbox_item (mailbox_item_id, seq) from the cursor on.
 FIND_DECISIONS = f"""
 SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ?
-ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
-"""
-FIND_ITEM_DECISIONS = f"""
-SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ? AND mailbox_item_id = ?
-ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
+ORDER BY seq DESC LIMIT ? OFFSET ?
 """
 FIND_DECISIONS_BEFORE = f"""
+SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ? AND seq < ?
+ORDER BY seq DESC LIMIT ? OFFSET ?
+"""
+FIND_ITEM_DECISIONS = f"""
 SELECT {DECISION_COLUMNS} FROM agent_decisions
-WHERE agent_id = ? AND (? IS NULL OR mailbox_item_id = ?) AND (created_at, id) < (?, ?)
-ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
+WHERE mailbox_item_id = ? AND agent_id = ? AND (? IS NULL OR seq < ?)
+ORDER BY seq DESC LIMIT ? OFFSET ?
 """
 
 INSERT_ACTIVITY = """
@@ -125,7 +127,7 @@ def find_item_decisions(n_items: int) -> str:
     marks = ", ".join("?" * n_items)
     return (
         f"SELECT {DECISION_COLUMNS} FROM agent_decisions"
-        f" WHERE agent_id = ? AND mailbox_item_id IN ({marks}) ORDER BY created_at, id"
+        f" WHERE agent_id = ? AND mailbox_item_id IN ({marks}) ORDER BY seq"
     )
 
 
@@ -237,11 +239,15 @@ GET_SETTINGS = "SELECT name, value FROM agent_settings WHERE agent_id = ? ORDER 
 
 
 @lru_cache(maxsize=256)
-def update_callback(columns: tuple[str, ...], n_guard: int | None) -> str:
+def update_callback(columns: tuple[str, ...], n_guard: int | None,
+                    due_guard: bool = False) -> str:
     """``UPDATE pending_callbacks SET columns… WHERE id = ? AND agent_id = ?`` plus an
-    optional status guard. Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""
+    optional status guard and ``due_at`` guard (in that order of parameters).
+    Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""
     sets = ", ".join(f"{c} = ?" for c in columns) if columns else "id = id"
     sql = f"UPDATE pending_callbacks SET {sets} WHERE id = ? AND agent_id = ?"
     if n_guard is not None:
         sql += f" AND status IN ({', '.join('?' * n_guard)})"
+    if due_guard:
+        sql += " AND due_at = ?"
     return sql

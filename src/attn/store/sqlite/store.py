@@ -23,13 +23,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from filelock import FileLock, Timeout
-
 from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
-from attn.errors import InvalidInput, RuntimeLocked, StoreClosed, StoreError
+from attn.errors import InvalidInput, StoreClosed, StoreError
 from attn.store import migrate
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.sqlite import codec, reads
+from attn.store.sqlite.host import HostLock
 from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, settle
 from attn.time.models import PendingCallback
 
@@ -92,7 +91,7 @@ class SQLiteStore:
         self._max_batch = max_batch
         self._writer: Writer | None = None
         self._reader: Reader | None = None
-        self._host_lock: FileLock | None = None
+        self._host_lock = HostLock(self._path)
         self._open_lock = asyncio.Lock()
         # Guards the closed flag against submissions from other threads' loops.
         self._submit_lock = threading.Lock()
@@ -208,37 +207,25 @@ class SQLiteStore:
     # -- host lock -----------------------------------------------------------------
 
     async def acquire_host(self) -> None:
-        """Take ``<db path>.host.lock`` without waiting. Idempotent within this store.
+        """Take the host lock of the database file without waiting (see
+        :mod:`attn.store.sqlite.host`). Idempotent within this store.
 
         Raises:
             RuntimeLocked: another process (or another store in this process)
-                holds it; the message names the database file.
+                holds it, through any name of the file; the message names it.
+            StoreError: the file has more than one hard link, or the lock file
+                cannot be created.
             StoreClosed: the store is closed.
         """
         self._check()
-        if self._host_lock is not None:
-            return
-        lock_path = f"{self._path}.host.lock"
-        lock = FileLock(lock_path, timeout=0)
-        try:
-            lock.acquire(blocking=False)
-        except Timeout as exc:
-            raise RuntimeLocked(
-                f"another process already hosts the agents of {str(self._path)!r}"
-                f" (it holds {lock_path!r}); stop it or use another database"
-            ) from exc
-        except OSError as exc:
-            raise StoreError(f"cannot create the host lock {lock_path!r}: {exc}") from exc
-        self._host_lock = lock
+        self._host_lock.acquire()
 
     async def release_host(self) -> None:
         """Release the host lock if this store holds it. Idempotent."""
         self._release_lock()
 
     def _release_lock(self) -> None:
-        lock, self._host_lock = self._host_lock, None
-        if lock is not None:
-            lock.release(force=True)
+        self._host_lock.release()
 
     # -- plumbing ------------------------------------------------------------------
 
@@ -486,12 +473,12 @@ class SQLiteStore:
 
     async def find_decisions(
         self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
-        before: tuple[datetime, str] | None = None,
+        before: int | None = None,
     ) -> list[Decision]:
-        """Decisions newest first (by ``created_at``, ties by id).
+        """Decisions newest commit first (by ``seq``, whatever the wall clock said).
 
-        Only those of ``item_id`` when given; only those older than ``before``
-        (``(created_at, id)``) when given.
+        Only those of ``item_id`` when given; only those committed before the
+        decision whose ``seq`` is ``before`` when given.
 
         Raises:
             InvalidInput: a negative limit or offset.
