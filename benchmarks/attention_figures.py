@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from attention_sim import Enqueued, RunRecord, first_seen, order_violations
+from attention_record import Enqueued, RunRecord, first_seen, order_violations
 
 from attn import ItemStatus
 

@@ -52,7 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import seeded_traffic
 import team_traffic
 from attention_figures import Check, Figures, checks, compute, percentile
-from attention_sim import MODES, RunRecord, Workload, kind_of, run
+from attention_record import RunRecord, Workload, kind_of
+from attention_sim import MODES, run
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -69,11 +70,10 @@ def _s(values: list[float], p: float) -> str:
 def overview(workload: Workload, figures: dict[str, Figures], console: Console) -> None:
     """The figures of one workload, one row per mode."""
     table = Table(title=f"{workload.name}: {workload.summary}", title_justify="left")
-    for column in ("mode", "brain calls/100", "model calls/100", "texts lost",
-                   "order viol. (any prio)", "items lost (dropped)", "chat TTA p50 ms",
-                   "p99 ms", "p99 all ms (behind other)", "preempt wait p50/p99/max s (n)",
-                   "wasted steps", "drained at s", "wall s"):
-        table.add_column(column, justify="left" if column == "mode" else "right")
+    for column in ("mode", "calls/100", "model/100", "texts lost", "order (any)",
+                   "items lost (dropped)", "chat p50 ms", "chat p99 ms", "p99 all (behind)",
+                   "preempt wait s p50/p99/max (n)", "wasted", "drained s", "wall s"):
+        table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     for mode, fig in figures.items():
         rec = fig.record
         waits = rec.preempt_waits_s
@@ -90,6 +90,10 @@ def overview(workload: Workload, figures: dict[str, Figures], console: Console) 
             f"{rec.finished_at_s:.0f}" + ("" if rec.drained else " stuck"),
             f"{rec.wall_s:.1f}")
     console.print(table)
+    for mode, fig in figures.items():
+        if fig.record.restarts:
+            facts = ", ".join(f"{v} {k}" for k, v in fig.record.recovery.items())
+            console.print(f"  {mode}: restarted {fig.record.restarts}x; {facts}")
     kinds: dict[str, int] = {}
     for s in workload.stimuli:
         key = "exec" if s.payload.get("triggerExecution") else s.source_type
@@ -189,7 +193,7 @@ def workloads(args: argparse.Namespace, console: Console) -> list[Workload]:
 
 
 async def main_async(args: argparse.Namespace) -> bool:
-    console = Console(width=max(Console().width, 160))
+    console = Console(width=max(Console().width, 200))
     modes = tuple(m for m in MODES if m in args.modes)
     found: list[Check] = []
     all_figures: list[Figures] = []

@@ -18,7 +18,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from attention_sim import Stimulus, Workload
+from attention_record import Stimulus, Workload
 
 #: Simulated seconds per brain step, and steps per item, by kind.
 STEP_S = {"exec": 0.5, "human_chat": 0.3, "a2a_message": 0.4, "task_comment": 0.4,

@@ -34,7 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from attention_sim import Stimulus, Workload
+from attention_record import Stimulus, Workload
 from seeded_traffic import poisson
 
 from attn.trace.claude_team import import_claude_team
