@@ -18,7 +18,9 @@ Synthetic part, for every team lead (``*.team-lead``), marked ``(mN)``:
 * CI-like floods on one channel (``group:ci``): bursts of 8-30 messages from
   ``ci-bot``, 30-250 ms apart, every ~35 s;
 * follow-ups: three in five real result reports get a short second message
-  from the same worker on the same DM channel 1-4 s later.
+  from the same worker on the same DM channel 1-4 s later;
+* the team's task list: an informational ``task_status_update`` to the lead
+  when a real task assignment starts a task and when a worker first reports.
 
 Workers' real inboxes (task assignments, the lead's notes, shutdown requests)
 are replayed too; a task assignment is 100 s of work (1 s steps), as the real
@@ -31,6 +33,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +80,27 @@ def real_events(path: Path) -> tuple[list[TraceEvent], tuple[Any, ...]]:
     return events, trace.types
 
 
+def _task_list(event: TraceEvent, at: float, lead: str, leads: list[str], reported: set[str],
+               add: Callable[..., None], text: Callable[[str], str]) -> None:
+    """The team's task list as the lead sees it: an informational status update
+    when a real task assignment starts a task, and one when its worker reports."""
+    if lead not in leads:
+        return
+    extra = event.payload.get("extra", {})
+    protocol = extra.get("protocol", {}) if isinstance(extra, dict) else {}
+    if event.source_type == "claude_task_assignment" and protocol.get("taskId"):
+        task = f"{lead}#{protocol['taskId']}"
+        add(at + 1.0, lead, "task_status_update", {
+            "content": text(f"Task #{protocol['taskId']} ({protocol.get('subject', '')}) "
+                            "is now in_progress"), "taskId": task, "assignee": event.agent})
+    elif (event.agent == lead and event.source_type == "a2a_message"
+          and event.sender not in reported):
+        reported.add(event.sender)
+        add(max(0.0, at - 1.0), lead, "task_status_update", {
+            "content": text(f"a task of {event.metadata.get('senderName')} is now completed"),
+            "taskId": f"{lead}#done-{event.sender}"})
+
+
 def generate(data: Path, seed: int, duration_s: float, restart_at_s: float | None) -> Workload:
     """The team workload over ``duration_s`` simulated seconds.
 
@@ -106,11 +130,14 @@ def generate(data: Path, seed: int, duration_s: float, restart_at_s: float | Non
     agents = sorted({e.agent for e in events})
     leads = [a for a in agents if a.endswith(".team-lead")]
     real = 0
+    reported: set[str] = set()
     for event in events:
-        at = LEAD_IN_S + (event.at - first[event.agent.split(".", 1)[0]]).total_seconds()
+        team = event.agent.split(".", 1)[0]
+        at = LEAD_IN_S + (event.at - first[team]).total_seconds()
         if at >= duration_s:
             continue
         real += 1
+        _task_list(event, at, f"{team}.team-lead", leads, reported, add, text)
         out.append((at, Stimulus(at, event.agent, event.source_type, event.payload,
                                  event.metadata, key=event.key, origin="real")))
         if (event.agent in leads and event.source_type == "a2a_message"
