@@ -20,6 +20,8 @@ from attn.core.registry import TypeRegistry
 from attn.testing import FakeClock
 
 DELIBERATION_COST_S = 0.4
+
+
 class SimBrain:
     """Steps of simulated work with a yield point between steps; records its inputs."""
 

@@ -117,6 +117,8 @@ def mode_config(mode: str) -> AgentConfig:
 
 
 def _facts(index: int, s: Stimulus, at_s: float, registry: TypeRegistry) -> Enqueued:
+    """The stimulus's facts; ``informational`` mirrors the attention loop's rule for
+    an item it completes without a model call (``auto_complete_informational``)."""
     spec = registry.get_type(s.source_type)
     extra = s.payload.get("extra")
     flags: dict[str, Any] = {**(extra if isinstance(extra, dict) else {}), **s.payload}
