@@ -41,7 +41,8 @@ class SimBrain:
         waited = rec.preempted.pop((self.name, item.id), None)
         if waited is not None:
             rec.preempt_waits_s.append(now - waited)
-        interval = Interval(self.name, item.id, item.source_type,
+            rec.resumptions.append((self.name, item.id, kind, waited, now - waited))
+        interval = Interval(self.name, item.id, kind,
                             str(item.metadata.get("senderId", "")), now)
         rec.intervals.append(interval)
         step_s = workload.step_s.get(kind, 0.3)

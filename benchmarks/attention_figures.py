@@ -16,7 +16,8 @@
   text; the target leaves out chats whose wait overlapped a brain call for
   another person's chat (CORE-75 "unless another person's chat is being answered").
 * preempted-work wait: from the yield point that preempted work to the brain
-  call that resumed it.
+  call that resumed it (no target: work also waits, by priority, behind more
+  urgent items; ``--explain`` lists the longest waits and what ran meanwhile).
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def compute(rec: RunRecord) -> Figures:
             continue
         wait = (e.at_s, deliveries[got[0]].at_s)
         fig.chat_tta_all_s.append(wait[1] - wait[0])
-        busy = any(i.agent == e.stimulus.agent and i.source_type == "human_chat"
+        busy = any(i.agent == e.stimulus.agent and i.kind == "human_chat"
                    and i.sender != e.sender and i.start_s < wait[1]
                    and (math.isnan(i.end_s) or i.end_s > wait[0]) for i in rec.intervals)
         if busy:

@@ -155,9 +155,18 @@ def explain(fig: Figures, limit: int, console: Console) -> None:
         for i in rec.intervals:
             if i.agent == e.stimulus.agent and i.start_s < e.at_s + tta_s + 0.001 and (
                     not i.end_s < e.at_s - 0.001):
-                console.print(f"    {i.start_s:8.2f}-{i.end_s:8.2f} s {i.source_type} {i.item_id}"
+                console.print(f"    {i.start_s:8.2f}-{i.end_s:8.2f} s {i.kind} {i.item_id}"
                               f" {i.sender}")
         story(e.index)
+    longest = sorted(rec.resumptions, key=lambda r: -r[4])[:limit]
+    for agent, item_id, kind, at_s, waited_s in longest:
+        console.print(f"  [bold]{title} preempted[/]: {agent} {kind} {item_id} preempted at "
+                      f"{at_s:.2f} s waited {waited_s:.1f} s; the brain meanwhile:")
+        ran: dict[str, int] = {}
+        for i in rec.intervals:
+            if i.agent == agent and at_s <= i.start_s < at_s + waited_s:
+                ran[i.kind] = ran.get(i.kind, 0) + 1
+        console.print("    " + ", ".join(f"{n} {k}" for k, n in sorted(ran.items())))
     for earlier, later in fig.violations[:limit]:
         console.print(f"  [bold]{title} order[/]: {later.stimulus.agent} {later.sender} on "
                       f"{later.channel}: enqueued {earlier.at_s:.2f} s then {later.at_s:.2f} s, "

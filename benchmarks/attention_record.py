@@ -66,6 +66,7 @@ class Workload:
 
 
 def kind_of(item: MailboxItem) -> str:
+    """``exec`` for an execution trigger, else the item's source type."""
     return "exec" if item.triggers_execution else item.source_type
 
 
@@ -83,11 +84,11 @@ class Delivery:
 
 @dataclass(slots=True)
 class Interval:
-    """One brain invocation: from its start to its return."""
+    """One brain invocation: from its start to its return (``kind``: see :func:`kind_of`)."""
 
     agent: str
     item_id: str
-    source_type: str
+    kind: str
     sender: str
     start_s: float
     end_s: float = float("nan")
@@ -117,6 +118,8 @@ class RunRecord:
     deliveries: list[Delivery] = field(default_factory=list)
     intervals: list[Interval] = field(default_factory=list)
     preempt_waits_s: list[float] = field(default_factory=list)
+    #: (agent, item id, kind, preempted at s, waited s) of each resumption.
+    resumptions: list[tuple[str, str, str, float, float]] = field(default_factory=list)
     preempted: dict[tuple[str, str], float] = field(default_factory=dict)
     calls_by_kind: dict[str, int] = field(default_factory=dict)
     brain_calls: int = 0
