@@ -1,7 +1,7 @@
 """Attention quality: two workloads, with coalescing and triage off and on.
 
 Run: ``.venv/bin/python benchmarks/attention_quality.py [--seed 7] [--agents 3]
-[--minutes 10] [--team-minutes 6] [--restart-at 0.5] [--explain 5] [--check]``
+[--minutes 10] [--team-minutes 6] [--restart-at 0.5] [--keys] [--explain 5] [--check]``
 
 Workloads (each replayed on simulated time through real :class:`attn.Runtime`\\ s):
 
@@ -34,7 +34,11 @@ and channel, 0 items lost (every mode); at least 2.5x fewer brain calls than
 ``off`` and chat time-to-attention p99 within one yield interval of the
 longest item + 10 ms, outside another person's running chat (``on`` modes).
 The exit status is 0 whatever the figures (it is a benchmark); ``--check``
-exits 1 when a target is missed.
+exits 1 when a target is missed. ``--explain N`` prints, from the store's
+decisions, what happened to the first N lost texts, misordered texts, slow chats
+and the longest preempted-work waits. Enqueues carry no idempotency key (live
+traffic: SendMessage, chats); ``--keys`` replays with the stimuli's keys, as
+``attn trace replay`` does, and keyed items never merge at enqueue time.
 """
 
 from __future__ import annotations
