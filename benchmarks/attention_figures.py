@@ -5,7 +5,9 @@
 * texts lost: stored stimuli whose text never reached a brain input (a call's
   item or batch, a yield-point merge, a deliberation's inline completion),
   leaving out stimuli with no text, informational ones (they would complete
-  without a model call on their own) and those whose item ended dropped.
+  without a model call on their own), those whose own item was dropped with a
+  reason, and notices a newer one superseded (CORE-76); the last two are counted
+  apart. A text merged into an item that was then dropped counts as lost.
 * order violations: one sender's texts on one channel at one priority (CORE-71)
   where a later text first reached a brain before an earlier one (its position
   within one input counts too); the figure over all priorities is shown beside.
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 
 from attention_record import Enqueued, RunRecord, first_seen, order_violations
 
-from attn import ItemStatus
+from attn import ItemStatus, MailboxItem
 
 CALLS_TARGET = 2.5
 CHAT_SLACK_S = 0.010
@@ -49,6 +51,7 @@ class Figures:
     texts: int = 0
     lost_texts: list[Enqueued] = field(default_factory=list)
     dropped_texts: int = 0
+    superseded_texts: int = 0
     violations: list[tuple[Enqueued, Enqueued]] = field(default_factory=list)
     violations_any_priority: int = 0
     items_lost: int = 0
@@ -78,6 +81,14 @@ def _chain_end(item_id: str, rec: RunRecord) -> ItemStatus | None:
     return item.status if item is not None else None
 
 
+def _superseded(item: MailboxItem, rec: RunRecord) -> bool:
+    """True when a newer notice superseded ``item`` (CORE-76: it lists it in
+    ``supersededItemIds``; the row keeps the text, the brain is not shown it)."""
+    into = rec.items.get(item.merged_into or "")
+    ids = into.payload.get("supersededItemIds") if into is not None else None
+    return item.status == ItemStatus.MERGED and isinstance(ids, list) and item.id in ids
+
+
 def compute(rec: RunRecord) -> Figures:
     """All figures of ``rec``."""
     fig = Figures(rec)
@@ -90,8 +101,10 @@ def compute(rec: RunRecord) -> Figures:
         if e.index in seen:
             continue
         own = rows.get(e.index)
-        if own is not None and _chain_end(own.id, rec) == ItemStatus.DROPPED:
+        if own is not None and own.status == ItemStatus.DROPPED:
             fig.dropped_texts += 1
+        elif own is not None and _superseded(own, rec):
+            fig.superseded_texts += 1
         else:
             fig.lost_texts.append(e)
     fig.violations = order_violations(rec, seen)
@@ -151,7 +164,10 @@ def checks(figures: dict[str, Figures]) -> list[Check]:
                 mode: str = mode, name: str = name) -> None:
             out.append(Check(name, mode, figure, value, target, met))
 
-        add("texts lost", f"{len(fig.lost_texts)} of {fig.texts}", "0", not fig.lost_texts)
+        apart = [f"{n} {what}" for n, what in ((fig.dropped_texts, "dropped"),
+                                               (fig.superseded_texts, "superseded")) if n]
+        add("texts lost", f"{len(fig.lost_texts)} of {fig.texts}"
+            + (f" ({', '.join(apart)})" if apart else ""), "0", not fig.lost_texts)
         add("order violations (sender+channel)", str(len(fig.violations)), "0",
             not fig.violations)
         add("items lost", str(fig.items_lost) + ("" if rec.drained else " (not drained)"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ import attention_figures  # noqa: E402
 import seeded_traffic  # noqa: E402
 import team_traffic  # noqa: E402
 from attention_record import (  # noqa: E402
+    STIMULUS_KEY,
     Delivery,
     Enqueued,
     Interval,
@@ -29,6 +31,8 @@ from attention_record import (  # noqa: E402
     order_violations,
 )
 from attention_sim import MODES, run  # noqa: E402
+
+from attn import ItemStatus, MailboxItem  # noqa: E402
 
 needs_data = pytest.mark.skipif(not team_traffic.DATA_DIR.is_dir(),
                                 reason=f"real inbox data not found at {team_traffic.DATA_DIR}")
@@ -69,6 +73,24 @@ def test_a_text_that_never_reached_a_brain_is_lost_and_a_mark_is_not_a_prefix() 
     fig = attention_figures.compute(rec)
     assert [e.index for e in fig.lost_texts] == [0]
     assert fig.texts == 2
+
+
+def test_own_drop_and_superseding_are_counted_apart_but_a_dropped_survivor_loses_text() -> None:
+    rec = _record([("s", f"t{n} (m{n})", 0.0) for n in range(4)], [])
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def row(n: int, status: ItemStatus, into: str | None = None, **payload: object) -> None:
+        rec.items[f"i{n}"] = MailboxItem(f"i{n}", "a", "a2a_message", 2, status, dict(payload),
+                                         {STIMULUS_KEY: n}, at, merged_into=into)
+
+    row(0, ItemStatus.DROPPED)  # dropped with a reason: not lost
+    row(1, ItemStatus.MERGED, "i2")  # superseded by stimulus 2
+    row(2, ItemStatus.DROPPED, supersededItemIds=["i1"])
+    row(3, ItemStatus.MERGED, "i0")  # merged into an item that was then dropped: lost
+    rec.stored = 4
+    fig = attention_figures.compute(rec)
+    assert (fig.dropped_texts, fig.superseded_texts) == (2, 1)
+    assert [e.index for e in fig.lost_texts] == [3]
 
 
 def test_chat_behind_another_persons_chat_is_left_out_of_the_target() -> None:
