@@ -66,6 +66,7 @@ class SimBrain:
                             focus.session["step"] = 0
                         else:
                             rec.preempted[(self.name, item.id)] = clock.monotonic()
+                            rec.preempted_items.add((self.name, item.id))
                         return None
             rec.kept_steps += plan
             return Reply(f"done {item.id}")

@@ -17,6 +17,9 @@
 * chat time-to-attention: enqueue to the first brain input holding the chat's
   text; the target leaves out chats whose wait overlapped a brain call for
   another person's chat (CORE-75 "unless another person's chat is being answered").
+* preemptions for work that needed no model call: the preempting item (read
+  from the stored preempt decision) completed without any brain call (CORE-73).
+* restart merges with dedup off: what recovery merged in the ``off`` run (CORE-74).
 * preempted-work wait: from the yield point that preempted work to the brain
   call that resumed it (no target: work also waits, by priority, behind more
   urgent items; ``--explain`` lists the longest waits and what ran meanwhile).
@@ -60,6 +63,9 @@ class Figures:
     chats_behind_other: int = 0
     chat_tta_all_s: list[float] = field(default_factory=list)
     chats_unseen: int = 0
+    #: Preemptions whose preempting item then completed without any brain call
+    #: (an informational update: CORE-73), as (agent, preempted id, preemptor id, type).
+    idle_preemptions: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: Chats (outside another person's chat) over the time-to-attention budget.
     slow_chats: list[tuple[Enqueued, float]] = field(default_factory=list)
 
@@ -107,6 +113,12 @@ def compute(rec: RunRecord) -> Figures:
             fig.superseded_texts += 1
         else:
             fig.lost_texts.append(e)
+    called = {i.item_id for i in rec.intervals}
+    for preemption in rec.preemptions:
+        stopper = rec.items.get(preemption[2])
+        if (stopper is not None and stopper.status == ItemStatus.COMPLETED
+                and stopper.id not in called):
+            fig.idle_preemptions.append(preemption)
     fig.violations = order_violations(rec, seen)
     fig.violations_any_priority = len(order_violations(rec, seen, same_priority=False))
     for item in rec.items.values():
@@ -172,6 +184,9 @@ def checks(figures: dict[str, Figures]) -> list[Check]:
             not fig.violations)
         add("items lost", str(fig.items_lost) + ("" if rec.drained else " (not drained)"),
             "0", fig.items_lost == 0 and rec.drained)
+        if mode == "off" and rec.restarts:
+            merged = rec.recovery.get("merged", 0)
+            add("restart merges with dedup off (CORE-74)", str(merged), "0", merged == 0)
         if mode == "off" or off is None:
             continue
         fewer = off.record.brain_calls / max(1, rec.brain_calls)
@@ -181,6 +196,9 @@ def checks(figures: dict[str, Figures]) -> list[Check]:
         add("chat time-to-attention p99", f"{p99 * 1000:.0f} ms"
             + (f" ({fig.chats_unseen} unseen)" if fig.chats_unseen else ""),
             f"<= {budget_s * 1000:.0f} ms", p99 <= budget_s and not fig.chats_unseen)
+        add("preemptions for work that needed no model call (CORE-73)",
+            f"{len(fig.idle_preemptions)} of {len(rec.preemptions)}", "0",
+            not fig.idle_preemptions)
         waits = rec.preempt_waits_s
         add("preempted-work wait p99",
             f"{percentile(waits, 99):.1f} s (n={len(waits)}, "

@@ -1,7 +1,8 @@
 """Attention quality: two workloads, with coalescing and triage off and on.
 
 Run: ``.venv/bin/python benchmarks/attention_quality.py [--seed 7] [--agents 3]
-[--minutes 10] [--team-minutes 6] [--restart-at 0.5] [--keys] [--explain 5] [--check]``
+[--minutes 10] [--team-minutes 6] [--team-rounds 3] [--restart-at 180] [--keys]
+[--explain 5] [--check]``
 
 Workloads (each replayed on simulated time through real :class:`attn.Runtime`\\ s):
 
@@ -33,6 +34,9 @@ Targets, on both workloads: 0 texts lost, 0 order violations within a sender
 and channel, 0 items lost (every mode); at least 2.5x fewer brain calls than
 ``off`` and chat time-to-attention p99 within one yield interval of the
 longest item + 10 ms, outside another person's running chat (``on`` modes).
+Two checks of acceptance scenarios ride along: no preemption by an item that
+then needed no model call (CORE-73, ``on`` modes) and no merges by restart
+recovery when dedup is off (CORE-74, the ``off`` run of a workload that restarts).
 The exit status is 0 whatever the figures (it is a benchmark); ``--check``
 exits 1 when a target is missed. ``--explain N`` prints, from the store's
 decisions, what happened to the first N lost texts, misordered texts, slow chats
@@ -193,11 +197,10 @@ def workloads(args: argparse.Namespace, console: Console) -> list[Workload]:
     if "seeded" in args.workloads:
         out.append(seeded_traffic.generate(args.seed, args.agents, args.minutes * 60))
     if "team" in args.workloads:
-        duration_s = args.team_minutes * 60
         data = Path(args.data) if args.data else team_traffic.DATA_DIR
         if data.is_dir():
-            out.append(team_traffic.generate(data, args.seed, duration_s,
-                                             args.restart_at * duration_s))
+            out.append(team_traffic.generate(data, args.seed, args.team_minutes * 60,
+                                             args.restart_at, args.team_rounds))
         else:
             console.print(f"[yellow]team workload skipped: no inbox data at {data}[/]")
     if args.keys:
@@ -230,9 +233,12 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0,
                         help="simulated minutes of the seeded workload")
     parser.add_argument("--team-minutes", type=float, default=6.0,
-                        help="simulated minutes of the team workload (its real part spans 5.3)")
-    parser.add_argument("--restart-at", type=float, default=0.5,
-                        help="restart the team run at this fraction of its duration")
+                        help="simulated minutes of each round of the team workload (the real "
+                             "traffic spans 5.3)")
+    parser.add_argument("--team-rounds", type=int, default=3,
+                        help="rounds of the team workload, each by a fresh team")
+    parser.add_argument("--restart-at", type=float, default=180.0,
+                        help="restart the team run at this simulated second")
     parser.add_argument("--data", default="", help="the claude-team-inboxes folder")
     parser.add_argument("--workloads", default="seeded,team")
     parser.add_argument("--modes", default=",".join(MODES))

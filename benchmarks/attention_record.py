@@ -118,6 +118,11 @@ class RunRecord:
     deliveries: list[Delivery] = field(default_factory=list)
     intervals: list[Interval] = field(default_factory=list)
     preempt_waits_s: list[float] = field(default_factory=list)
+    #: (agent, item id) of every item a yield point preempted.
+    preempted_items: set[tuple[str, str]] = field(default_factory=set)
+    #: (agent, preempted item id, preempting item id, its type), from the stored
+    #: preempt decisions; read back after the run.
+    preemptions: list[tuple[str, str, str, str]] = field(default_factory=list)
     #: (agent, item id, kind, preempted at s, waited s) of each resumption.
     resumptions: list[tuple[str, str, str, float, float]] = field(default_factory=list)
     preempted: dict[tuple[str, str], float] = field(default_factory=dict)

@@ -32,7 +32,7 @@ from attention_record import (
     order_violations,
 )
 
-from attn import AgentConfig, ItemStatus, Runtime
+from attn import AgentConfig, DecisionType, ItemStatus, Runtime
 from attn.core.registry import TypeRegistry
 from attn.store.base import ItemQuery
 from attn.store.sqlite import SQLiteStore
@@ -195,6 +195,11 @@ class _Run:
                 if len(page) < 1000:
                     break
         rec.stored = len(rec.items)
+        for agent_id, item_id in sorted(rec.preempted_items):
+            for d in reversed(await rt.store.find_decisions(agent_id, item_id)):
+                if d.decision_type == DecisionType.PREEMPT:
+                    rec.preemptions.append((agent_id, item_id, str(d.context.get("arrivalId")),
+                                            str(d.context.get("arrivalType"))))
         rows = rec.rows()
         seen = first_seen(rec)
         suspects = {e.index for e in rec.enqueued

@@ -158,6 +158,19 @@ def test_team_workload_keeps_each_real_message_once() -> None:
 
 
 @needs_data
+def test_team_rounds_replay_the_real_traffic_by_fresh_teams() -> None:
+    one = team_traffic.generate(team_traffic.DATA_DIR, 7, 90.0, None)
+    two = team_traffic.generate(team_traffic.DATA_DIR, 7, 90.0, None, rounds=2)
+    real_one = [s for s in one.stimuli if s.origin == "real"]
+    real_two = [s for s in two.stimuli if s.origin == "real"]
+    assert len(real_two) == 2 * len(real_one) > 10
+    assert {f"r1-{a}" for a in one.agents} | set(one.agents) == set(two.agents)
+    assert all(s.at_s >= 90.0 for s in real_two if s.agent.startswith("r1-"))
+    texts = [(s.agent, s.payload.get("content")) for s in two.stimuli]
+    assert len(texts) == len(set(texts))
+
+
+@needs_data
 async def test_team_workload_runs_with_a_real_restart(tmp_path: Path) -> None:
     workload = team_traffic.generate(team_traffic.DATA_DIR, 7, 100.0, 50.0)
     assert {s.origin for s in workload.stimuli} == {"real", "synthetic"}
