@@ -168,7 +168,15 @@ class _Run:
         counts = self.record.recovery
         counts["in focus"] = counts.get("in focus", 0) + sum(
             1 for a in self.rt.agents if a.focus_item is not None)
-        await self.rt.close()
+        # Time passes while the agents stop: close waits for work that cannot be
+        # interrupted (an in-flight deliberation), which runs on simulated time.
+        started_s = self.clock.monotonic()
+        closing = asyncio.ensure_future(self.rt.close())
+        await self.clock.quiesce()
+        while not closing.done():
+            await self.clock.advance(0.05)
+        await closing
+        counts["closing ms"] = round((self.clock.monotonic() - started_s) * 1000)
         self.record.restarts += 1
         rt = await self.open()
         for agent in rt.agents:
