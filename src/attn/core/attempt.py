@@ -50,6 +50,7 @@ class Attempt:
         "quiet",
         "resumed",
         "siblings",
+        "stopper",
         "stream_closed",
         "stream_listener",
         "task",
@@ -79,9 +80,11 @@ class Attempt:
         self.tokens = 0
         self.tools = 0
         self.merged_ids: list[str] = []
-        #: Items that arrived after the previous focus ended and before this one
-        #: began; the first yield point may merge them (never preempts for them).
+        #: Resumed work only: items queued in its conversations when it began;
+        #: its first yield point may merge them (never preempts for them).
         self.early: list[MailboxItem] = []
+        #: The arrival whose preempt or cancel ended this work, if any.
+        self.stopper: MailboxItem | None = None
         #: Items processed together with this one (a deliberation's batch).
         self.siblings: list[MailboxItem] = []
         self.batch_context: str | None = None

@@ -9,7 +9,7 @@ Spec: 000 §4 (R0–R3, "user interactions first"); acceptance CORE-22..26, CORE
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from attn.core.models import DecisionType, MailboxItem
@@ -100,6 +100,31 @@ def _system_focus_equal_priority(s: Situation) -> bool:
 
 def _mention_over_normal(s: Situation) -> bool:
     return s.new.source_type == "mention" and s.focus.priority >= 2
+
+
+def conversation_keys(item: MailboxItem) -> tuple[Hashable, ...]:
+    """The conversations ``item`` belongs to: the keys the merge rules compare.
+
+    A person's chat session (R0), a task (R2), a requirement (R3), a channel
+    (R2c). A queued item is offered to every new focus that shares one of its
+    keys (CORE-71), and one sender's messages in one conversation keep their
+    order.
+    """
+    keys: list[Hashable] = []
+    sender = item.metadata.get("senderId")
+    if item.source_type == "human_chat" and sender is not None:
+        keys.append(("chat", sender, item.metadata.get("sessionId")))
+    for kind, name in (("task", "taskId"), ("requirement", "requirementId"),
+                       ("channel", "channelKey")):
+        value = item.extra(name)
+        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+            keys.append((kind, value))
+    return tuple(keys)
+
+
+def sender_of(item: MailboxItem) -> object:
+    """The sender id of ``item``, or None when it names none."""
+    return item.metadata.get("senderId")
 
 
 M, P = DecisionType.MERGE, DecisionType.PREEMPT

@@ -23,6 +23,7 @@ from attn.core.config import AgentConfig
 from attn.core.mailbox import Mailbox
 from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import Recovery, TypeRegistry
+from attn.core.stimuli import every_type, longest_ttl_s
 from attn.store.base import ItemQuery, Store, WriteOp
 
 _ALL = 1 << 62
@@ -56,8 +57,10 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
 
     for item in stale:
         spec = registry.get_type(item.source_type) if item.source_type in registry else None
-        # A type this runtime does not know (not registered yet) is kept, not dropped.
-        if spec is not None and spec.recovery == Recovery.DROP:
+        # A type this runtime does not know (not registered yet) is kept, not dropped;
+        # so is an item that absorbed a stimulus of a kept type (CORE-70).
+        if spec is not None and every_type(item, registry,
+                                           lambda s: s.recovery == Recovery.DROP):
             reason = "left processing by a crash; this type is not redelivered"
             ops += mailbox.drop_ops(item, reason)
             ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
@@ -77,8 +80,7 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
 
     survivors: list[MailboxItem] = []
     for item in queued:
-        spec = registry.get_type(item.source_type) if item.source_type in registry else None
-        ttl_s = spec.ttl_s if spec is not None else None
+        ttl_s = longest_ttl_s(item, registry)
         if ttl_s is not None and (now - item.queued_at).total_seconds() > ttl_s:
             ops += mailbox.drop_ops(item, "expired")
             ops.append(mailbox.decision_op(

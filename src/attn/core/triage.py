@@ -31,6 +31,7 @@ from attn.core.heuristics import is_user_interaction
 from attn.core.mailbox import Mailbox
 from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import TypeRegistry
+from attn.core.stimuli import every_type
 from attn.store.base import WriteOp
 
 log = logging.getLogger("attn.triage")
@@ -80,12 +81,15 @@ class Triage:
             self._aborted = True
             self._deliberation.cancel()
 
-    async def select(self, head: MailboxItem, ops: list[WriteOp]) -> Selection | None:
-        """Choose what to process now; ``head`` was just popped from the mailbox.
+    async def select(self, head: MailboxItem, ops: list[WriteOp], *,
+                     chosen: bool = False) -> Selection | None:
+        """Choose what to process now; ``head`` was just taken from the mailbox.
 
         Appends the write ops of everything it changed (drops, merges, defers)
         to ``ops``. Returns None when the choice must be made again (the head
         went back to the queue, e.g. a person's chat arrived meanwhile).
+        ``chosen`` marks a head the loop took out of priority order (the item
+        that preempted the work just paused): upkeep keeps it as the head.
         """
         mailbox = self.mailbox
         if not mailbox.depth:
@@ -99,9 +103,10 @@ class Triage:
             mailbox.unpop(head)
             ops += self._purge_stale()
             ops += self._consolidate()
-            head = mailbox.pop_nowait()  # type: ignore[assignment]
-            if head is None:
+            again = (mailbox.take(head.id) if chosen else None) or mailbox.pop_nowait()
+            if again is None:
                 return None
+            head = again
         if is_user_interaction(head, self.registry):  # people first: no deliberation (000 §24)
             return Selection(head, DecisionType.PICK, "A person is waiting: picked first", 0)
         nxt = mailbox.peek()
@@ -158,8 +163,10 @@ class Triage:
         limit_s = self.config.stale_after_s
         ops: list[WriteOp] = []
         for item in self.mailbox.queued_items():
-            spec = self.registry.get(item.source_type)
-            if spec is None or not spec.informational or item.triggers_execution:
+            # Every stimulus merged into it must be informational too: a status
+            # update that absorbed a comment is never aged out (COAL-13, CORE-70).
+            if item.triggers_execution or not every_type(
+                    item, self.registry, lambda spec: spec.informational):
                 continue
             age_s = (now - item.queued_at).total_seconds()
             if age_s > limit_s:

@@ -16,6 +16,8 @@ own module:
   and its backstop, the resurface timer;
 - ``outcomes``: how an attempt ends (complete, retry, drop, requeue, defer) and
   answering the callers waiting on it;
+- ``merging``: which queued items a focus absorbs (its conversations), and
+  the per-sender order no merge may break;
 - ``yields``: interrupt decisions about new mail at yield points;
 - ``judges``: the interfaces of the tier 0 judge and the tier 1 classifier;
 - ``controller``: the composed class and its controls (start, stop, pause,
@@ -23,7 +25,7 @@ own module:
 
 Spec: 000 §4 (states, decisions, yield points, backstop, stop/pause), §20
 (completion marker, incomplete events), §22 (resurface); DESIGN.md invariants
-3–6, 9 and the retry and backstop choices.
+3–6, 9 and the retry and backstop choices; acceptance CORE-70..75.
 """
 
 from attn.core.attention.controller import AttentionController

@@ -19,7 +19,7 @@ from attn.core.config import AgentConfig
 from attn.core.deliberation import Deliberator
 from attn.core.events import EventBus
 from attn.core.focus import Brain, Reply
-from attn.core.heuristics import HeuristicJudge
+from attn.core.heuristics import HeuristicJudge, conversation_keys
 from attn.core.mailbox import Mailbox
 from attn.core.models import AttentionState
 from attn.core.registry import TypeRegistry
@@ -58,7 +58,8 @@ class AttentionController(ControllerLoop, ControllerYields):
         self._task = None
         self._attempt = None
         self._arrivals = []
-        self._early = []
+        self._preempted_by = {}
+        self._classifying = None
         self._orphans = set()
         self._reply_waiters = {}
         self._stream_listeners = {}
@@ -69,6 +70,7 @@ class AttentionController(ControllerLoop, ControllerYields):
         self._uses_marker = bool(getattr(brain, "uses_completion_marker", False))
         mailbox.on_new_item = self._on_new_item
         mailbox.focus_id = self._focus_id
+        mailbox.set_conversation_keys(conversation_keys)
 
     # ------------------------------------------------------------ public API
 

@@ -6,8 +6,12 @@ in its own brain task under a backstop. Commits are write-behind and batched:
 the outcome of one item and the claim of the next are written in one
 transaction, and the claim is committed before the brain starts.
 
-Spec: 000 §4 (pick, backstop), §22 (resurface while idle), §23 (informational
-updates); DESIGN.md invariants 3 and 5 and the backstop choice.
+Due deferred items resurface at the top of every cycle (not only when the
+queue is empty), each in its own place; preempted work waits only until the
+item that preempted it has been picked.
+
+Spec: 000 §4 (pick, backstop), §22 (resurface), §23 (informational updates);
+DESIGN.md invariants 3 and 5 and the backstop choice; acceptance CORE-70, CORE-72.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 from attn.core.attempt import Attempt, Interrupt
+from attn.core.attention.merging import ControllerMerging
 from attn.core.attention.outcomes import ControllerOutcomes, _Batch
-from attn.core.attention.state import _MAX_EARLY
-from attn.core.focus import Focus, Reply
-from attn.core.models import Activity, AttentionState, DecisionType, MailboxItem
-from attn.core.registry import ItemType, activity_type_for
+from attn.core.focus import Focus, Reply, YieldAction
+from attn.core.heuristics import is_user_interaction
+from attn.core.models import Activity, AttentionState, DecisionType, ItemStatus, MailboxItem
+from attn.core.registry import activity_type_for
 from attn.core.triage import Selection
 from attn.errors import ReplyCancelled
 from attn.ids import new_id
@@ -33,7 +38,7 @@ log = logging.getLogger("attn.attention")
 _MAX_IN_FLIGHT = 64
 
 
-class ControllerLoop(ControllerOutcomes):
+class ControllerLoop(ControllerOutcomes, ControllerMerging):
     """The drain task of one agent and the processing of each item it picks."""
 
     def _on_new_item(self, item: MailboxItem) -> None:
@@ -41,12 +46,13 @@ class ControllerLoop(ControllerOutcomes):
         if attempt is not None:
             self._arrivals.append(item)
             attempt.quiet = False
+            classifying = self._classifying
+            if classifying is not None and is_user_interaction(item, self.registry):
+                classifying.cancel()  # people first: no waiting on a classifier (CORE-75)
             return
+        # Between two focuses: the next focus is offered it through the
+        # mailbox's conversation index (see merging.py).
         self.triage.on_arrival(item)
-        if self.running and not self.paused and len(self._early) < _MAX_EARLY:
-            # Between two focuses: the next focus may merge it (a follow-up
-            # chat must not be answered after later follow-ups were merged).
-            self._early.append(item)
         if self._task is None:
             self._kick()
 
@@ -67,7 +73,14 @@ class ControllerLoop(ControllerOutcomes):
         batch = _Batch()
         try:
             while self.running and not self.paused:
-                item = mailbox.pop_nowait()
+                if mailbox.deferred_count:
+                    # 000 §22, CORE-72: due items go back at the top of every
+                    # cycle, to their own priority and place, not only when idle.
+                    batch.ops.extend(mailbox.resurface_due_ops(
+                        self.clock.now(), idle=False, hold=self._held_back()))
+                item = switched = self._switch_target()
+                if item is None:
+                    item = mailbox.pop_nowait()
                 if item is None and mailbox.deferred_count:
                     batch.ops.extend(mailbox.resurface_due_ops(self.clock.now()))
                     item = mailbox.pop_nowait()
@@ -75,7 +88,8 @@ class ControllerLoop(ControllerOutcomes):
                     break
                 if mailbox.depth:
                     self._set_state(AttentionState.DECIDING)
-                selection = await self.triage.select(item, batch.ops)
+                selection = await self.triage.select(item, batch.ops,
+                                                     chosen=switched is not None)
                 if selection is not None:
                     batch = await self._process(selection, batch)
             self._submit(batch)
@@ -155,9 +169,17 @@ class ControllerLoop(ControllerOutcomes):
                 self._activities[item.id] = (activity_id, 0)
         # self is always the composed AttentionController, which Attempt expects.
         attempt = Attempt(self, item, resumed, activity_id, log_seq)  # type: ignore[arg-type]
-        if self._informational(spec, item) and not selection.siblings:
-            # 000 §3.4, §23: informational updates are recorded, not sent to the brain.
-            self._arrivals.clear()
+        self._arrivals.clear()
+        self._attempt = attempt
+        if resumed:
+            attempt.early = self._merge_candidates(item)
+            attempt.quiet = not attempt.early
+        else:
+            await self._merge_queued(attempt, ops)
+        if self._completes_without_model(item) and not selection.siblings:
+            # 000 §3.4, §23: informational updates are recorded, not sent to the
+            # brain; "informational" covers everything merged into the item (CORE-70).
+            self._attempt = None
             attempt.live = False
             done = _Batch(ops)
             self._complete(done, attempt, None, reason="informational: completed without a "
@@ -167,18 +189,14 @@ class ControllerLoop(ControllerOutcomes):
         attempt.siblings = selection.siblings
         attempt.batch_context = selection.batch_context
         attempt.stream_listener = self._stream_listeners.get(item.id)
-        if self._early:
-            attempt.early = [i for i in self._early if i is not item]
-            attempt.quiet = not attempt.early
-            self._early = []
-        self._arrivals.clear()
-        self._attempt = attempt
         self._submit(batch)
         await self._settle_writes(_MAX_IN_FLIGHT)
         self._set_state(AttentionState.FOCUSED, new_focus=True)
         focus = Focus(attempt)
         result, error = await self._run(attempt, focus)
-        return self._finish(attempt, focus, spec, result, error)
+        done = self._finish(attempt, focus, spec, result, error)
+        self._note_preempted(attempt)
+        return done
 
     async def _run(self, attempt: Attempt, focus: Focus) -> tuple[Any, BaseException | None]:
         if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
@@ -213,12 +231,33 @@ class ControllerLoop(ControllerOutcomes):
         error = task.exception()
         return (None, error) if error is not None else (task.result(), None)
 
-    def _informational(self, spec: ItemType, item: MailboxItem) -> bool:
-        """True for an item the brain need not see: an informational type
-        (no model call, no text) that neither triggers execution nor asks for action."""
-        return (self.config.auto_complete_informational and not spec.invokes_llm
-                and not spec.requires_text and not item.triggers_execution
-                and not item.extra("actionRequired"))
+    # ------------------------------------------------------ preempted work
+
+    def _note_preempted(self, attempt: Attempt) -> None:
+        """Preempted work waits until its preempting item has been picked (000 §4:
+        the agent switches to the new item); then it resurfaces in its own place."""
+        final, stopper, item = attempt.final, attempt.stopper, attempt.item
+        if (final is not None and final.action == YieldAction.PREEMPT and stopper is not None
+                and item.status == ItemStatus.DEFERRED):
+            self._preempted_by[item.id] = (item, stopper)
+
+    def _held_back(self) -> frozenset[str]:
+        """Ids of preempted items whose preempting item is still queued."""
+        held = self._preempted_by
+        for item_id, (_, stopper) in list(held.items()):
+            if not self._queued_now(stopper):
+                del held[item_id]
+        return frozenset(held)
+
+    def _switch_target(self) -> MailboxItem | None:
+        """The preempting item, taken ahead of the queue's head unless the head is
+        more urgent than the work it preempted (which then would wait behind less)."""
+        for preempted, stopper in self._preempted_by.values():
+            if self._queued_now(stopper):
+                head = self.mailbox.peek()
+                if head is None or head is stopper or head.priority >= preempted.priority:
+                    return self.mailbox.take(stopper.id)
+        return None
 
     def arm_backstop(self, attempt: Attempt, backstop_s: float) -> None:
         """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""

@@ -70,7 +70,9 @@ class ControllerOutcomes(ControllerState):
             self._complete(batch, attempt, reply, reason=f"cancelled: {reason}")
         elif final is not None and final.action == YieldAction.PREEMPT:
             item.session = focus.session
-            batch.ops.extend(self.mailbox.defer_ops(item, None, f"preempted: {final.reason}"))
+            # Due at once: it resurfaces at the top of a coming cycle (CORE-72).
+            batch.ops.extend(self.mailbox.defer_ops(item, self.clock.now(),
+                                                    f"preempted: {final.reason}"))
         elif error is not None:
             self._fail(batch, attempt, f"brain raised {type(error).__name__}: {error}")
         else:

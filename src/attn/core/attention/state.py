@@ -22,13 +22,12 @@ from attn.core.attention.judges import InterruptClassifier, InterruptJudge
 from attn.core.config import AgentConfig
 from attn.core.events import FOCUS_CHANGED, STATE_CHANGED, Event, EventBus
 from attn.core.focus import Brain, Reply
+from attn.core.heuristics import Verdict
 from attn.core.mailbox import Mailbox
 from attn.core.models import AttentionState, MailboxItem
 from attn.core.registry import TypeRegistry
+from attn.core.stimuli import completes_without_model
 from attn.core.triage import Triage
-
-#: Most items remembered as arrived between two focuses.
-_MAX_EARLY = 1000
 
 
 class ControllerState:
@@ -53,8 +52,11 @@ class ControllerState:
     _attempt: Attempt | None
     #: Items that arrived during the current attempt, for its next yield point.
     _arrivals: list[MailboxItem]
-    #: Items that arrived between two focuses, which the next focus may merge.
-    _early: list[MailboxItem]
+    #: Preempted item id → (that item, the item that preempted it): the
+    #: preempted work stays deferred until that item has been picked (CORE-72).
+    _preempted_by: dict[str, tuple[MailboxItem, MailboxItem]]
+    #: The tier 1 classification in flight at a yield point; a person's arrival cancels it.
+    _classifying: asyncio.Task[Verdict] | None
     #: Brain tasks of ended attempts that have not finished yet.
     _orphans: set[asyncio.Task[Any]]
     _reply_waiters: dict[str, asyncio.Future[Reply]]
@@ -75,6 +77,12 @@ class ControllerState:
         return attempt.item if attempt is not None else None
 
     # ------------------------------------------------ focus, state and events
+
+    def _completes_without_model(self, item: MailboxItem) -> bool:
+        """True when ``item`` will complete without a brain call (000 §23): every
+        stimulus it carries is informational (CORE-70) and the agent auto-completes them."""
+        return self.config.auto_complete_informational and completes_without_model(
+            item, self.registry)
 
     def _focus_id(self) -> str | None:
         return self._attempt.item.id if self._attempt is not None else None

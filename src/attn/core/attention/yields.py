@@ -3,21 +3,25 @@
 At each yield point the brain reaches, the controller judges every arrival
 (tier 0 heuristics, then the optional tier 1 classifier) and answers continue,
 merge, preempt or cancel; arrivals are merged, deferred or left queued, and
-each judgement is stored as a decision. Items that arrived between two focuses
-may only merge into the new focus.
+each judgement is stored as a decision. Items queued before resumed work began
+may only merge into it (merging.py). A person comes first: once a person's
+item stops the work, or arrives meanwhile, no classifier is waited for; an
+item that completes without a model call never stops the work; and no merge
+overtakes an earlier queued message of the same sender in that conversation.
 
 Spec: 000 §4 (yield points, interrupt decisions), §21 (tier 1); DESIGN.md
-invariant 9 (people first).
+invariant 9 (people first); acceptance CORE-71, CORE-73, CORE-75.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from attn.core.attempt import Attempt
-from attn.core.attention.state import _MAX_EARLY, ControllerState
+from attn.core.attention.merging import ORDER_VERDICT, ControllerMerging, ConversationOrder
 from attn.core.focus import CONTINUE, STALE, YieldAction, YieldDecision
-from attn.core.heuristics import CONTINUE_VERDICT, Verdict
+from attn.core.heuristics import CONTINUE_VERDICT, Verdict, is_user_interaction
 from attn.core.models import AttentionState, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertLogs, WriteOp
 
@@ -27,7 +31,15 @@ _CLASSIFIER_WORDS = {d.value: d for d in (DecisionType.CONTINUE, DecisionType.PR
                                           DecisionType.DEFER)}
 
 
-class ControllerYields(ControllerState):
+_STOPS = (DecisionType.PREEMPT, DecisionType.CANCEL)
+#: An item that would complete without a model call never stops the focus (CORE-73).
+_INFORMATIONAL_VERDICT = Verdict(
+    DecisionType.CONTINUE,
+    "Completes without a model call: never interrupts the focus, waits for the next pick",
+    "informational")
+
+
+class ControllerYields(ControllerMerging):
     """Interrupt decisions at the yield points of the attempt in focus."""
 
     async def yield_point(self, attempt: Attempt) -> YieldDecision:
@@ -48,47 +60,61 @@ class ControllerYields(ControllerState):
                                            self._context(item)))
             await mailbox.commit(ops)
             return decision
-        early = [i for i in attempt.early
-                 if i.status == ItemStatus.QUEUED and mailbox.find(i.id) is i]
+        early = {i.id: i for i in attempt.early if self._queued_now(i)}
         attempt.early = []
-        arrivals = [i for i in self._arrivals
-                    if i.status == ItemStatus.QUEUED and mailbox.find(i.id) is i]
+        arrivals = {i.id: i for i in self._arrivals if self._queued_now(i)}
         self._arrivals.clear()
         attempt.quiet = True
         if not arrivals and not early:
             return CONTINUE
         self._set_state(AttentionState.DECIDING)
         preemptable = self.registry.get_type(item.source_type).preemptable
+        verdicts = {i.id: await self.judge.judge(item, i) for i in arrivals.values()}
+        # People first (CORE-75): when a person's item already stops this work,
+        # no model-backed classifier is asked about the other arrivals.
+        person_waiting = preemptable and any(
+            v.decision in _STOPS and is_user_interaction(arrivals[i], self.registry)
+            for i, v in verdicts.items())
         merged: list[MailboxItem] = []
+        evaluated: list[MailboxItem] = []
         stopper: tuple[MailboxItem, Verdict] | None = None
         reasons: list[str] = []
-        for new in early:  # queued before this focus began: merge or leave alone
-            verdict = await self.judge.judge(item, new)
-            if verdict.decision == DecisionType.MERGE and not new.triggers_execution:
-                ops.extend(mailbox.merge_ops(new, item))
-                ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason,
-                                               self._context(item, arrival=new,
-                                                             rule=verdict.rule)))
-                merged.append(new)
-                attempt.merged_ids.append(new.id)
-                reasons.append(verdict.reason)
-        evaluated = [*merged, *arrivals]
-        for new in arrivals:
-            verdict = await self.judge.judge(item, new)
-            if verdict.decision == DecisionType.CONTINUE and self.classifier is not None:
-                verdict = await self._classify(item, new)
+        order = ConversationOrder(item)
+        # Commit order over everything queued in the focus's conversations, so
+        # that no later message of a sender is merged ahead of an earlier one.
+        walk = {i.id: i for i in self._conversation_items(item)}
+        walk.update(early)
+        walk.update(arrivals)
+        for new in sorted(walk.values(), key=lambda i: i.seq):
+            if new.id not in arrivals:
+                # Queued before this (resumed) work began: merge or leave alone.
+                # Anything else queued here was judged before: later ones wait behind it.
+                verdict = await self.judge.judge(item, new) if new.id in early else None
+                if (verdict is not None and verdict.decision == DecisionType.MERGE
+                        and not new.triggers_execution and not order.blocks(new)
+                        and self._queued_now(new)):
+                    self._absorb(attempt, new, verdict, ops)
+                    merged.append(new)
+                    evaluated.append(new)
+                    reasons.append(verdict.reason)
+                else:
+                    order.keep(new)
+                continue
+            evaluated.append(new)
+            verdict = verdicts[new.id]
+            if (verdict.decision == DecisionType.CONTINUE and self.classifier is not None
+                    and not person_waiting):
+                verdict = await self._classify_unless_person(item, new)
+                person_waiting = preemptable and self._person_arrived()
+            verdict = self._guard(new, verdict, order)
             context = self._context(item, arrival=new, rule=verdict.rule)
             if verdict.decision == DecisionType.DEFER:
                 ops.extend(mailbox.defer_ops(new, None, verdict.reason))
                 ops.append(mailbox.decision_op(new, DecisionType.DEFER, verdict.reason, context))
             elif verdict.decision == DecisionType.MERGE and not new.triggers_execution:
-                ops.extend(mailbox.merge_ops(new, item))
-                ops.append(mailbox.decision_op(new, DecisionType.MERGE, verdict.reason, context))
+                self._absorb(attempt, new, verdict, ops)
                 merged.append(new)
-                attempt.merged_ids.append(new.id)
-            elif verdict.decision in (DecisionType.PREEMPT, DecisionType.CANCEL) and (
-                stopper is None
-            ):
+            elif verdict.decision in _STOPS and stopper is None:
                 if preemptable:
                     stopper = (new, verdict)
                 else:
@@ -100,29 +126,70 @@ class ControllerYields(ControllerState):
             else:
                 ops.append(mailbox.decision_op(new, DecisionType.CONTINUE, verdict.reason,
                                                context))
+            if new.status != ItemStatus.MERGED:
+                order.keep(new)
             reasons.append(verdict.reason)
+        if stopper is None and preemptable and self._person_arrived():
+            stopper = await self._late_person(item)
+            if stopper is not None:
+                evaluated.append(stopper[0])
         if stopper is not None:
             new, verdict = stopper
             action = (YieldAction.CANCEL if verdict.decision == DecisionType.CANCEL
                       else YieldAction.PREEMPT)
             decision = YieldDecision(action, tuple(merged), tuple(evaluated), verdict.reason)
             attempt.final = decision
+            attempt.stopper = new
             ops.append(mailbox.decision_op(
                 item, DecisionType(action.value), f"{verdict.reason} ({new.source_type} {new.id})",
                 self._context(item, arrival=new, rule=verdict.rule)))
         else:
             action = YieldAction.MERGE if merged else YieldAction.CONTINUE
             decision = YieldDecision(action, tuple(merged), tuple(evaluated), "; ".join(reasons))
-        # What stays queued may still merge into the next focus (a second chat
-        # from the person whose first chat preempts this work, say).
-        room = _MAX_EARLY - len(self._early)
-        self._early.extend([i for i in arrivals if i.status == ItemStatus.QUEUED][:room])
         if attempt.logs:
             ops.append(InsertLogs(tuple(attempt.take_logs())))
         await mailbox.commit(ops)
         if attempt.live:
             self._set_state(AttentionState.FOCUSED)
         return decision
+
+    def _guard(self, new: MailboxItem, verdict: Verdict, order: ConversationOrder) -> Verdict:
+        """What the rules may not decide: an item that completes without a model
+        call never stops the focus (CORE-73); no merge overtakes a sender's earlier
+        queued message (CORE-71)."""
+        if verdict.decision in _STOPS and self._completes_without_model(new):
+            return _INFORMATIONAL_VERDICT
+        if verdict.decision == DecisionType.MERGE and order.blocks(new):
+            return ORDER_VERDICT
+        return verdict
+
+    async def _late_person(self, item: MailboxItem) -> tuple[MailboxItem, Verdict] | None:
+        """A person's item that arrived while this yield point was deciding (a slow
+        classifier, say) is judged now, not one step later (CORE-75)."""
+        for new in [i for i in self._arrivals if self._queued_now(i)]:
+            if is_user_interaction(new, self.registry):
+                verdict = await self.judge.judge(item, new)
+                if verdict.decision in _STOPS:
+                    self._arrivals.remove(new)
+                    return new, verdict
+        return None
+
+    def _person_arrived(self) -> bool:
+        return any(is_user_interaction(i, self.registry) for i in self._arrivals)
+
+    async def _classify_unless_person(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
+        """Tier 1 for one arrival; a person's arrival meanwhile cuts it short (continue)."""
+        task = asyncio.get_running_loop().create_task(
+            self._classify(focus, new), name=f"attn:{self.agent_id}:classify")
+        self._classifying = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if task.cancelled() and self._person_arrived() and not _cancelling():
+                return CONTINUE_VERDICT
+            raise
+        finally:
+            self._classifying = None
 
     async def _classify(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
         """Tier 1: ask the interrupt classifier; anything odd means continue."""
@@ -139,3 +206,8 @@ class ControllerYields(ControllerState):
             return CONTINUE_VERDICT
         return Verdict(decision, f"interrupt judge (tier 1) answered {decision.value}", "tier1")
 
+
+def _cancelling() -> bool:
+    """True when the current task itself is being cancelled (not just what it awaited)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

@@ -15,6 +15,7 @@ from datetime import datetime
 from attn.core.mailbox.transitions import MailboxTransitions
 from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import validate_priority
+from attn.core.stimuli import completes_without_model
 from attn.errors import InvalidInput, InvalidTransition, ItemNotFound, ProtectedItem
 from attn.store.base import UpdateItem, WriteOp
 
@@ -97,6 +98,8 @@ class MailboxActions(MailboxTransitions):
             i for i in self._queued.values()
             if i.source_type == "task_status_update" and not i.triggers_execution
             and i.extra("taskId") == task_id
+            # one that absorbed a comment (consolidation) carries text: it stays (CORE-70)
+            and completes_without_model(i, self._registry)
         ]
         ops: list[WriteOp] = []
         for item in doomed:

@@ -57,6 +57,10 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         self._type_counts = {}
         self._merge_index = {}
         self._entities = {}
+        self._conversation_keys = _no_conversations
+        self._conversations = {}
+        self._keys_of = {}
+        self._resurface_heap = []
         self.last_arrival_at = float("-inf")
         self.closed = False
         self._encoded = None
@@ -132,6 +136,10 @@ class Mailbox(MailboxEnqueue, MailboxActions):
     async def release(self, item: MailboxItem) -> None:
         """Put a claimed item back to queued without counting an attempt."""
         await self.commit(self.requeue_ops(item, failed=False))
+
+
+def _no_conversations(item: MailboxItem) -> tuple[()]:
+    return ()
 
 
 def _timeout_setter(getter: asyncio.Future[None]) -> Callable[[], None]:

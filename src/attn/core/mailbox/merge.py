@@ -23,7 +23,7 @@ def merge_payload(into: MailboxItem, item: MailboxItem, *, labelled: bool = Fals
     messages = payload.get("messages")
     if not isinstance(messages, list):
         messages = [_message_of(into)]
-    payload["messages"] = [*messages, _message_of(item)]
+    payload["messages"] = [*messages, *_messages_of(item)]
     text = item.content or item.summary
     if labelled:
         text = f"[{item.source_type}] {text}"
@@ -33,8 +33,23 @@ def merge_payload(into: MailboxItem, item: MailboxItem, *, labelled: bool = Fals
     payload["baseSummary"] = base
     payload["summary"] = f"{base} (+{len(payload['messages']) - 1})"
     absorbed = payload.get("mergedItemIds")
-    payload["mergedItemIds"] = [*(absorbed if isinstance(absorbed, list) else []), item.id]
+    payload["mergedItemIds"] = [*(absorbed if isinstance(absorbed, list) else []), item.id,
+                                *_merged_ids(item)]
     into.payload = payload
+
+
+def _merged_ids(item: MailboxItem) -> list[object]:
+    ids = item.payload.get("mergedItemIds")
+    return list(ids) if isinstance(ids, list) else []
+
+
+def _messages_of(item: MailboxItem) -> list[JSON]:
+    """``item``'s entries: one, or, for a survivor of earlier merges, every
+    stimulus it holds (so none loses its type and fields when it moves on)."""
+    messages = item.payload.get("messages")
+    if _merged_ids(item) and isinstance(messages, list) and messages:
+        return [m for m in messages if isinstance(m, dict)]
+    return [_message_of(item)]
 
 
 _OWN_KEYS = frozenset({"content", "summary", "messages", "baseSummary", "mergedItemIds"})

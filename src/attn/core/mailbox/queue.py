@@ -2,9 +2,12 @@
 
 Queued items sit in a heap keyed by ``(priority, seq)``; an entry whose item
 left the queue or changed priority goes stale and is skipped on the way out.
-Two indexes follow the queued items: the merge index (source type and
-task/requirement/channel key → the item new ones merge into, 000 §14) and the
-entity index (task or requirement → every queued item about it, 000 §21).
+Three indexes follow the queued items: the merge index (source type and
+task/requirement/channel key → the item new ones merge into, 000 §14), the
+entity index (task or requirement → every queued item about it, 000 §21) and
+the conversation index (the keys its controller's merge rules compare → the
+queued items, CORE-71). Timed deferred items sit in a heap by
+``deferred_until``, so the loop can resurface due ones every cycle cheaply.
 Nothing here writes to the store.
 
 Spec: 000 §14 (merge keys), §21 (entity groups), §22 (deferred items);
@@ -16,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -49,6 +52,13 @@ class MailboxQueue:
     _merge_index: dict[tuple[str, object], MailboxItem]
     # ("task" | "requirement", id) → queued items about it, any type (000 §21)
     _entities: dict[tuple[str, object], dict[str, MailboxItem]]
+    #: The conversations of a queued item (set by its controller: the keys under
+    #: which its merge rules look, CORE-71), and conversation → queued items.
+    _conversation_keys: Callable[[MailboxItem], tuple[Hashable, ...]]
+    _conversations: dict[Hashable, dict[str, MailboxItem]]
+    _keys_of: dict[str, tuple[Hashable, ...]]
+    #: (deferred_until, seq, id) of timed deferred items; stale entries are skipped.
+    _resurface_heap: list[tuple[datetime, int, str]]
     #: Clock monotonic time of the latest enqueue (merged or not), for the burst window.
     last_arrival_at: float
     #: Set by :meth:`close`: no more items are accepted.
@@ -101,9 +111,75 @@ class MailboxQueue:
         return dict(self._type_counts)
 
     def next_resurface_at(self) -> datetime | None:
-        """Earliest ``deferred_until`` among timed deferred items, or None."""
-        times = [i.deferred_until for i in self._deferred.values() if i.deferred_until is not None]
-        return min(times) if times else None
+        """Earliest ``deferred_until`` among timed deferred items, or None. O(1) amortized."""
+        heap = self._resurface_heap
+        while heap:
+            until, _, item_id = heap[0]
+            item = self._deferred.get(item_id)
+            if item is not None and item.deferred_until == until:
+                return until
+            heapq.heappop(heap)
+        return None
+
+    def _due(self, now: datetime, *, idle: bool) -> list[MailboxItem]:
+        """Remove from the resurface heap and return the deferred items due at
+        ``now`` (with ``idle``, also those deferred without a time), oldest first."""
+        due: dict[str, MailboxItem] = {}
+        while (until := self.next_resurface_at()) is not None and until <= now:
+            item = self._deferred[heapq.heappop(self._resurface_heap)[2]]
+            due[item.id] = item
+        if idle:
+            due.update((i.id, i) for i in self._deferred.values() if i.deferred_until is None)
+        return sorted(due.values(), key=lambda i: i.seq)
+
+    def _track_deferred(self, item: MailboxItem) -> None:
+        self._deferred[item.id] = item
+        if item.deferred_until is not None:
+            heapq.heappush(self._resurface_heap, (item.deferred_until, item.seq, item.id))
+
+    # ---------------------------------------------------- conversation index
+
+    def set_conversation_keys(self, keys: Callable[[MailboxItem], tuple[Hashable, ...]]) -> None:
+        """Index queued items, now and from now on, by ``keys(item)``.
+
+        Args:
+            keys: the conversations an item belongs to (hashable keys); the
+                attention controller passes its merge rules' keys.
+        """
+        self._conversation_keys = keys
+        self._conversations = {}
+        self._keys_of = {}
+        for item in self._queued.values():
+            self._index_conversations(item)
+
+    def conversation_items(self, keys: Iterable[Hashable]) -> list[MailboxItem]:
+        """Queued items in any of these conversations.
+
+        Args:
+            keys: conversation keys as returned by the indexing function.
+
+        Returns:
+            The items, each once, in commit order (``seq``).
+        """
+        found: dict[str, MailboxItem] = {}
+        for key in keys:
+            found.update(self._conversations.get(key, {}))
+        return sorted(found.values(), key=lambda i: i.seq)
+
+    def _index_conversations(self, item: MailboxItem) -> None:
+        keys = self._conversation_keys(item)
+        if keys:
+            self._keys_of[item.id] = keys
+            for key in keys:
+                self._conversations.setdefault(key, {})[item.id] = item
+
+    def _unindex_conversations(self, item: MailboxItem) -> None:
+        for key in self._keys_of.pop(item.id, ()):
+            group = self._conversations.get(key)
+            if group is not None:
+                group.pop(item.id, None)
+                if not group:
+                    del self._conversations[key]
 
     # ------------------------------------------------- merge and entity keys
 
@@ -177,10 +253,16 @@ class MailboxQueue:
             counts[item.source_type] = counts.get(item.source_type, 0) + 1
             key = self._merge_key(item.source_type, item.payload)
             if key is not None:
-                self._merge_index.setdefault(key, item)
+                # The newest queued item of a key is the target: merging into an
+                # older one would put the text ahead of a queued item of its own
+                # that arrived in between (one without dedup, CORE-71).
+                current = self._merge_index.get(key)
+                if current is None or current.seq < item.seq:
+                    self._merge_index[key] = item
             entity = self._entity_key(item)
             if entity is not None:
                 self._entities.setdefault(entity, {})[item.id] = item
+            self._index_conversations(item)
         self._queued[item.id] = item
         heapq.heappush(self._heap, (item.priority, item.seq, item.id))
         while self._getters:
@@ -195,7 +277,7 @@ class MailboxQueue:
             if item.status == ItemStatus.QUEUED:
                 self._push(item)
             elif item.status == ItemStatus.DEFERRED:
-                self._deferred[item.id] = item
+                self._track_deferred(item)
 
     def pop_nowait(self) -> MailboxItem | None:
         """Remove and return the head item from memory, or None when empty.
@@ -222,6 +304,8 @@ class MailboxQueue:
                     group.pop(item.id, None)
                     if not group:
                         del self._entities[entity]  # type: ignore[arg-type]
+            if self._keys_of:
+                self._unindex_conversations(item)
             counts = self._type_counts
             left = counts[item.source_type] - 1
             if left:

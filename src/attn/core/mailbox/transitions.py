@@ -104,7 +104,7 @@ class MailboxTransitions(MailboxQueue):
         item.status = ItemStatus.DEFERRED
         item.deferred_until = until
         item.reason = reason
-        self._deferred[item.id] = item
+        self._track_deferred(item)
         self.counters["deferred"] += 1
         self._updated(item)
         return [UpdateItem(item.id, {"status": item.status, "deferred_until": until,
@@ -148,14 +148,32 @@ class MailboxTransitions(MailboxQueue):
             UpdateItem(into.id, {"payload": into.payload, "priority": into.priority}),
         ]
 
-    def resurface_due_ops(self, now: datetime) -> list[WriteOp]:
-        """Queue every deferred item whose time has come (or that has none). 000 §22."""
+    def resurface_due_ops(self, now: datetime, *, idle: bool = True,
+                          hold: frozenset[str] = frozenset()) -> list[WriteOp]:
+        """Queue every deferred item whose time has come (000 §22, CORE-72).
+
+        Each goes back to its original place: its priority and commit order.
+
+        Args:
+            now: the current instant (UTC).
+            idle: also resurface items deferred without a time ("next idle");
+                the attention loop passes True only when its queue is empty.
+            hold: ids of items that stay deferred for now (preempted work whose
+                preempting item has not been picked yet); they stay due.
+        """
         ops: list[WriteOp] = []
-        for item in [i for i in self._deferred.values()
-                     if i.deferred_until is None or i.deferred_until <= now]:
+        kept: list[MailboxItem] = []
+        for item in self._due(now, idle=idle):
+            if item.id in hold:
+                kept.append(item)
+                continue
+            timed = item.deferred_until is not None
             ops.extend(self.requeue_ops(item, failed=False))
             ops.append(self.decision_op(item, DecisionType.RESURFACE,
-                                        "Deferred item resurfaced while idle"))
+                                        "Deferred item resurfaced: its time came" if timed
+                                        else "Deferred item resurfaced while idle"))
+        for item in kept:
+            self._track_deferred(item)
         return ops
 
     async def commit(self, ops: list[WriteOp]) -> None:
