@@ -147,7 +147,8 @@ def test_bad_fields_name_field_and_line(text: str, needle: str) -> None:
         ),
         (
             "[[agents]]\nname = 'ada'\nbrain = 'echo'\noptions = { steps = 0 }\n",
-            "agents[0].options (line 4, agent 'ada'): echo brain steps must be an integer ≥ 1",
+            "agents[0].options.steps (line 4, agent 'ada'): echo brain steps must be an integer "
+            "from 1 to 10,000",
         ),
         (
             "[[agents]]\nname = 'cy'\nbrain = 'script'\n",

@@ -18,13 +18,14 @@ from attn.core.models import (
     ItemStatus,
     MailboxItem,
 )
-from attn.core.registry import Category, ItemType, Priority, TypeRegistry
+from attn.core.registry import Category, ItemType, Priority, Supersede, TypeRegistry
 from attn.errors import (
     ActivityNotFound,
     AgentExists,
     AgentNotRunning,
     AttnError,
     InvalidInput,
+    InvalidJson,
     InvalidPriority,
     InvalidTransition,
     ItemNotFound,
@@ -62,6 +63,7 @@ __all__ = [
     "EventBus",
     "Focus",
     "InvalidInput",
+    "InvalidJson",
     "InvalidPriority",
     "InvalidTransition",
     "ItemNotFound",
@@ -79,6 +81,7 @@ __all__ = [
     "RuntimeLocked",
     "ScriptBrain",
     "StoreError",
+    "Supersede",
     "TypeRegistry",
     "UnknownAgent",
     "UnknownItemType",

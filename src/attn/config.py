@@ -118,7 +118,12 @@ class ConfigError(InvalidInput):
 
 def _int_to_float(value: object) -> object:
     # TOML writes whole seconds as integers; strict mode would refuse them for a float.
-    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:  # a ValueError is reported as a field problem, not a crash
+            raise ValueError("a number this large is not a duration in seconds") from None
+    return value
 
 
 def _heartbeat_or_off(value: object) -> object:
@@ -520,7 +525,8 @@ def _brain_problem(agent: AgentSection) -> tuple[tuple[str, ...], str] | None:
     try:
         build_brain(agent.brain, dict(agent.options))
     except InvalidInput as exc:
-        return ("options",), exc.message
+        option = getattr(exc, "option", None)  # OptionError names the option
+        return ("options", option) if isinstance(option, str) else ("options",), exc.message
     return None
 
 

@@ -16,7 +16,11 @@ def shown(value: object, limit: int = MAX_ECHO_CHARS) -> str:
     characters with an ellipsis (``'xxx…'``), so huge inputs are not echoed back."""
     if isinstance(value, str) and len(value) > limit:
         return repr(value[: limit - 1] + "…")
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to convert to text (over 4,300 digits)
+        return f"an integer of about {value.bit_length() * 0.30103:.0f} digits" if isinstance(
+            value, int) else f"a {type(value).__name__}"
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
@@ -38,6 +42,12 @@ class InvalidInput(AttnError):
     """The input is not valid."""
 
     code = "invalid_input"
+
+
+class InvalidJson(InvalidInput):
+    """The JSON value breaks attn's limits (depth, finite numbers, 64-bit integers)."""
+
+    code = "invalid_json"
 
 
 class UnknownAgent(InvalidInput):

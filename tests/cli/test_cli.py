@@ -189,6 +189,27 @@ def test_mailbox_filters(runner: CliRunner, server: LiveServer) -> None:
     assert json.loads(result.stdout)["history"] == []
 
 
+def test_c7_mailbox_pages_on_with_the_cursor_it_prints(
+    runner: CliRunner, server: LiveServer
+) -> None:
+    """Issue 10 C7: ``attn mailbox`` pages by cursor (offsets repeat items)."""
+    for text in ("one", "two", "three"):
+        attn(runner, "send", "alice", text, "--url", server.url)
+    first = attn(runner, "mailbox", "alice", "--limit", "2", "--url", server.url)
+    assert first.exit_code == 0, first.output
+    (hint,) = [line for line in first.stdout.splitlines() if "--cursor" in line]
+    cursor = hint.split("--cursor")[1].strip()
+    assert hint.startswith("more history: attn mailbox alice --cursor ")
+    rest = attn(runner, "mailbox", "alice", "--limit", "2", "--cursor", cursor,
+                "--url", server.url, "--json")
+    assert rest.exit_code == 0, rest.output
+    page = json.loads(rest.stdout)
+    assert [i["payload"]["content"] for i in page["history"]] == ["one"]
+    assert page["nextCursor"] is None
+    _one_line_error(attn(runner, "mailbox", "alice", "--cursor", "x", "--url", server.url),
+                    "cursor must be a nextCursor value")
+
+
 def test_url_from_environment(runner: CliRunner, server: LiveServer) -> None:
     result = attn(runner, "agents", "--json", env={"ATTN_URL": server.url})
     assert result.exit_code == 0, result.output

@@ -90,6 +90,26 @@ def test_the_default_file_is_checked(runner: CliRunner) -> None:
             ],
         ),
         ("[server]\nport = \n", ["team.toml:2: invalid TOML: Invalid value (at line 2, column 8)"]),
+        (  # C1: brain options are bounded; a TOML integer of any size is a problem, not a crash
+            "[defaults]\nbackstop_s = 1" + "0" * 400 + "\n\n[[agents]]\nname = 'a'\n"
+            "brain = 'echo'\noptions = { steps = 2000000 }\n\n[[agents]]\nname = 'b'\n"
+            "brain = 'echo'\n\n[agents.options]\nstep_s = 1" + "0" * 400 + "\n",
+            [
+                "team.toml:2: defaults.backstop_s: Value error, a number this large is not a "
+                "duration in seconds",
+            ],
+        ),
+        (
+            "[[agents]]\nname = 'a'\nbrain = 'echo'\noptions = { steps = 2000000 }\n\n"
+            "[[agents]]\nname = 'b'\nbrain = 'echo'\n\n[agents.options]\n"
+            "step_s = 1" + "0" * 400 + "\n",
+            [
+                "team.toml:4: agents[0].options.steps (agent 'a'): echo brain steps must be an "
+                "integer from 1 to 10,000, got 2000000",
+                "team.toml:11: agents[1].options.step_s (agent 'b'): echo brain step_s must be a "
+                "number of seconds from 0 to 3600, got an integer of about 401 digits",
+            ],
+        ),
         (
             "[server]\nhost = '0.0.0.0'\n\n[database]\nurl = 'sqlite:///nowhere/a.db'\n",
             [

@@ -170,8 +170,8 @@ async def test_core_61_unknown_recipient(runtime: Runtime) -> None:
 
 async def test_capacity_rejects_non_chat_but_accepts_chat(runtime: Runtime) -> None:
     agent = await _stopped_agent(runtime, capacity=2)
-    await agent.enqueue("heartbeat", {})
-    await agent.enqueue("heartbeat", {})
+    await agent.enqueue("system_event", {})
+    await agent.enqueue("system_event", {})
     with pytest.raises(MailboxFull, match="capacity 2"):
         await agent.enqueue("a2a_message", {"content": "x"})
     await agent.enqueue("human_chat", {"content": "people always get in"})

@@ -169,7 +169,8 @@ async def test_coal_13_stale_informational_items_are_purged(
     for item, (stored, _) in zip(items, results, strict=True):
         item.seq = stored.seq
     agent.mailbox.restore(items)
-    fresh = await agent.enqueue("heartbeat", {"summary": "fresh"})
+    # (a fresh heartbeat would supersede the aged one at enqueue time, CORE-76)
+    fresh = await agent.enqueue("daily_report", {"summary": "fresh"})
     agent.start()
     await runtime.run_until_idle()
     statuses = [await _status(runtime, i.id) for i in items]

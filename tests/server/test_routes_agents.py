@@ -131,8 +131,32 @@ def test_a_taken_name_is_409_and_changes_nothing(http: httpx.Client) -> None:
         ),
         (
             {"name": "eve", "brain": "echo", "options": {"steps": 0}},
-            "body.options: echo brain steps must be an integer",
+            "body.options.steps: echo brain steps must be an integer",
         ),
+        # C1: bounded options; integers of any size are a clean 422, never a 500
+        (
+            {"name": "eve", "brain": "echo", "options": {"steps": 2_000_000}},
+            "body.options.steps: echo brain steps must be an integer from 1 to 10,000",
+        ),
+        (
+            {"name": "eve", "brain": "echo", "options": {"steps": 10**400}},
+            "got an integer of about 401 digits",
+        ),
+        (
+            {"name": "eve", "brain": "echo", "options": {"step_s": 10**400}},
+            "body.options.step_s: echo brain step_s must be a number of seconds from 0 to 3600",
+        ),
+        (
+            {"name": "eve", "brain": "script", "options": {"steps": [{"sleep_s": 10**400}]}},
+            "body.options.steps: script brain step 0 sleep_s must be a number of seconds",
+        ),
+        (
+            {"name": "eve", "brain": "script", "options": {"steps": [{"say": "x"}] * 1001}},
+            "script brain needs a list of 1 to 1,000 steps",
+        ),
+        ({"name": "eve", "brain": "echo", "config": {"capacity": 10**400}}, "capacity must be"),
+        ({"name": "eve", "brain": "echo", "config": {"backstopS": 10**400}}, "backstopS"),
+        ({"name": "eve", "brain": "echo", "config": {"backstopS": 1e30}}, "at most 604,800"),
         ({"name": "eve", "brain": "script"}, "the script brain needs the option 'steps'"),
         ({"name": "e v e", "brain": "echo"}, "body.name"),
         ({"name": "", "brain": "echo"}, "body.name"),

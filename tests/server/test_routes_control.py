@@ -257,6 +257,7 @@ def test_srv05_patch_heartbeat_interval_is_clamped_and_persisted(
         ({"heartbeatIntervalS": True}, 422, "validation_error", "body.heartbeatIntervalS"),
         ({"heartbeatIntervalS": -5}, 422, "validation_error", "greater than 0"),
         ({"heartbeatIntervalS": 0}, 422, "validation_error", "greater than 0"),
+        ({"heartbeatIntervalS": 10**400}, 422, "validation_error", "body.heartbeatIntervalS"),
         ({"backstopS": 5}, 422, "validation_error", "backstopS cannot change while the agent"),
         ({"heartbeatIntervalS": 600, "x": 1}, 422, "validation_error", "body.x: unknown field"),
         ([600], 422, "validation_error", "got an array"),

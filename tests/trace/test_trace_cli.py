@@ -31,7 +31,8 @@ def test_import_then_replay(inbox_dir: Path, tmp_path: Path) -> None:
                            "--json")
     assert code == 0
     summary = json.loads(stdout)
-    assert summary["ok"] and summary["completed"] == 60 and summary["lost"] == []
+    assert summary["ok"] and summary["lost"] == []
+    assert summary["completed"] + summary["merged"] == 60  # idle pings may supersede (CORE-76)
     assert set(summary["latency"]) == {"p50S", "p99S", "maxS", "samples"}
 
     code, stdout, _ = _run("replay", str(out))

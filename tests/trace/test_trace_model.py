@@ -110,3 +110,26 @@ def test_write_failure_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(InvalidInput, match="cannot write trace file"):
         write_trace(_trace(), tmp_path / "no-such-dir" / "t.jsonl")
+
+
+DEEP = '{"content":"hi","deep":' + "[" * 40 + "]" * 40 + "}"
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        (DEEP, r":2: payload: nested more than 32 levels deep"),
+        ('{"content":"hi","n":NaN}', r":2: payload: numbers must be finite"),
+        ('{"content":"hi","n":' + "9" * 30 + "}", r":2: payload: integers must fit in 64 bits"),
+        ('{"content":"hi","n":' + "9" * 5000 + "}", r":2: a number has more than 4,300 digits"),
+        ('{"content":' + "[" * 100_000 + "]" * 100_000 + "}", r":2: JSON nested too deeply"),
+    ],
+)
+def test_c4_trace_lines_outside_the_json_limits_name_the_line(
+    tmp_path: Path, payload: str, expected: str
+) -> None:
+    """Issue 10 C4: a trace file gets the limits of an enqueue (attn.limits), refused
+    with the line number before anything is replayed, never a traceback."""
+    line = GOOD.replace('{"content":"hi"}', payload)
+    with pytest.raises(InvalidTrace, match=expected):
+        read_trace(_lines(tmp_path, HEADER, line))

@@ -177,6 +177,36 @@ def test_ui_02_load_earlier_pages_through_history(server: UiServer, page: Any) -
     assert summaries == [f"beat {n:03d}" for n in range(119, -1, -1)]
 
 
+def test_ui_c7_load_earlier_continues_by_cursor_while_items_complete(
+        server: UiServer, page: Any) -> None:
+    """Issue 10 C7: "Load earlier" asks for the page below the oldest row shown
+    (a cursor), so items completing meanwhile neither repeat nor go missing."""
+    async def fill(runtime: Runtime, start: int, count: int) -> None:
+        agent = runtime.get_agent("bob")
+        for n in range(start, start + count):
+            await agent.enqueue("heartbeat", {"summary": f"beat {n:03d}"})
+
+    def settled(rt: Runtime) -> bool:
+        return rt.get_agent("bob").depth == 0 and rt.get_agent("bob").focus_item is None
+
+    server.call(lambda rt: fill(rt, 0, 60))
+    server.wait_until(settled)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    open_mind(page, server, "bob")
+    expect(rows(page)).to_have_count(50)
+    server.call(lambda rt: fill(rt, 60, 10))  # complete while the first page is shown
+    server.wait_until(settled)
+    expect(rows(page)).to_have_count(60)
+    page.get_by_role("button", name="Load earlier…").click()
+    expect(rows(page)).to_have_count(70)
+    summaries = rows(page).locator(".summary").all_text_contents()
+    assert summaries == [f"beat {n:03d}" for n in range(69, -1, -1)]
+    pages = [url for url in asked if "/mailbox?" in url and "limit=50" in url]
+    assert any("cursor=" in url for url in pages), pages
+    assert not any("offset=" in url for url in asked)
+
+
 def test_ui_03_type_registered_at_run_time_appears_and_filters(
         server: UiServer, page: Any) -> None:
     server.enqueue("bob", "human_chat", {"content": "before the new type"})

@@ -6,36 +6,39 @@ cancellation like a real tool loop, with no network and no model.
 
 from __future__ import annotations
 
+from attn.brains.options import (
+    MAX_ECHO_STEPS,
+    MAX_PREFIX_CHARS,
+    MAX_STEP_S,
+    bounded_int,
+    bounded_seconds,
+    bounded_text,
+)
 from attn.core.focus import Focus, Reply
 from attn.core.models import MailboxItem
-from attn.errors import InvalidInput
 
 
 class EchoBrain:
     """Reply ``prefix + text`` after ``steps`` steps of ``step_s`` seconds each.
 
     Args:
-        steps: number of work steps (≥ 1); a yield point separates consecutive steps.
-        step_s: seconds each step takes on the runtime clock (0 for none).
-        prefix: text put before the echoed content.
+        steps: number of work steps, 1 .. :data:`~attn.brains.options.MAX_ECHO_STEPS`
+            (10,000); a yield point separates consecutive steps.
+        step_s: seconds each step takes on the runtime clock, 0 .. 3600 (0 for none).
+        prefix: text put before the echoed content (at most 1,000 characters).
 
     Raises:
-        InvalidInput: steps < 1 or step_s < 0.
+        OptionError: an option of the wrong type or out of bounds (an
+            :class:`~attn.errors.InvalidInput` naming the option).
 
     The step reached is kept in ``focus.session["step"]``, so preempted work
     resumes where it stopped.
     """
 
     def __init__(self, steps: int = 1, step_s: float = 0.0, prefix: str = "echo: ") -> None:
-        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-            raise InvalidInput(f"echo brain steps must be an integer ≥ 1, got {steps!r}")
-        if isinstance(step_s, bool) or not isinstance(step_s, int | float) or step_s < 0:
-            raise InvalidInput(f"echo brain step_s must be ≥ 0 seconds, got {step_s!r}")
-        if not isinstance(prefix, str):
-            raise InvalidInput(f"echo brain prefix must be a string, got {prefix!r}")
-        self.steps = steps
-        self.step_s = float(step_s)
-        self.prefix = prefix
+        self.steps = bounded_int("echo", "steps", steps, 1, MAX_ECHO_STEPS)
+        self.step_s = bounded_seconds("echo", "step_s", step_s, MAX_STEP_S)
+        self.prefix = bounded_text("echo", "prefix", prefix, MAX_PREFIX_CHARS)
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
         step = int(focus.session.get("step", 0))

@@ -14,9 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from attn.brains.options import (
+    MAX_SCRIPT_STEPS,
+    MAX_STEP_S,
+    MAX_STEP_TEXT_CHARS,
+    OptionError,
+    bounded_seconds,
+    bounded_text,
+)
 from attn.core.focus import Focus, Reply
 from attn.core.models import MailboxItem
-from attn.errors import InvalidInput
 
 _KINDS: dict[str, type | tuple[type, ...]] = {
     "say": str, "sleep_s": (int, float), "yield": bool, "log": str, "tool": str, "fail": str,
@@ -32,28 +39,37 @@ class ScriptBrain:
     """Run ``steps`` in order for every item.
 
     Args:
-        steps: a list of one-key dicts as described in the module docstring.
+        steps: a list of 1 .. :data:`~attn.brains.options.MAX_SCRIPT_STEPS` (1,000)
+            one-key dicts as described in the module docstring; texts of at most
+            10,000 characters, ``sleep_s`` from 0 to 3600 seconds.
 
     Raises:
-        InvalidInput: an empty list, an unknown step kind or a value of the wrong type.
+        OptionError: an empty or too long list, an unknown step kind, or a value
+            of the wrong type or out of bounds (the message names the step).
     """
 
     def __init__(self, steps: list[dict[str, Any]]) -> None:
-        if not isinstance(steps, list) or not steps:
-            raise InvalidInput("script brain needs a non-empty list of steps")
+        if not isinstance(steps, list) or not steps or len(steps) > MAX_SCRIPT_STEPS:
+            got = f"{len(steps):,} steps" if isinstance(steps, list) else type(steps).__name__
+            raise OptionError("steps", f"script brain needs a list of 1 to {MAX_SCRIPT_STEPS:,} "
+                                       f"steps, got {got}")
         for index, step in enumerate(steps):
             if not isinstance(step, dict) or len(step) != 1:
-                raise InvalidInput(
-                    f"script step {index} must be a table with one key, got {step!r}")
+                raise OptionError("steps", f"script step {index} must be a table with one key, "
+                                           f"got {step!r:.80}")
             (kind, value), = step.items()
             expected = _KINDS.get(kind)
             if expected is None:
-                raise InvalidInput(f"script step {index}: unknown kind {kind!r}; "
-                                   f"known: {', '.join(_KINDS)}")
+                raise OptionError("steps", f"script step {index}: unknown kind {kind!r:.40}; "
+                                           f"known: {', '.join(_KINDS)}")
             if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
-                raise InvalidInput(f"script step {index}: {kind} has the wrong type: {value!r}")
-            if kind == "sleep_s" and isinstance(value, int | float) and value < 0:
-                raise InvalidInput(f"script step {index}: sleep_s must be ≥ 0")
+                raise OptionError("steps", f"script step {index}: {kind} has the wrong type: "
+                                           f"{value!r:.80}")
+            where = f"step {index} {kind}"
+            if kind == "sleep_s":
+                bounded_seconds("script", "steps", value, MAX_STEP_S, label=where)
+            elif isinstance(value, str):
+                bounded_text("script", "steps", value, MAX_STEP_TEXT_CHARS, label=where)
         self.steps = steps
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:

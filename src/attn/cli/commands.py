@@ -7,6 +7,7 @@ JSON with ``--json``.
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -60,6 +61,7 @@ def register(app: typer.Typer) -> None:
         epilog=examples(
             "attn mailbox alice",
             "attn mailbox alice --status completed,dropped --limit 10 --json",
+            "attn mailbox alice --limit 50 --cursor 1234",
         ),
     )(mailbox)
 
@@ -195,13 +197,22 @@ def mailbox(
     limit: Annotated[
         int, typer.Option(min=1, max=MAX_LIMIT, help=f"History rows to show (1..{MAX_LIMIT}).")
     ] = 20,
-    offset: Annotated[int, typer.Option(min=0, help="History rows to skip.")] = 0,
+    cursor: Annotated[
+        str | None,
+        typer.Option(help="Continue the history after an earlier page (the cursor it printed)."),
+    ] = None,
+    offset: Annotated[
+        int, typer.Option(min=0, hidden=True, help="History rows to skip (use --cursor).")
+    ] = 0,
     url: UrlOption = DEFAULT_URL,
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Show an agent's queue and history: each item with its status and decisions."""
-    params = {"status": status, "type": source_type, "limit": limit, "offset": offset}
+    params: dict[str, Any] = {"status": status, "type": source_type, "limit": limit,
+                              "cursor": cursor}
+    if offset:
+        params["offset"] = offset
     with ApiClient(url, token=token) as client:
         data = client.request("GET", f"/api/agents/{_path(agent)}/mailbox", params=params)
     if as_json:
@@ -247,6 +258,10 @@ def mailbox(
             escape(decisions),
         )
     console().print(table)
+    if data.get("nextCursor"):
+        console().print(escape(f"more history: attn mailbox {shlex.quote(agent)} "
+                               f"--cursor {data['nextCursor']}"),
+                        style="dim")
 
 
 def _path(name: str) -> str:

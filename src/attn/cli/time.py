@@ -64,7 +64,9 @@ def list_command(
         print_json(data)
         return
     callbacks: list[dict[str, Any]] = data.get("callbacks", [])
-    table = Table(title=escape(f"{agent}: {len(callbacks)} pending callbacks and wakeups"))
+    total = data.get("count", len(callbacks))
+    shown = f" (the first {len(callbacks)} shown)" if data.get("nextCursor") else ""
+    table = Table(title=escape(f"{agent}: {total} pending callbacks and wakeups{shown}"))
     for column in ("id", "type", "next fire", "every", "expires", "status", "what"):
         table.add_column(column, no_wrap=column != "what")
     for callback in callbacks:

@@ -14,10 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from attn.clock import TimerHandle
 from attn.core.models import ActivityLog, LogType, MailboxItem
+from attn.core.turns import LoopTurns
 
 if TYPE_CHECKING:
     from attn.core.attention import AttentionController
     from attn.core.focus import StreamListener
+
+
+#: Buffered log lines that make an attempt write them before its next commit.
+FLUSH_LOGS = 500
+#: Most activity log lines one attempt stores.
+MAX_ATTEMPT_LOGS = 100_000
 
 
 class Interrupt(StrEnum):
@@ -44,6 +51,7 @@ class Attempt:
         "item",
         "live",
         "log_seq",
+        "logged",
         "logs",
         "merged_ids",
         "partial",
@@ -56,6 +64,7 @@ class Attempt:
         "task",
         "tokens",
         "tools",
+        "turns",
         "waiter",
     )
 
@@ -76,7 +85,10 @@ class Attempt:
         self.waiter: asyncio.Future[None] | None = None
         self.backstop: TimerHandle | None = None
         self.logs: list[ActivityLog] = []
+        #: The activity's last log ``seq``, continued across attempts (preempt, resume).
         self.log_seq = log_seq
+        #: Log lines this attempt wrote (bounded by MAX_ATTEMPT_LOGS).
+        self.logged = 0
         self.tokens = 0
         self.tools = 0
         self.merged_ids: list[str] = []
@@ -91,13 +103,28 @@ class Attempt:
         self.partial: list[str] = []
         self.stream_closed = False
         self.stream_listener: StreamListener | None = None
+        self.turns = LoopTurns()
 
     def add_log(self, type: str, content: str, metadata: dict[str, Any]) -> None:
-        if self.activity_id is None:
+        """Buffer one activity log line; its ``seq`` continues the activity's sequence.
+
+        Lines are written with the attempt's next commit, or at once when
+        :data:`FLUSH_LOGS` are buffered (a brain that logs much between yield
+        points); past :data:`MAX_ATTEMPT_LOGS` lines in one attempt, one line
+        says so and the rest are not stored (a runaway brain cannot fill memory).
+        """
+        if self.activity_id is None or self.logged > MAX_ATTEMPT_LOGS:
             return
+        self.logged += 1
+        if self.logged > MAX_ATTEMPT_LOGS:
+            type, content, metadata = "error", (
+                f"activity log limit reached ({MAX_ATTEMPT_LOGS:,} lines in one attempt); "
+                "later lines of this attempt are not stored"), {}
         self.log_seq += 1
         self.logs.append(ActivityLog(self.activity_id, self.log_seq, LogType(type), content,
                                      self.controller.clock.now(), metadata))
+        if len(self.logs) >= FLUSH_LOGS:
+            self.controller.flush_logs(self)
 
     def take_logs(self) -> list[ActivityLog]:
         logs, self.logs = self.logs, []

@@ -12,22 +12,26 @@ class AgentConfig:
     """How one agent's mailbox and attention loop behave.
 
     Attributes:
-        capacity: most queued items; further non-chat enqueues raise
-            :class:`~attn.errors.MailboxFull` (human chat is always accepted).
+        capacity: most queued items (1 .. 10,000,000); further non-chat enqueues
+            raise :class:`~attn.errors.MailboxFull` (human chat is always accepted).
         backstop_s: seconds one processing attempt may run before it is
-            cancelled and requeued (000 §4 backstop; default 10 minutes).
+            cancelled and requeued (000 §4 backstop; default 10 minutes, at most
+            a week).
         approval_backstop_s: the backstop while the brain awaits a person's
-            approval (000 §13.2; default 24 hours).
-        max_attempts: attempts before a failing item is dropped (DESIGN.md).
-        max_payload_bytes: largest JSON-encoded payload plus metadata accepted.
+            approval (000 §13.2; default 24 hours, at most 30 days).
+        max_attempts: attempts before a failing item is dropped (DESIGN.md; 1 .. 100).
+        max_payload_bytes: largest JSON-encoded payload plus metadata accepted
+            (at most 64 MiB).
         dedup: merge a new comment or channel message into a queued item of
-            the same task, requirement or channel (000 §14).
+            the same task, requirement or channel, and let a superseding notice
+            replace the older one (000 §14, CORE-76); restart recovery follows
+            the same switch (CORE-74).
         coalesce_window_ms: after a burst of mergeable mail, wait this many
             milliseconds for the rest of it before triage; 0 disables (000 §14).
         consolidate: fold queued items about one task or requirement into one
             before triage (000 §21).
         stale_after_s: informational items queued longer than this are dropped
-            before triage (000 §21; default 4 hours).
+            before triage (000 §21; default 4 hours, at most a year).
         auto_complete_informational: complete informational items (status
             updates that ask for no action) without calling the brain (000 §3.4, §23).
     """
@@ -44,10 +48,11 @@ class AgentConfig:
     auto_complete_informational: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("capacity", "max_attempts", "max_payload_bytes"):
+        for name, high in _INT_LIMITS.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidInput(f"{name} must be a positive integer, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+                raise InvalidInput(
+                    f"{name} must be an integer from 1 to {high:,}, got {_shown(value)}")
         window = self.coalesce_window_ms
         if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= 60_000:
             raise InvalidInput(
@@ -55,7 +60,26 @@ class AgentConfig:
         for name in ("dedup", "consolidate", "auto_complete_informational"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be true or false, got {getattr(self, name)!r}")
-        for name in ("backstop_s", "approval_backstop_s", "stale_after_s"):
+        for name, high_s in _SECONDS_LIMITS.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise InvalidInput(f"{name} must be positive seconds, got {value!r}")
+            # Exact int/float comparisons: a 400-digit integer is refused, never overflows.
+            if isinstance(value, bool) or not isinstance(value, int | float) or not (
+                0 < value <= high_s
+            ):
+                raise InvalidInput(
+                    f"{name} must be positive seconds, at most {high_s:,.0f}, got {_shown(value)}")
+
+
+#: Upper bounds of the integer settings (the lower bound is 1).
+_INT_LIMITS = {"capacity": 10_000_000, "max_attempts": 100, "max_payload_bytes": 64 << 20}
+#: Upper bounds of the durations, in seconds: a backstop of a week, an approval
+#: wait of 30 days, a stale time of a year.
+_SECONDS_LIMITS = {"backstop_s": 7 * 86_400.0, "approval_backstop_s": 30 * 86_400.0,
+                   "stale_after_s": 365 * 86_400.0}
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -123,12 +123,17 @@ class Focus:
         """Check for mail that arrived since the last yield point.
 
         Returns at once with ``continue`` when nothing is pending (the common
-        case costs well under 2 µs). Otherwise the attention controller decides
+        case costs well under 2 µs); a brain that has held the event loop for
+        more than 2 ms without suspending is suspended for one loop turn first,
+        so timers (the backstop), requests and other agents keep running.
+        Otherwise the attention controller decides
         (heuristics, then an optional judge) and the answer says whether to
         keep going (continue, merge) or return now (preempt, cancel). Human
         chat honours only merge, except a person's explicit cancel.
         """
         attempt = self._attempt
+        if attempt.turns.held():  # a brain that never suspends still lets the loop run
+            await attempt.turns.give_turn()
         if attempt.quiet:
             return CONTINUE
         return await attempt.controller.yield_point(attempt)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
+from attn.core.config import AgentConfig
+from attn.core.mailbox.merge import supersede_group
 from attn.core.models import DecisionType, MailboxItem
 from attn.core.registry import Category, TypeRegistry
 
@@ -86,6 +88,21 @@ def _user_over_work(s: Situation) -> bool:
     return is_user_interaction(s.new, s.registry) and not is_user_interaction(s.focus, s.registry)
 
 
+def _restates_focus(s: Situation) -> bool:
+    # A newer notice of the focus's own superseding group (a heartbeat during a
+    # heartbeat, a sender's status during its previous status) says nothing the
+    # running one does not: it waits, also when dedup is off.
+    def group(item: MailboxItem) -> object:
+        return supersede_group(s.registry.get(item.source_type), item.payload, item.metadata,
+                               _GROUPS)
+    new = group(s.new)
+    return new is not None and new == group(s.focus)
+
+
+#: Settings with dedup on: superseding groups are compared whatever the agent's switch.
+_GROUPS = AgentConfig()
+
+
 def _more_urgent(s: Situation) -> bool:
     return s.new.priority < s.focus.priority
 
@@ -127,7 +144,7 @@ def sender_of(item: MailboxItem) -> object:
     return item.metadata.get("senderId")
 
 
-M, P = DecisionType.MERGE, DecisionType.PREEMPT
+M, P, C = DecisionType.MERGE, DecisionType.PREEMPT, DecisionType.CONTINUE
 
 #: The heuristic table, in order. First match wins; no match means continue.
 RULES: tuple[Rule, ...] = (
@@ -138,6 +155,7 @@ RULES: tuple[Rule, ...] = (
     Rule("R2c", M, "Same channel as the message in focus: merged into the running turn",
          _same_channel),
     Rule("R1", P, "A person is waiting: user interactions preempt other work", _user_over_work),
+    Rule("R1s", C, "Restates the superseding notice in focus: it waits", _restates_focus),
     Rule("R4", P, "Higher priority than the focus", _more_urgent),
     Rule("R5", P, "Agent message preempts a heartbeat", _heartbeat_focus_agent_message),
     Rule("R6", P, "System work yields to equal-priority arrivals", _system_focus_equal_priority),

@@ -6,12 +6,14 @@
    informational updates) are dropped; items out of attempts are dropped.
 2. Queued items past their type's time-to-live are dropped as expired
    (never human chat).
-3. Post-recovery dedup: queued heartbeats collapse to the newest; queued
-   comments on one entity merge into the oldest, keeping every text and the
-   highest priority. Execution triggers never merge.
+3. Post-recovery dedup, by the rules and switches of enqueue-time dedup
+   (one decision function, CORE-74): queued superseding notices (heartbeats)
+   collapse to the newest; queued comments on one entity merge into the
+   oldest, keeping every text and the highest priority. Execution triggers
+   never merge; with ``dedup = false`` nothing merges or collapses.
 
 Every change is recorded as a decision with its reason, in one transaction.
-Spec: 000 §17; DESIGN.md "an item left processing by a crash"; CORE-53..57.
+Spec: 000 §17; DESIGN.md "an item left processing by a crash"; CORE-53..57, CORE-74.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from datetime import datetime
 
 from attn.core.config import AgentConfig
 from attn.core.mailbox import Mailbox
+from attn.core.mailbox.merge import merge_group, supersede_group
 from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import Recovery, TypeRegistry
 from attn.core.stimuli import every_type, longest_ttl_s
@@ -43,7 +46,18 @@ class RecoveryReport:
 
 async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config: AgentConfig,
                   now: datetime) -> RecoveryReport:
-    """Apply the recovery policy to ``mailbox``'s agent and load its queue into memory."""
+    """Apply the recovery policy to ``mailbox``'s agent and load its queue into memory.
+
+    Args:
+        mailbox: the agent's (empty) mailbox; restored items are loaded into it.
+        store: where the agent's items are stored.
+        registry: type facts (recovery policy, time-to-live, merge and superseding rules).
+        config: the agent's settings (``max_attempts``; ``dedup`` for post-recovery dedup).
+        now: the current instant (UTC), for time-to-live.
+
+    Returns:
+        What was requeued, dropped, expired and merged, by item id.
+    """
     report = RecoveryReport()
     agent_id = mailbox.agent_id
     ops: list[WriteOp] = []
@@ -90,35 +104,54 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
             survivors.append(item)
 
     mailbox.restore(survivors)
-    ops += _dedup(mailbox, registry, report)
+    ops += _dedup(mailbox, registry, config, report)
     await mailbox.commit(ops)
     report.restored = mailbox.depth
     return report
 
 
-def _dedup(mailbox: Mailbox, registry: TypeRegistry, report: RecoveryReport) -> list[WriteOp]:
+def _dedup(mailbox: Mailbox, registry: TypeRegistry, config: AgentConfig,
+           report: RecoveryReport) -> list[WriteOp]:
+    """Post-recovery dedup by the same rules as enqueue-time dedup (CORE-74).
+
+    :func:`~attn.core.mailbox.merge.supersede_group` and
+    :func:`~attn.core.mailbox.merge.merge_group` decide, with the agent's
+    ``dedup`` switch: superseding notices (heartbeats) collapse to the newest
+    and the others are dropped (000 §17, CORE-55); items of one merge group
+    merge into the oldest, keeping every text and the best priority (CORE-56).
+    """
     ops: list[WriteOp] = []
     items = sorted(mailbox.queued_items(), key=lambda i: i.seq)
-    heartbeats = [i for i in items if i.source_type == "heartbeat"]
-    for old in heartbeats[:-1]:
-        reason = "redundant heartbeat collapsed on restart (newest kept)"
-        ops += mailbox.drop_ops(old, reason)
-        ops.append(mailbox.decision_op(old, DecisionType.DROP, reason))
-        report.dropped.append(old.id)
-    groups: dict[tuple[str, object], MailboxItem] = {}
+    newest: dict[tuple[str, str, str], MailboxItem] = {}
     for item in items:
-        spec = registry.get_type(item.source_type) if item.source_type in registry else None
-        if spec is None or spec.merge_key is None or item.triggers_execution:
+        group = supersede_group(registry.get(item.source_type), item.payload, item.metadata,
+                                config)
+        if group is not None:
+            newest[group] = item
+    survivors: list[MailboxItem] = []
+    for item in items:
+        group = supersede_group(registry.get(item.source_type), item.payload, item.metadata,
+                                config)
+        if group is None or newest[group] is item:
+            survivors.append(item)
             continue
-        key_value = item.extra(spec.merge_key)
-        if key_value is None or not isinstance(key_value, str | int):
+        reason = (f"redundant {item.source_type} collapsed on restart: superseded by the "
+                  f"newer {newest[group].id}")
+        ops += mailbox.drop_ops(item, reason)
+        ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
+        report.dropped.append(item.id)
+    groups: dict[tuple[str, object], MailboxItem] = {}
+    for item in survivors:
+        key = merge_group(registry.get(item.source_type), item.payload, config)
+        if key is None:
             continue
-        survivor = groups.setdefault((item.source_type, key_value), item)
+        survivor = groups.setdefault(key, item)
         if survivor is item:
             continue
         ops += mailbox.merge_ops(item, survivor)
         ops.append(mailbox.decision_op(
             item, DecisionType.MERGE,
-            f"same {spec.merge_key} {key_value!r} as queued {survivor.id}: merged on restart"))
+            f"same {registry[item.source_type].merge_key} {key[1]!r} as queued {survivor.id}: "
+            "merged on restart"))
         report.merged.append(item.id)
     return ops

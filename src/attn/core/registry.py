@@ -45,6 +45,19 @@ class Recovery(StrEnum):
     DROP = "drop"
 
 
+class Supersede(StrEnum):
+    """Which queued items of a superseding type a newer one replaces (CORE-76).
+
+    A superseding notice only restates a state (a worker's "I am idle" ping, a
+    status heartbeat): the newest one is all the agent needs to see.
+    """
+
+    #: The newest item from the same sender (``metadata.senderId``) replaces older ones.
+    SENDER = "sender"
+    #: The newest item of the type replaces older ones, whoever sent them (heartbeats).
+    TYPE = "type"
+
+
 HOUR_S = 3600.0
 DAY_S = 24 * HOUR_S
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -82,6 +95,12 @@ class ItemType:
             merge queued items of this type into one: task comments by task,
             requirement comments by requirement, agent messages by channel
             (000 §14, §17); None for no merging.
+        supersedes: None, or which queued items of this type a newer one
+            replaces: the older one is stored as merged into the newer (its
+            text kept in its row), and a newer one that restates the item being
+            processed is stored as merged into that one (CORE-76, TIME-11).
+            A single item opts in with ``payload["extra"]["supersedeKey"]``
+            (sender scope; items with equal keys supersede each other).
     """
 
     name: str
@@ -101,6 +120,7 @@ class ItemType:
     ttl_s: float | None = 3 * DAY_S
     informational: bool = False
     merge_key: str | None = None
+    supersedes: Supersede | None = None
     description: str = field(default="", compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,6 +139,7 @@ class ItemType:
             "protected": self.protected,
             "recovery": str(self.recovery),
             "ttlS": self.ttl_s,
+            "supersedes": str(self.supersedes) if self.supersedes is not None else None,
         }
 
 
@@ -172,7 +193,7 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
     ItemType("daily_report", "Daily Report", 2, _S, "📊", "internal", recovery=Recovery.DROP,
              informational=True),
     ItemType("heartbeat", "Heartbeat", 3, _S, "♡", "heartbeat", recovery=Recovery.DROP,
-             informational=True),
+             informational=True, supersedes=Supersede.TYPE),
     ItemType(
         "memory_consolidation", "Memory Consolidation", 4, _S, "🧠", "internal",
         recovery=Recovery.DROP, informational=True,
@@ -261,10 +282,20 @@ class TypeRegistry(Mapping[str, ItemType]):
             raise InvalidInput(f"category must be one of {allowed}, got {spec.category!r}")
         if spec.ttl_s is not None and spec.ttl_s <= 0:
             raise InvalidInput(f"ttl_s must be positive seconds or None, got {spec.ttl_s!r}")
+        if spec.supersedes is not None and not (
+            isinstance(spec.supersedes, str) and spec.supersedes in {s.value for s in Supersede}
+        ):
+            allowed = ", ".join(s.value for s in Supersede)
+            raise InvalidInput(f"supersedes must be None or one of {allowed}, "
+                               f"got {spec.supersedes!r}")
+        if spec.supersedes is not None and (spec.user_interaction or spec.protected):
+            raise InvalidInput(f"type {spec.name!r} is a protected user interaction; "
+                               "it cannot be superseding")
         builtin = {t.name for t in BUILTIN_TYPES}
         if spec.name in self._types and (not replace_existing or spec.name in builtin):
             raise InvalidInput(f"type {spec.name!r} is already registered")
-        spec = replace(spec, category=category)
+        supersedes = Supersede(spec.supersedes) if spec.supersedes is not None else None
+        spec = replace(spec, category=category, supersedes=supersedes)
         self._types[spec.name] = spec
         return spec
 

@@ -33,6 +33,7 @@ from attn.errors import (
     ItemNotFound,
     ProtectedItem,
 )
+from attn.limits import is_finite_number
 from attn.toolcall import call_tool
 
 if TYPE_CHECKING:
@@ -462,7 +463,7 @@ def _check_ids(value: object, name: str) -> list[str]:
 def _check_delay(value: object) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if not is_finite_number(value):
         raise InvalidInput(f"delay_minutes must be a number of minutes or null, got {value!r}")
     if not 0 < value <= MAX_DELAY_MINUTES:
         raise InvalidInput(f"delay_minutes must be more than 0 and at most "
@@ -472,8 +473,7 @@ def _check_delay(value: object) -> float | None:
 
 def _round_priority(value: object) -> int:
     """A number in 0..4 rounded half up; anything else is InvalidPriority."""
-    if (isinstance(value, bool) or not isinstance(value, int | float)
-            or not math.isfinite(value) or not 0 <= value <= 4):
+    if not is_finite_number(value) or not 0 <= value <= 4:
         raise InvalidPriority(
             f"priority must be a number from 0 (critical) to 4 (background), got {value!r}")
     return math.floor(value + 0.5)

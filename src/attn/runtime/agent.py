@@ -24,20 +24,19 @@ from attn.core.events import (
 )
 from attn.core.focus import Brain, Reply
 from attn.core.mailbox import Mailbox
-from attn.core.models import AttentionState, ItemStatus, MailboxItem
+from attn.core.models import AttentionState, MailboxItem
 from attn.core.recovery import RecoveryReport, recover
-from attn.core.registry import Category, TypeRegistry
+from attn.core.registry import TypeRegistry
 from attn.core.tools import MailboxTools
 from attn.core.working_memory import WorkingMemory
 from attn.errors import (
-    ActivityNotFound,
     AgentNotRunning,
     InvalidInput,
     ReplyCancelled,
     ReplyTimeout,
-    shown,
 )
-from attn.store.base import ItemQuery, Store
+from attn.runtime import views
+from attn.store.base import Store
 
 
 class Agent:
@@ -240,8 +239,10 @@ class Agent:
         Keys: ``agentId``, ``description``, ``state``, ``running``, ``paused``,
         ``currentFocus`` (the item, plus its ``label`` and ``taskId``; None
         when idle), ``queue`` (claim order), ``queueDepth``, ``deferred``,
-        ``recentDecisions`` (the last 10, newest first) and ``lastTriage``
-        (``{"at", "deliberation"}`` of the last deliberation, or None).
+        ``deferredCount``, ``recentDecisions`` (the last 10, newest first) and
+        ``lastTriage`` (``{"at", "deliberation"}`` of the last deliberation, or None).
+        ``queue`` and ``deferred`` list at most 1,000 items (and about 4 MB of
+        JSON) each; ``queueDepth`` and ``deferredCount`` count them all.
         """
         focus = self.focus_item
         return {
@@ -251,9 +252,10 @@ class Agent:
             "running": self.running,
             "paused": self.paused,
             "currentFocus": self._focus_view(focus) if focus is not None else None,
-            "queue": [i.to_dict() for i in self.mailbox.queued_items()],
+            "queue": views.bounded(self.mailbox.queued_items()),
             "queueDepth": self.depth,
-            "deferred": [i.to_dict() for i in self.mailbox.deferred_items()],
+            "deferred": views.bounded(self.mailbox.deferred_items()),
+            "deferredCount": self.mailbox.deferred_count,
             "recentDecisions": await self.mailbox.recent_decisions(_RECENT_DECISIONS),
             "lastTriage": self._last_triage(),
         }
@@ -274,80 +276,76 @@ class Agent:
         return {"at": at.isoformat(), "deliberation": result.to_dict()}
 
     async def mailbox_timeline(self, types: list[str] | None = None, category: str | None = None,
-                               statuses: list[str] | None = None, limit: int = 50,
-                               offset: int = 0) -> dict[str, Any]:
-        """The enriched mailbox timeline (000 §5; acceptance SRV-02): queued items,
+                               statuses: list[str] | None = None,
+                               limit: int = views.DEFAULT_ITEM_PAGE, offset: int = 0,
+                               cursor: str | None = None) -> dict[str, Any]:
+        """The enriched mailbox timeline (000 §5; acceptance SRV-02), read in one
+        store snapshot: ``queued`` (claim order, at most 1,000), ``queueDepth``,
         ``countsByStatus`` and ``countsByType`` (all the agent's items, not just
-        this page), and history with each item's decisions and activity
-        summary, newest first.
-
-        Raises:
-            InvalidInput: unknown status or category, or limit/offset out of range
-                (limit 1..1000, offset 0..10⁹). UnknownItemType: unknown type.
+        this page), ``history`` with each item's decisions and activity summary,
+        newest first, ``total`` (history items matching the filters) and
+        ``nextCursor`` (None on the last page).
 
         Without a status filter, ``history`` holds every item that is not
-        queued (queued items are listed in ``queued``).
+        queued (queued items are listed in ``queued``). Every item is in one of
+        the two, also the one being claimed right then.
+
+        Args:
+            types, category, statuses: filters (source types, a category, statuses).
+            limit: page size, 1..1000; a page also ends after about 4 MB of JSON.
+            offset: items to skip (old clients; ``cursor`` does not repeat items).
+            cursor: the ``nextCursor`` of the previous page.
+
+        Raises:
+            InvalidInput: unknown status or category, limit/offset out of range
+                (limit 1..1000, offset 0..10⁹), a malformed cursor, or both cursor
+                and offset. UnknownItemType: unknown type.
         """
-        _check_page(limit, offset)
-        wanted: set[str] | None = None
-        if types:
-            wanted = {self._registry.get_type(t).name for t in types}
-        if category:
-            if category not in {c.value for c in Category}:
-                allowed = ", ".join(c.value for c in Category)
-                raise InvalidInput(f"category must be one of {allowed}, got {category!r}")
-            in_category = {t.name for t in self._registry.by_category(category)}
-            wanted = in_category if wanted is None else wanted & in_category
-        status_filter: tuple[ItemStatus, ...] | None = _NOT_QUEUED
-        if statuses:
-            try:
-                status_filter = tuple(ItemStatus(s) for s in statuses)
-            except ValueError:
-                allowed = ", ".join(s.value for s in ItemStatus)
-                raise InvalidInput(
-                    f"status must be among {allowed}, got {statuses!r}") from None
-        query = ItemQuery(self.name, statuses=status_filter,
-                          source_types=tuple(sorted(wanted)) if wanted is not None else None,
-                          limit=limit, offset=offset)
-        items = await self._store.find_items(query) if wanted != set() else []
-        total = await self._store.count_items(query) if wanted != set() else 0
-        ids = [i.id for i in items]
-        decisions: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
-        for item_id in ids:
-            for decision in reversed(await self._store.find_decisions(self.name, item_id)):
-                decisions[item_id].append(decision.to_dict())
-        activities = {a.item_id: a.to_dict()
-                      for a in await self._store.find_activities(self.name, ids)}
-        history = [{**i.to_dict(), "decisions": decisions[i.id],
-                    "activity": activities.get(i.id)} for i in items]
-        return {"queued": [i.to_dict() for i in self.mailbox.queued_items()],
-                "queueDepth": self.depth,
-                "countsByStatus": await self._store.count_by_status(self.name),
-                "countsByType": await self._store.count_by_type(self.name),
-                "history": history, "total": total}
+        return await views.mailbox_timeline(self._store, self._registry, self.name, types,
+                                            category, statuses, limit, offset, cursor)
 
     async def decisions(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        """This agent's decisions, newest first.
+        """This agent's decisions, newest first (see :meth:`decision_page` for a cursor).
 
         Raises:
             InvalidInput: limit outside 1..1000 or offset outside 0..10⁹.
         """
-        _check_page(limit, offset)
+        views.check_page(limit, offset)
         return [d.to_dict() for d in await self._store.find_decisions(self.name, None, limit,
                                                                         offset)]
 
+    async def decision_page(self, limit: int = views.DEFAULT_DECISION_PAGE, offset: int = 0,
+                            cursor: str | None = None) -> dict[str, Any]:
+        """One page of the decision timeline, newest first: ``decisions`` and
+        ``nextCursor`` (pass it as ``cursor`` for the next page; None on the last).
+
+        Raises:
+            InvalidInput: limit outside 1..1000, offset outside 0..10⁹, a malformed
+                cursor, or both cursor and offset.
+        """
+        return await views.decision_page(self._store, self.name, limit, offset, cursor)
+
     async def activity_logs(self, activity_id: str) -> list[dict[str, Any]]:
-        """Log entries of one of this agent's activities, in order.
+        """Every log entry of one of this agent's activities, in order (see
+        :meth:`activity_log_page` for a bounded page).
 
         Raises:
             ActivityNotFound: no activity has that id, or it is another agent's.
         """
-        activity = (await self._store.get_activity(activity_id)
-                    if isinstance(activity_id, str) else None)
-        if activity is None or activity.agent_id != self.name:
-            raise ActivityNotFound(
-                f"agent {self.name!r} has no activity {_clip(activity_id)}")
-        return [entry.to_dict() for entry in await self._store.find_activity_logs(activity_id)]
+        checked = await views.require_activity(self._store, self.name, activity_id)
+        return [entry.to_dict() for entry in await self._store.find_activity_logs(checked)]
+
+    async def activity_log_page(self, activity_id: str, limit: int = views.DEFAULT_LOG_PAGE,
+                                cursor: str | None = None) -> dict[str, Any]:
+        """One page of an activity's log entries in sequence order: ``logs`` and
+        ``nextCursor``. Content over 1,000,000 characters is cut (``truncated``,
+        ``contentChars``); a page also ends after about 4 MB of JSON.
+
+        Raises:
+            ActivityNotFound: no activity has that id, or it is another agent's.
+            InvalidInput: limit outside 1..1000 or a malformed cursor.
+        """
+        return await views.activity_log_page(self._store, self.name, activity_id, limit, cursor)
 
     def statistics(self) -> dict[str, Any]:
         """Depth, state and lifetime counters, with camelCase keys (as the API shows them)."""
@@ -360,26 +358,13 @@ class Agent:
                                 self._clock.now()))
 
 
-_NOT_QUEUED = tuple(s for s in ItemStatus if s != ItemStatus.QUEUED)
 #: Decisions shown in the mind view, newest first.
 _RECENT_DECISIONS = 10
-_MAX_OFFSET = 1_000_000_000
-
-
-def _check_page(limit: object, offset: object) -> None:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-        raise InvalidInput(f"limit must be an integer from 1 to 1000, got {_clip(limit)}")
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= _MAX_OFFSET:
-        raise InvalidInput(
-            f"offset must be an integer from 0 to {_MAX_OFFSET:,}, got {_clip(offset)}")
 
 
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
-
-
-_clip = shown
 
 
 __all__ = ["Agent", "ReplyCancelled"]

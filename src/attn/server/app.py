@@ -15,11 +15,15 @@ is a 404 that names the path without it)::
     GET  /api/agents/{name}                    one agent, with statistics
     POST /api/agents/{name}/mailbox            enqueue (202 + item id); Idempotency-Key header
     GET  /api/agents/{name}/mailbox            queue and history (filters: type, category,
-                                               status; paging: limit, offset)
+                                               status; paging: limit, cursor)
     POST /api/agents/{name}/chat               send a message and wait for the reply
     GET  /api/agents/{name}/mind               attention state, focus, queue, deferred items
-    GET  /api/agents/{name}/decisions          decision timeline; limit, offset
-    GET  /api/agents/{name}/activity-logs      log entries of one activity; activityId
+    GET  /api/agents/{name}/decisions          decision timeline; limit, cursor
+    GET  /api/agents/{name}/activity-logs      log entries of one activity; activityId,
+                                               limit, cursor
+
+Every listing is paged (:mod:`attn.runtime.views`): a bounded default page, at
+most :data:`MAX_PAGE` entries, and ``nextCursor`` to pass back as ``cursor``.
 
 Spec: 000 §5, §16; acceptance SRV-01..SRV-07.
 """
@@ -37,6 +41,7 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 
 from attn.errors import AttnError
+from attn.runtime import views
 from attn.server.body import JsonBodyRoute
 from attn.server.errors import (
     CODE_BY_STATUS,
@@ -72,8 +77,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Largest page of the mailbox and decision listings.
-MAX_PAGE = 1000
+#: Largest page of every listing (mailbox history, decisions, activity logs).
+MAX_PAGE = views.MAX_PAGE
+#: The ``cursor`` query parameter of every listing.
+Cursor = Annotated[str | None, Query(max_length=200, description=(
+    "the nextCursor of the previous page (empty or absent: the first page)"))]
+#: The deprecated ``offset`` query parameter (a cursor never repeats entries).
+Offset = Annotated[int, Query(ge=0, le=views.MAX_OFFSET, deprecated=True, description=(
+    "entries to skip; use cursor instead (offsets repeat entries while others arrive)"))]
 
 
 def create_app(
@@ -171,10 +182,12 @@ def create_app(
         type: Annotated[str | None, Query(description="comma-separated source types")] = None,
         category: Annotated[str | None, Query(description="a type category")] = None,
         status: Annotated[str | None, Query(description="comma-separated statuses")] = None,
-        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_ITEM_PAGE,
+        cursor: Cursor = None,
+        offset: Offset = 0,
     ) -> dict[str, Any]:
-        """The queue and the history, newest first, with each item's decisions."""
+        """The queue and one page of the history, newest first, with each item's
+        decisions, read in one snapshot; ``nextCursor`` continues the history."""
         agent = runtime.get_agent(name)
         # The agent validates the filters (unknown type, status or category: 422).
         return await agent.mailbox_timeline(
@@ -183,6 +196,7 @@ def create_app(
             statuses=_split(status),
             limit=limit,
             offset=offset,
+            cursor=cursor,
         )
 
     @app.post("/api/agents/{name}/chat", tags=["mailbox"])
@@ -207,21 +221,25 @@ def create_app(
     @app.get("/api/agents/{name}/decisions", tags=["agents"])
     async def decisions(
         name: str,
-        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
-        offset: Annotated[int, Query(ge=0)] = 0,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_DECISION_PAGE,
+        cursor: Cursor = None,
+        offset: Offset = 0,
     ) -> dict[str, Any]:
-        """The decision timeline, newest first."""
+        """One page of the decision timeline, newest first; ``nextCursor`` continues it."""
         agent = runtime.get_agent(name)
-        return {"decisions": await agent.decisions(limit=limit, offset=offset)}
+        return await agent.decision_page(limit=limit, offset=offset, cursor=cursor)
 
     @app.get("/api/agents/{name}/activity-logs", tags=["agents"])
     async def activity_logs(
         name: str,
         activity_id: Annotated[str, Query(alias="activityId", min_length=1, max_length=200)],
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_LOG_PAGE,
+        cursor: Cursor = None,
     ) -> dict[str, Any]:
-        """The log entries of one activity, in sequence order."""
+        """One page of an activity's log entries, in sequence order; ``nextCursor``
+        continues it. Content over 1,000,000 characters is cut (``truncated``)."""
         agent = runtime.get_agent(name)
-        return {"logs": await agent.activity_logs(activity_id)}
+        return await agent.activity_log_page(activity_id, limit=limit, cursor=cursor)
 
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
     install_live(app, runtime)  # /ws, POST /api/agents/{name}/chat/stream (attn.server.live)

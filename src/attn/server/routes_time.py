@@ -4,6 +4,7 @@ Mounted by :func:`attn.server.app.create_app` with :func:`time_router`::
 
     GET    /api/agents/{name}/callbacks                 pending callbacks and wakeups with
                                                         their next fire time; ?type=wakeup,...
+                                                        paged: limit (100, at most 1000), cursor
     DELETE /api/agents/{name}/callbacks/{callbackId}    cancel one (a running command is killed)
     POST   /api/agents/{name}/wakeups                   schedule a wakeup (201)
     GET    /api/agents/{name}/heartbeat                 interval, next and last heartbeat
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from attn.errors import InvalidInput
+from attn.runtime import views
 from attn.server.body import JsonBodyRoute
 
 if TYPE_CHECKING:
@@ -97,13 +99,16 @@ def time_router(runtime: Runtime) -> APIRouter:
     async def list_callbacks(
         name: str,
         type: Annotated[str | None, Query(description="comma-separated callback types")] = None,
+        limit: Annotated[int, Query(ge=1, le=views.MAX_PAGE)] = views.DEFAULT_CALLBACK_PAGE,
+        cursor: Annotated[str | None, Query(max_length=200, description=(
+            "the nextCursor of the previous page (empty or absent: the first page)"))] = None,
     ) -> dict[str, Any]:
-        """The agent's pending callbacks and wakeups, oldest first, with ``nextFireAt``
-        (wakeups) and ``expiresAt`` (callbacks that time out)."""
+        """One page of the agent's pending callbacks and wakeups, oldest first, with
+        ``nextFireAt`` (wakeups) and ``expiresAt`` (callbacks that time out);
+        ``count`` counts them all, ``nextCursor`` continues the listing."""
         types = [t.strip() for t in type.split(",") if t.strip()] if type else None
         found = await keeper.list_callbacks(name, types or None)
-        return {"agentId": name, "callbacks": [c.to_dict() for c in found],
-                "count": len(found)}
+        return {"agentId": name, **views.callback_page(found, limit, cursor)}
 
     @router.delete("/api/agents/{name}/callbacks/{callbackId}")
     async def cancel_callback(name: str, callback_id: CallbackId) -> dict[str, Any]:

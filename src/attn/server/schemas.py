@@ -10,32 +10,24 @@ Spec: 000 §5; acceptance SRV-04, SRV-06.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-#: How deep a payload or metadata object may nest.
-MAX_JSON_DEPTH = 32
+from attn.limits import json_problem
 
 
-def check_json(value: Any, *, depth: int = 0) -> Any:
-    """Return ``value`` unchanged if it is finite JSON no deeper than :data:`MAX_JSON_DEPTH`.
+def check_json(value: Any) -> Any:
+    """Return ``value`` unchanged if it keeps attn's JSON limits (:mod:`attn.limits`):
+    finite numbers, 64-bit integers, no deeper than :data:`attn.limits.MAX_JSON_DEPTH`.
 
     Raises:
-        ValueError: for NaN or infinite numbers, or nesting that is too deep.
+        ValueError: naming the limit it breaks (pydantic reports it as a 422).
     """
-    if depth > MAX_JSON_DEPTH:
-        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError("numbers must be finite (no NaN or Infinity)")
-    if isinstance(value, dict):
-        for item in value.values():
-            check_json(item, depth=depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            check_json(item, depth=depth + 1)
+    problem = json_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
     return value
 
 

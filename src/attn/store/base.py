@@ -168,7 +168,9 @@ WriteOp = (
 class ItemQuery:
     """A filter over one agent's mailbox items, newest first unless ``oldest_first``.
 
-    ``statuses``/``source_types`` of None mean any. ``limit`` and ``offset`` page.
+    ``statuses``/``source_types`` of None mean any. ``limit`` and ``offset`` page;
+    ``before_seq`` pages by key instead (only items with a smaller ``seq``), so a
+    page never repeats an item when others are added or change status meanwhile.
     """
 
     agent_id: str
@@ -177,6 +179,35 @@ class ItemQuery:
     limit: int = 100
     offset: int = 0
     oldest_first: bool = False
+    before_seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """One agent's mailbox as of one instant: what :meth:`Store.read_timeline` returns.
+
+    Every part comes from the same snapshot, so an item is in exactly one of
+    ``queued`` (status queued) and the history it belongs to, whatever the agent
+    does meanwhile.
+
+    Attributes:
+        queued: queued items in claim order (priority, then ``seq``), at most the
+            ``queue_limit`` asked for.
+        history: the page of items matching the query, ordered by ``seq``.
+        total: how many items match the query (ignoring paging).
+        counts_by_status: the agent's items per status.
+        counts_by_type: the agent's items per source type.
+        decisions: the decisions of the ``history`` items, oldest first.
+        activities: the activities of the ``history`` items, oldest first.
+    """
+
+    queued: list[MailboxItem]
+    history: list[MailboxItem]
+    total: int
+    counts_by_status: dict[str, int]
+    counts_by_type: dict[str, int]
+    decisions: list[Decision]
+    activities: list[Activity]
 
 
 @dataclass(slots=True)
@@ -245,10 +276,24 @@ class Store(Protocol):
         ``(agent_id, status, priority, seq)`` index.
         """
 
+    async def read_timeline(self, query: ItemQuery, queue_limit: int) -> Timeline:
+        """The agent's queue, one page of its items and their decisions and
+        activities, and its counts, all read in one snapshot (one read transaction).
+
+        Args:
+            query: the page of items for ``history``.
+            queue_limit: most queued items returned (>= 0).
+
+        Raises:
+            InvalidInput: a negative limit, offset or queue limit, or an unknown status.
+        """
+
     async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        before: tuple[datetime, str] | None = None,
     ) -> list[Decision]:
-        """Decisions, newest first; only those for ``item_id`` when given."""
+        """Decisions, newest first (``created_at``, then id); only those for ``item_id``
+        when given. ``before``: only decisions older than this ``(created_at, id)``."""
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
         """Activities linked to the given items."""
@@ -256,8 +301,16 @@ class Store(Protocol):
     async def get_activity(self, activity_id: str) -> Activity | None:
         """The activity with that id, or None."""
 
-    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
-        """Log entries of one activity in ``seq`` order."""
+    async def find_activity_logs(
+        self, activity_id: str, after_seq: int | None = None, limit: int | None = None
+    ) -> list[ActivityLog]:
+        """Log entries of one activity in ``seq`` order.
+
+        Args:
+            activity_id: the activity.
+            after_seq: only entries with a larger ``seq`` (a page's cursor).
+            limit: most entries returned; None for all.
+        """
 
     async def count_by_status(self, agent_id: str) -> dict[str, int]:
         """Number of the agent's items per status."""

@@ -32,6 +32,7 @@ from attn.store.base import (
     ItemQuery,
     PutAgentSetting,
     StoreStatistics,
+    Timeline,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
@@ -231,6 +232,7 @@ class MemoryStore:
             if item.agent_id == query.agent_id
             and (query.statuses is None or item.status in query.statuses)
             and (query.source_types is None or item.source_type in query.source_types)
+            and (query.before_seq is None or item.seq < query.before_seq)
         ]
 
     async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
@@ -240,7 +242,21 @@ class MemoryStore:
 
     async def count_items(self, query: ItemQuery) -> int:
         self._check()
-        return len(self._matching(query))
+        return len(self._matching(replace(query, before_seq=None)))
+
+    async def read_timeline(self, query: ItemQuery, queue_limit: int) -> Timeline:
+        # Nothing below awaits anything that suspends: one consistent view.
+        _check_page(query.limit, query.offset, queue_limit)
+        history = await self.find_items(query)
+        ids = {i.id for i in history}
+        return Timeline(
+            queued=(await self.load_queue(query.agent_id))[:queue_limit],
+            history=history, total=await self.count_items(query),
+            counts_by_status=await self.count_by_status(query.agent_id),
+            counts_by_type=await self.count_by_type(query.agent_id),
+            decisions=[d for d in self._decisions
+                       if d.agent_id == query.agent_id and d.item_id in ids],
+            activities=await self.find_activities(query.agent_id, list(ids)))
 
     async def load_queue(self, agent_id: str) -> list[MailboxItem]:
         self._check()
@@ -265,13 +281,15 @@ class MemoryStore:
         return head.copy()
 
     async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        before: tuple[datetime, str] | None = None,
     ) -> list[Decision]:
         self._check()
-        found = [
-            d for d in reversed(self._decisions)
-            if d.agent_id == agent_id and (item_id is None or d.item_id == item_id)
-        ]
+        found = sorted(
+            (d for d in self._decisions
+             if d.agent_id == agent_id and (item_id is None or d.item_id == item_id)
+             and (before is None or (d.created_at, d.id) < before)),
+            key=lambda d: (d.created_at, d.id), reverse=True)
         return found[offset : offset + limit]
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
@@ -287,9 +305,14 @@ class MemoryStore:
         activity = self._activities.get(activity_id)
         return replace(activity) if activity is not None else None
 
-    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
+    async def find_activity_logs(
+        self, activity_id: str, after_seq: int | None = None, limit: int | None = None
+    ) -> list[ActivityLog]:
         self._check()
-        return sorted(self._logs.get(activity_id, []), key=lambda log: log.seq)
+        logs = sorted(self._logs.get(activity_id, []), key=lambda log: log.seq)
+        if after_seq is not None:
+            logs = [log for log in logs if log.seq > after_seq]
+        return logs if limit is None else logs[:limit]
 
     async def count_by_status(self, agent_id: str) -> dict[str, int]:
         self._check()
@@ -381,6 +404,12 @@ class MemoryStore:
             name: copy.deepcopy(value)
             for (owner, name), value in self._settings.items() if owner == agent_id
         }
+
+
+def _check_page(limit: int, offset: int, queue_limit: int) -> None:
+    if min(limit, offset, queue_limit) < 0:
+        raise InvalidInput(f"limit, offset and queue limit must be >= 0, got {limit}, "
+                           f"{offset} and {queue_limit}")
 
 
 def _check_aware(value: object, what: str) -> None:

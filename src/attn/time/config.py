@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 
 from attn.errors import InvalidInput
+from attn.limits import is_finite_number
 
 HOUR_S = 3600.0
 #: The heartbeat interval when none is set, or a non-number is given: 6 hours.
@@ -93,8 +94,7 @@ class TimeConfig:
                                ) from None
         for name in (f.name for f in fields(self) if f.name.endswith("_s")):
             value = getattr(self, name)
-            if (isinstance(value, bool) or not isinstance(value, int | float)
-                    or not math.isfinite(value) or value < 0
+            if (not is_finite_number(value) or value < 0
                     or (value == 0 and name != "past_tolerance_s")):
                 raise InvalidInput(f"{name} must be positive seconds, got {value!r}")
         for name in ("sweep_batch", "tail_bytes"):
@@ -113,8 +113,8 @@ class TimeConfig:
         gives 300 s, 48 h gives 24 h); anything else (a string, None, NaN, a
         bool) gives ``heartbeat_default_s``. Never raises.
         """
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            value
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and not math.isfinite(value)
         ):
-            return self.heartbeat_default_s
+            return self.heartbeat_default_s  # (an int of any size is clamped, never overflows)
         return float(min(max(value, self.heartbeat_min_s), self.heartbeat_max_s))

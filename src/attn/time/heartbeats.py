@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from attn.errors import AttnError
+from attn.errors import AttnError, shown
+from attn.limits import json_problem
 from attn.store.base import PutAgentSetting
 from attn.time import events
 from attn.time.callbacks import SENDER
@@ -147,7 +148,8 @@ class Heartbeats:
         beat.interval_s = interval
         beat.next_at = now + timedelta(seconds=interval)
         keeper.scheduler.schedule((HEARTBEAT, agent_id), beat.next_at)
-        requested = value if isinstance(value, int | float | str | None) else repr(value)
+        requested = (value if isinstance(value, int | float | str | None)
+                     and json_problem(value) is None else shown(value))
         keeper.emit(agent_id, events.HEARTBEAT_INTERVAL_CHANGED,
                     {"intervalS": interval, "previousS": previous, "requested": requested,
                      "by": by})

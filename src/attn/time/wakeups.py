@@ -23,7 +23,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from attn.core.models import DecisionType, ItemStatus
-from attn.errors import CallbackNotFound, InvalidInput, MailboxFull
+from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
+from attn.limits import is_finite_number
 from attn.store.base import DeleteCallback, InsertItem, UpdateCallback
 from attn.time import events
 from attn.time.callbacks import SENDER, check_text
@@ -65,8 +66,8 @@ def check_seconds(value: object, what: str) -> float:
     Raises:
         InvalidInput: not a number (bools included), NaN or infinite.
     """
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInput(f"{what} must be a number of seconds, got {value!r}")
+    if not is_finite_number(value):
+        raise InvalidInput(f"{what} must be a number of seconds, got {shown(value)}")
     return float(value)
 
 

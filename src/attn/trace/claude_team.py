@@ -41,8 +41,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from attn.core.registry import HOUR_S, Category, ItemType, Recovery
+from attn.core.registry import HOUR_S, Category, ItemType, Recovery, Supersede
 from attn.errors import InvalidInput
+from attn.limits import json_problem
 from attn.trace.model import JSON, Trace, TraceAgent, TraceEvent, parse_instant
 
 A2A_TYPE = "a2a_message"
@@ -54,7 +55,9 @@ _T, _N, _S = Category.TASK, Category.NOTIFICATION, Category.SYSTEM
 
 #: Claude Code protocol ``type`` -> the attn item type its messages get.
 #: Work a teammate must act on (tasks, plans, shutdown requests) is high
-#: priority; results are normal; idle pings are low-priority system noise.
+#: priority; results are normal; idle pings are low-priority system noise that
+#: only restates a state, so a teammate's newer ping supersedes its queued older
+#: one (CORE-76): the lead spends one model call per idle teammate, not per ping.
 PROTOCOL_TYPES: dict[str, ItemType] = {
     "task_assignment": ItemType(
         "claude_task_assignment", "Task Assignment", 1, _T, "📌", "task", requires_text=True,
@@ -84,8 +87,9 @@ PROTOCOL_TYPES: dict[str, ItemType] = {
     "idle_notification": ItemType(
         "claude_idle_notification", "Teammate Idle", 3, _S, "💤", "internal",
         creates_activity=False, invokes_llm=False, requires_text=True,
-        recovery=Recovery.DROP, ttl_s=4 * HOUR_S,
-        description="A teammate finished its turn and is idle (idleReason).",
+        recovery=Recovery.DROP, ttl_s=4 * HOUR_S, supersedes=Supersede.SENDER,
+        description="A teammate finished its turn and is idle (idleReason); a newer ping "
+        "from the same teammate supersedes a queued older one.",
     ),
 }
 
@@ -195,6 +199,10 @@ def _load_json(file: Path, rel: str) -> Any:
         raise InvalidInbox(
             f"{rel}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
         ) from exc
+    except RecursionError:
+        raise InvalidInbox(f"{rel}: JSON nested too deeply to parse") from None
+    except ValueError:  # an integer longer than Python converts (4,300 digits)
+        raise InvalidInbox(f"{rel}: a number has more than 4,300 digits") from None
 
 
 def _parse_roster(data: JSON, rel: str) -> _Roster:
@@ -326,6 +334,9 @@ def _event(inbox: _Inbox, recipient: str, index: int, message: JSON) -> TraceEve
               if k not in {"from", "text", "summary", "timestamp", "color", "read"}}
     if others:
         metadata["source"]["fields"] = others
+    problem = json_problem(payload) or json_problem(metadata)
+    if problem is not None:  # the limits of an enqueue, before anything is replayed
+        raise InvalidInbox(f"{inbox.rel}: message {index}: {problem}")
     digest = hashlib.sha256(
         json.dumps([recipient, index, message], sort_keys=True, ensure_ascii=False).encode()
     ).hexdigest()
@@ -346,7 +357,7 @@ def _protocol(text: str) -> JSON | None:
         return None
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         return None
     if isinstance(data, dict) and isinstance(data.get("type"), str) and data["type"].strip():
         return data

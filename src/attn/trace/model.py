@@ -32,6 +32,7 @@ from typing import Any
 
 from attn.core.registry import Category, ItemType, Recovery, TypeRegistry, validate_priority
 from attn.errors import InvalidInput
+from attn.limits import check_json
 
 TRACE_FORMAT = "attn-trace"
 TRACE_VERSION = 1
@@ -146,6 +147,7 @@ def type_to_json(spec: ItemType) -> JSON:
         "recovery": str(spec.recovery),
         "ttlS": spec.ttl_s,
         "mergeKey": spec.merge_key,
+        "supersedes": str(spec.supersedes) if spec.supersedes is not None else None,
         "description": spec.description,
     }
 
@@ -168,6 +170,7 @@ _TYPE_FIELDS: tuple[tuple[str, str, tuple[type, ...], bool], ...] = (
     ("recovery", "recovery", (str,), False),
     ("ttlS", "ttl_s", (int, float, type(None)), False),
     ("mergeKey", "merge_key", (str, type(None)), False),
+    ("supersedes", "supersedes", (str, type(None)), False),
     ("description", "description", (str,), False),
 )
 
@@ -204,10 +207,9 @@ def type_from_json(data: object) -> ItemType:
     if recovery not in {r.value for r in Recovery}:
         raise InvalidInput(f"recovery must be requeue or drop, got {recovery!r}")
     kwargs["recovery"] = Recovery(recovery)
-    spec = ItemType(**kwargs)
-    # The registry owns the rules for names, priorities and labels: reuse them.
-    TypeRegistry(()).register(spec)
-    return spec
+    # The registry owns the rules for names, priorities, labels and
+    # ``supersedes``: reuse them (it returns the type with enums normalized).
+    return TypeRegistry(()).register(ItemType(**kwargs))
 
 
 def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
@@ -282,6 +284,10 @@ def parse_trace(lines: Iterable[str], *, name: str = "<trace>") -> Trace:
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InvalidTrace(f"{name}:{number}: not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise InvalidTrace(f"{name}:{number}: JSON nested too deeply to parse") from None
+        except ValueError:  # an integer longer than Python converts (4,300 digits)
+            raise InvalidTrace(f"{name}:{number}: a number has more than 4,300 digits") from None
         if header is None:
             if not isinstance(data, dict) or data.get("format") != TRACE_FORMAT:
                 raise InvalidTrace(
@@ -333,6 +339,7 @@ def event_from_json(data: object) -> TraceEvent:
     for field_name, value in (("payload", payload), ("metadata", metadata)):
         if not isinstance(value, dict):
             raise InvalidInput(f"{field_name!r} must be a JSON object, got {_kind(value)}")
+        check_json(value, field_name)  # the limits of an enqueue, before any is replayed
     priority = data.get("priority")
     if priority is not None:
         validate_priority(priority)

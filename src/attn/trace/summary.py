@@ -278,9 +278,10 @@ def _settle(
 
 def _names(survivor: MailboxItem, item_id: str) -> bool:
     payload = survivor.payload
-    ids = payload.get("mergedItemIds")
-    if isinstance(ids, list) and item_id in ids:
-        return True
+    for key in ("mergedItemIds", "supersededItemIds"):  # merged, or superseded (CORE-76)
+        ids = payload.get(key)
+        if isinstance(ids, list) and item_id in ids:
+            return True
     messages = payload.get("messages")
     return isinstance(messages, list) and any(
         isinstance(m, dict) and m.get("itemId") == item_id for m in messages

@@ -71,6 +71,7 @@ class AttentionController(ControllerLoop, ControllerYields):
         mailbox.on_new_item = self._on_new_item
         mailbox.focus_id = self._focus_id
         mailbox.set_conversation_keys(conversation_keys)
+        mailbox.focus_item = lambda: self.focus_item
 
     # ------------------------------------------------------------ public API
 

@@ -12,6 +12,8 @@ incomplete events); DESIGN.md invariants 4–6 and the retry choice.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -26,6 +28,7 @@ from attn.core.registry import ItemType
 from attn.errors import ReplyCancelled
 from attn.store.base import InsertLogs, UpdateActivity, WriteOp
 
+log = logging.getLogger("attn.attention")
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 
 
@@ -35,6 +38,11 @@ class _Batch:
 
     ops: list[WriteOp] = field(default_factory=list)
     after: list[Callable[[], None]] = field(default_factory=list)
+
+
+def _log_failure(future: asyncio.Future[list[Any]]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.error("writing activity logs failed", exc_info=future.exception())
 
 
 def strip_marker(text: str) -> tuple[str, bool]:
@@ -65,6 +73,14 @@ class ControllerOutcomes(ControllerState):
             final is not None and final.action == YieldAction.CANCEL
         ):
             reason = attempt.cancel_request or (final.reason if final else "cancelled")
+            if interrupt is Interrupt.CANCELLED and (
+                final is None or final.action != YieldAction.CANCEL
+            ):
+                # A hard cancel never reaches a yield point, which records soft ones.
+                batch.ops.append(self.mailbox.decision_op(
+                    item, DecisionType.CANCEL, f"Cancelled by a person (hard): {reason}",
+                    self._context(item)))
+            attempt.add_log("status", f"cancelled: {reason}", {})
             partial = "".join(attempt.partial)
             reply = Reply(f"{partial}\n[cancelled]".lstrip("\n"), item.id, cancelled=True)
             self._complete(batch, attempt, reply, reason=f"cancelled: {reason}")
@@ -85,7 +101,16 @@ class ControllerOutcomes(ControllerState):
                     sibling, DecisionType.REQUEUE, f"batch with {item.id} did not complete"))
         if attempt.logs:
             batch.ops.append(InsertLogs(tuple(attempt.take_logs())))
+        entry = self._activities.get(item.id)
+        if entry is not None:  # the activity goes on (preempt, stop, retry): so does its seq
+            self._activities[item.id] = (entry[0], attempt.log_seq)
         return batch
+
+    def flush_logs(self, attempt: Attempt) -> None:
+        """Write ``attempt``'s buffered log lines now, write-behind (in commit order)."""
+        future = self.mailbox.submit([InsertLogs(tuple(attempt.take_logs()))])
+        future.add_done_callback(_log_failure)
+        self._pending.append(future)
 
     def _settle(self, batch: _Batch, attempt: Attempt, spec: ItemType, result: Any) -> None:
         item = attempt.item

@@ -12,18 +12,20 @@ Spec: 000 §3 (types and default priorities), §14 (enqueue-time dedup), §17
 from __future__ import annotations
 
 from attn.core.events import NEW_ITEM
-from attn.core.mailbox.transitions import MailboxTransitions
+from attn.core.mailbox.merge import check_supersede_key
+from attn.core.mailbox.supersede import MailboxSupersede
 from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import validate_priority
 from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge, UnknownAgent
 from attn.ids import new_id
 from attn.jsontext import dumps
+from attn.limits import check_json
 from attn.store.base import InsertItem, WriteOp
 
 _MAX_KEY_LEN = 200
 
 
-class MailboxEnqueue(MailboxTransitions):
+class MailboxEnqueue(MailboxSupersede):
     """Enqueue validation, insert and enqueue-time dedup of one mailbox."""
 
     def build_item(
@@ -41,6 +43,8 @@ class MailboxEnqueue(MailboxTransitions):
         Raises:
             UnknownItemType: ``source_type`` is not registered.
             InvalidPriority: ``priority`` is not None or an int in 0..4.
+            InvalidJson: payload or metadata breaks the JSON limits of
+                :mod:`attn.limits` (nesting, NaN, integers beyond 64 bits).
             InvalidInput: payload or metadata is not a JSON object, required text
                 (``payload["content"]``) is missing or blank, or the key is malformed.
             PayloadTooLarge: the encoded payload and metadata exceed the limit.
@@ -70,6 +74,7 @@ class MailboxEnqueue(MailboxTransitions):
                 spec.default_priority
             )
         priority = validate_priority(priority)
+        check_supersede_key(payload)
         if idempotency_key is not None and (
             not isinstance(idempotency_key, str)
             or not idempotency_key.strip()
@@ -80,6 +85,8 @@ class MailboxEnqueue(MailboxTransitions):
                 f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
                 " without NUL"
             )
+        check_json(payload, "payload")
+        check_json(metadata, "metadata")
         try:
             encoded = (dumps(payload), dumps(metadata))
         except (TypeError, ValueError, RecursionError) as exc:
@@ -94,6 +101,7 @@ class MailboxEnqueue(MailboxTransitions):
             )
         if spec.name != "human_chat" and self.depth + self._reserved >= self._config.capacity and (
             self.merge_target(spec.name, payload, idempotency_key) is None
+            and not self.supersedes_queued(spec, payload, metadata)
         ):
             raise MailboxFull(
                 f"mailbox of agent {self.agent_id!r} holds {self.depth} queued items "
@@ -145,6 +153,8 @@ class MailboxEnqueue(MailboxTransitions):
         A comment or channel message whose task, requirement or channel has a
         queued item is merged into it instead (000 §14): the returned item is
         that survivor, holding both texts; the new item is stored as merged.
+        A superseding notice replaces the older queued one of its group, or is
+        stored as merged into the processing item it restates (CORE-76).
         """
         cached = self._encoded
         encoded = cached[1] if cached is not None and cached[0] == item.id else None
@@ -153,6 +163,10 @@ class MailboxEnqueue(MailboxTransitions):
         target = self.merge_target(item.source_type, item.payload, item.idempotency_key)
         if target is not None:
             return await self._merge_on_enqueue(item, target, encoded)
+        focus = self.superseded_focus(item)
+        if focus is not None:
+            return await self.collapse_into_focus(item, focus, encoded)
+        older = self.supersede_target(item)
         self._reserved += 1
         try:
             results = await self._store.write([InsertItem(item, encoded)])
@@ -168,6 +182,7 @@ class MailboxEnqueue(MailboxTransitions):
             self._emit(NEW_ITEM, {"item": item.to_dict()})
         if self.on_new_item is not None:
             self.on_new_item(item)
+        await self.supersede_older(item, older)
         return item
 
     async def _merge_on_enqueue(self, item: MailboxItem, target: MailboxItem,

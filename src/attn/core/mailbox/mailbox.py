@@ -56,6 +56,7 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         self._reserved = 0
         self._type_counts = {}
         self._merge_index = {}
+        self._supersede_index = {}
         self._entities = {}
         self._conversation_keys = _no_conversations
         self._conversations = {}
@@ -67,6 +68,7 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         self._background = set()
         self.on_new_item = None
         self.focus_id = lambda: None
+        self.focus_item = lambda: None
         self.counters = dict.fromkeys(
             ("enqueued", "claimed", "completed", "merged", "dropped", "deferred", "requeued"), 0
         )

@@ -1,11 +1,113 @@
-"""How one mailbox item's text and sender are merged into another's payload.
+"""Which mailbox items may merge, and how one item's text and sender are merged
+into another's payload.
 
-Spec: 000 §14 (merge text rules); DESIGN.md invariant 8 (dedup never loses text).
+:func:`merge_group` and :func:`supersede_group` are the one place that decides
+whether two items may merge: enqueue-time dedup and restart recovery both ask
+them, so the agent's switches (``dedup``) and the type rules (merge keys,
+superseding notices, execution triggers) apply the same way at both (CORE-74).
+
+Spec: 000 §14 (dedup groups, merge text rules), §17 (post-recovery dedup);
+DESIGN.md invariant 8 (dedup never loses text); CORE-74, CORE-76.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from attn.core.config import AgentConfig
 from attn.core.models import JSON, MailboxItem
+from attn.core.registry import ItemType, Supersede
+from attn.errors import InvalidInput
+
+#: Longest per-item superseding key (``payload["extra"]["supersedeKey"]``).
+MAX_SUPERSEDE_KEY_LEN = 200
+_ANY_SENDER = "*"
+
+
+def _flags(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    extra = payload.get("extra")
+    return extra if isinstance(extra, Mapping) else {}
+
+
+def _triggers_execution(payload: Mapping[str, Any]) -> bool:
+    return bool(payload.get("triggerExecution") or _flags(payload).get("triggerExecution"))
+
+
+def merge_group(spec: ItemType | None, payload: Mapping[str, Any], config: AgentConfig
+                ) -> tuple[str, object] | None:
+    """The dedup group of an item: items of one group merge into the oldest (000 §14, §17).
+
+    Args:
+        spec: the item's type (None: a type this runtime does not know).
+        payload: the item's payload.
+        config: the agent's settings; ``dedup = false`` turns merging off.
+
+    Returns:
+        ``(source type, merge-key value)``, or None when the item never merges:
+        dedup off, a type without a merge key, an execution trigger (either
+        side, 000 §14), or a missing, blank or non-scalar key value.
+    """
+    if spec is None or spec.merge_key is None or not config.dedup or _triggers_execution(payload):
+        return None
+    value = payload.get(spec.merge_key, _flags(payload).get(spec.merge_key))
+    if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+        return None
+    return (spec.name, value)
+
+
+def supersede_group(spec: ItemType | None, payload: Mapping[str, Any],
+                    metadata: Mapping[str, Any], config: AgentConfig
+                    ) -> tuple[str, str, str] | None:
+    """The superseding group of an item: its newest queued member replaces the others.
+
+    An item supersedes when its type says so (:attr:`ItemType.supersedes`) or
+    it carries ``payload["extra"]["supersedeKey"]`` (then the sender's items
+    with the same key supersede each other). Spec: CORE-76, TIME-11, 000 §17.
+
+    Args:
+        spec: the item's type (None: a type this runtime does not know).
+        payload: the item's payload.
+        metadata: the item's metadata (``senderId`` names the sender).
+        config: the agent's settings; ``dedup = false`` turns superseding off.
+
+    Returns:
+        ``(source type, sender or "*", key)``, or None: not superseding, dedup
+        off, an execution trigger, or a protected user interaction.
+    """
+    if spec is None or not config.dedup or spec.user_interaction or spec.protected:
+        return None
+    if _triggers_execution(payload):
+        return None
+    key = _flags(payload).get("supersedeKey")
+    if not isinstance(key, str) or not key:
+        if spec.supersedes is None:
+            return None
+        key = ""
+    sender: object = _ANY_SENDER
+    if key or spec.supersedes == Supersede.SENDER:
+        sender = metadata.get("senderId")
+        if not isinstance(sender, str) or not sender:
+            sender = ""  # items without a sender supersede one another
+    return (spec.name, str(sender), key)
+
+
+def check_supersede_key(payload: Mapping[str, Any]) -> None:
+    """Refuse a malformed ``payload["extra"]["supersedeKey"]`` (invariant 10).
+
+    Raises:
+        InvalidInput: the key is present but not a non-blank string of at most
+            :data:`MAX_SUPERSEDE_KEY_LEN` characters.
+    """
+    flags = _flags(payload)
+    if "supersedeKey" not in flags:
+        return
+    key = flags["supersedeKey"]
+    if not isinstance(key, str) or not key.strip() or len(key) > MAX_SUPERSEDE_KEY_LEN:
+        raise InvalidInput(
+            f"payload.extra.supersedeKey must be a non-blank string of at most "
+            f"{MAX_SUPERSEDE_KEY_LEN} characters, got {key!r:.80}"
+        )
 
 #: Joins the texts of merged items in ``payload["content"]``.
 MERGE_SEPARATOR = "\n\n---\n\n"
@@ -52,7 +154,8 @@ def _messages_of(item: MailboxItem) -> list[JSON]:
     return [_message_of(item)]
 
 
-_OWN_KEYS = frozenset({"content", "summary", "messages", "baseSummary", "mergedItemIds"})
+_OWN_KEYS = frozenset({"content", "summary", "messages", "baseSummary", "mergedItemIds",
+                       "supersededItemIds"})
 
 
 def _message_of(item: MailboxItem) -> JSON:

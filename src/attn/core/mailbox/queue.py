@@ -26,6 +26,7 @@ from typing import Any
 from attn.clock import Clock
 from attn.core.config import AgentConfig
 from attn.core.events import EventBus
+from attn.core.mailbox.merge import merge_group, supersede_group
 from attn.core.models import ItemStatus, MailboxItem
 from attn.core.registry import TypeRegistry
 from attn.store.base import Store
@@ -50,6 +51,8 @@ class MailboxQueue:
     _type_counts: dict[str, int]
     # (source type, task/requirement/channel key) → the queued item new ones merge into
     _merge_index: dict[tuple[str, object], MailboxItem]
+    # superseding group (type, sender, key) → its newest queued item (CORE-76)
+    _supersede_index: dict[tuple[str, str, str], MailboxItem]
     # ("task" | "requirement", id) → queued items about it, any type (000 §21)
     _entities: dict[tuple[str, object], dict[str, MailboxItem]]
     #: The conversations of a queued item (set by its controller: the keys under
@@ -71,6 +74,9 @@ class MailboxQueue:
     #: The id of the item the agent is working on (set by its controller), for
     #: the context every stored decision carries (CORE-11).
     focus_id: Callable[[], str | None]
+    #: The item the agent is working on (set by its controller), so a notice
+    #: that restates it collapses into it (TIME-11, CORE-76).
+    focus_item: Callable[[], MailboxItem | None]
     counters: dict[str, int]
 
     # ---------------------------------------------------------------- reading
@@ -191,23 +197,17 @@ class MailboxQueue:
         key, for items with an idempotency key (a retried enqueue must be
         recognisable, so it stays an item of its own) or with dedup off.
         """
-        if not self._config.dedup or idempotency_key is not None or not isinstance(payload, dict):
+        if idempotency_key is not None or not isinstance(payload, dict):
             return None
         key = self._merge_key(source_type, payload)
         return self._merge_index.get(key) if key is not None else None
 
     def _merge_key(self, source_type: str, payload: dict[str, Any]) -> tuple[str, object] | None:
-        spec = self._registry.get(source_type)
-        if spec is None or spec.merge_key is None:
-            return None
-        extra = payload.get("extra")
-        flags = extra if isinstance(extra, dict) else {}
-        if payload.get("triggerExecution") or flags.get("triggerExecution"):
-            return None
-        value = payload.get(spec.merge_key, flags.get(spec.merge_key))
-        if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
-            return None
-        return (source_type, value)
+        return merge_group(self._registry.get(source_type), payload, self._config)
+
+    def _supersede_key(self, item: MailboxItem) -> tuple[str, str, str] | None:
+        return supersede_group(self._registry.get(item.source_type), item.payload,
+                               item.metadata, self._config)
 
     def _entity_key(self, item: MailboxItem) -> tuple[str, object] | None:
         spec = self._registry.get(item.source_type)
@@ -259,6 +259,11 @@ class MailboxQueue:
                 current = self._merge_index.get(key)
                 if current is None or current.seq < item.seq:
                     self._merge_index[key] = item
+            notice = self._supersede_key(item)
+            if notice is not None:
+                newest = self._supersede_index.get(notice)
+                if newest is None or newest.seq < item.seq:
+                    self._supersede_index[notice] = item
             entity = self._entity_key(item)
             if entity is not None:
                 self._entities.setdefault(entity, {})[item.id] = item
@@ -297,6 +302,10 @@ class MailboxQueue:
                 key = self._merge_key(item.source_type, item.payload)
                 if key is not None and self._merge_index.get(key) is item:
                     del self._merge_index[key]
+            if self._supersede_index:
+                notice = self._supersede_key(item)
+                if notice is not None and self._supersede_index.get(notice) is item:
+                    del self._supersede_index[notice]
             if self._entities:
                 entity = self._entity_key(item)
                 group = self._entities.get(entity) if entity is not None else None

@@ -14,7 +14,6 @@ import { Timeline, keyOf } from './timeline.js';
 import { allCategories, allTypes, categoryLabel, onTypesChanged, typeBadge, typeOf } from './types.js';
 
 const PAGE = 50;
-const OVERLAP = 5;
 const QUEUE_SHOWN = 50;
 const KNOWN_LIMIT = 50_000;
 const ALL_STATUSES = STATUSES.join(',');
@@ -138,6 +137,9 @@ export class MindView {
       this.mind = mind;
       this.queue = new Map((mind.queue || []).map((item) => [item.id, item]));
       this.deferred = new Map((mind.deferred || []).map((item) => [item.id, item]));
+      // /mind lists at most 1,000 queued and deferred items; the counts cover them all.
+      this.unlisted = Math.max(0, (mind.queueDepth || 0) - this.queue.size);
+      this.unlistedDeferred = Math.max(0, (mind.deferredCount || 0) - this.deferred.size);
       this.loadError.hidden = true;
       this.renderHeader();
       this.renderQueue();
@@ -165,17 +167,19 @@ export class MindView {
   /** Load the newest page (reset) or the next older one. */
   async loadTimeline(reset) {
     const generation = ++this.generation.timeline;
-    // An older page starts a few rows early: rows that moved meanwhile are not skipped.
-    const offset = reset ? 0 : Math.max(0, this.timeline.size - OVERLAP);
-    const limit = reset ? PAGE : PAGE + (this.timeline.size - offset);
+    // An older page continues after the oldest row shown: the cursor is its seq,
+    // so rows that arrive or complete meanwhile are neither repeated nor skipped.
+    const oldest = this.timeline.minKey();
+    const cursor = !reset && oldest !== null && oldest < Number.MAX_SAFE_INTEGER ? String(oldest) : undefined;
+    const fromStart = cursor === undefined;
     this.timelineBusy = true;
     this.renderTimelineInfo();
     try {
-      const data = await api(this.mailboxQuery({ limit, offset }));
+      const data = await api(this.mailboxQuery({ limit: PAGE, cursor }));
       if (generation !== this.generation.timeline || this.destroyed) return;
-      this.applyPage(data.history || [], offset, reset, limit);
+      this.applyPage(data.history || [], fromStart && !data.nextCursor, reset);
       this.total = data.total;
-      if ((data.history || []).length < limit) this.exhausted = true;
+      if (!data.nextCursor) this.exhausted = true;
       else if (reset) this.exhausted = false;
     } catch (error) {
       if (generation !== this.generation.timeline || this.destroyed) return;
@@ -199,9 +203,9 @@ export class MindView {
     if (this.timelineBusy || this.destroyed) return;
     const generation = this.generation.timeline;
     try {
-      const data = await api(this.mailboxQuery({ limit: PAGE, offset: 0 }));
+      const data = await api(this.mailboxQuery({ limit: PAGE }));
       if (generation !== this.generation.timeline || this.timelineBusy || this.destroyed) return;
-      this.applyPage(data.history || [], 0, false);
+      this.applyPage(data.history || [], !data.nextCursor, false);
       this.total = data.total;
       this.renderTimelineInfo();
     } catch {
@@ -214,9 +218,11 @@ export class MindView {
     const record = this.timeline.get(id);
     if (!record) return;
     const index = this.timeline.order.indexOf(record);
-    const offset = Math.max(0, index - 10);
+    // The page starts ten rows newer than this one (a cursor lists rows below a seq).
+    const start = this.timeline.order[Math.max(0, index - 10)];
+    const cursor = start && start.key < Number.MAX_SAFE_INTEGER ? String(start.key + 1) : undefined;
     try {
-      const data = await api(this.mailboxQuery({ limit: 30, offset }));
+      const data = await api(this.mailboxQuery({ limit: 30, cursor }));
       if (this.destroyed) return;
       for (const entry of data.history || []) {
         const { decisions, activity, ...item } = entry;
@@ -230,14 +236,14 @@ export class MindView {
   /**
    * Apply one page of the listing. Rows in the page's key range that the
    * server no longer lists there are stale and go; a reset also drops rows
-   * older than the page. Rows newer than the page's newest (live arrivals
-   * after the server read it) stay.
+   * older than the page, and so does a `complete` page (the whole listing).
+   * Rows newer than the page's newest (live arrivals after the server read
+   * it) stay.
    */
-  applyPage(history, offset, reset, limit = PAGE) {
+  applyPage(history, complete, reset) {
     const ids = new Set(history.map((item) => item.id));
     const maxKey = history.length ? keyOf(history[0]) : Infinity;
     const minKey = history.length ? keyOf(history[history.length - 1]) : -Infinity;
-    const complete = offset === 0 && history.length < limit;
     for (const id of this.timeline.ids()) {
       if (ids.has(id)) continue;
       const { key } = this.timeline.get(id);
@@ -429,7 +435,7 @@ export class MindView {
             focus.startedAt ? `for ${formatDuration(secondsSince(focus.startedAt))}` : '')]
         : h('span', { class: 'muted' }, mind ? 'Not focused on anything.' : 'Loading…'));
     }
-    const depth = this.queue.size;
+    const depth = this.queue.size + (this.unlisted || 0);
     this.depthLine.dataset.depth = String(depth);
     this.depthLine.textContent = `Queue: ${depth} ${depth === 1 ? 'item' : 'items'} waiting`;
     const b = this.buttons;
@@ -445,12 +451,13 @@ export class MindView {
     const shown = queued.slice(0, QUEUE_SHOWN);
     replaceChildren(this.queueList, shown.map((item) => queueEntry(item)));
     this.queueEmpty.hidden = queued.length > 0;
-    this.queueMore.hidden = queued.length <= QUEUE_SHOWN;
-    this.queueMore.textContent = `and ${queued.length - QUEUE_SHOWN} more`;
+    const more = queued.length - shown.length + (this.unlisted || 0);
+    this.queueMore.hidden = more <= 0;
+    this.queueMore.textContent = `and ${more} more`;
     const deferred = [...this.deferred.values()].sort((a, b) => keyOf(a) - keyOf(b));
     replaceChildren(this.deferredList, deferred.slice(0, QUEUE_SHOWN).map((item) => queueEntry(item)));
     this.deferredHeading.hidden = deferred.length === 0;
-    this.deferredHeading.textContent = `Deferred (${deferred.length})`;
+    this.deferredHeading.textContent = `Deferred (${deferred.length + (this.unlistedDeferred || 0)})`;
   }
 
   renderFilters() {

@@ -27,6 +27,7 @@ from attn.core.models import (
     MailboxItem,
 )
 from attn.errors import StoreError
+from attn.limits import load_stored, load_stored_object
 from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 
 #: Columns of ``mailbox_items`` and ``agent_activities`` holding JSON text / instants.
@@ -198,8 +199,8 @@ def row_to_item(row: Record) -> MailboxItem:
         source_type=row["source_type"],
         priority=row["priority"],
         status=ItemStatus(row["status"]),
-        payload=json.loads(row["payload"]),
-        metadata=json.loads(row["metadata"]),
+        payload=load_stored_object(row["payload"]),
+        metadata=load_stored_object(row["metadata"]),
         queued_at=row["queued_at"],
         started_at=row["started_at"],
         completed_at=row["completed_at"],
@@ -209,7 +210,7 @@ def row_to_item(row: Record) -> MailboxItem:
         attempt=row["attempt"],
         redelivered=row["redelivered"],
         idempotency_key=row["idempotency_key"],
-        session=json.loads(session) if session is not None else None,
+        session=load_stored(session) if session is not None else None,
         reason=row["reason"],
     )
 
@@ -223,7 +224,7 @@ def row_to_decision(row: Record) -> Decision:
         item_id=row["mailbox_item_id"],
         reasoning=row["reasoning"],
         created_at=row["created_at"],
-        context=json.loads(row["context"]),
+        context=load_stored_object(row["context"]),
         outcome=row["outcome"],
     )
 
@@ -253,7 +254,7 @@ def row_to_log(row: Record) -> ActivityLog:
         type=LogType(row["type"]),
         content=row["content"],
         created_at=row["created_at"],
-        metadata=json.loads(row["metadata"]),
+        metadata=load_stored_object(row["metadata"]),
     )
 
 
@@ -322,5 +323,5 @@ def row_to_callback(row: Record) -> PendingCallback:
         status=CallbackStatus(row["status"]),
         claimed_by=row["claimed_by"],
         claimed_at=row["claimed_at"],
-        data=json.loads(row["data"]),
+        data=load_stored(row["data"]),
     )

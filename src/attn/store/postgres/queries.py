@@ -67,9 +67,13 @@ WHERE agent_id = $1
   AND ($2::text[] IS NULL OR status = ANY($2::text[]))
   AND ($3::text[] IS NULL OR source_type = ANY($3::text[]))
 """
-FIND_ITEMS_NEWEST = f"{ITEM_SELECT} {_ITEM_FILTER} ORDER BY seq DESC LIMIT $4 OFFSET $5"
-FIND_ITEMS_OLDEST = f"{ITEM_SELECT} {_ITEM_FILTER} ORDER BY seq ASC LIMIT $4 OFFSET $5"
+_BEFORE = "AND ($6::bigint IS NULL OR seq < $6)"
+FIND_ITEMS_NEWEST = f"{ITEM_SELECT} {_ITEM_FILTER} {_BEFORE} ORDER BY seq DESC LIMIT $4 OFFSET $5"
+FIND_ITEMS_OLDEST = f"{ITEM_SELECT} {_ITEM_FILTER} {_BEFORE} ORDER BY seq ASC LIMIT $4 OFFSET $5"
 COUNT_ITEMS = f"SELECT count(*) FROM mailbox_items {_ITEM_FILTER}"
+LOAD_QUEUE_PAGE = (
+    f"{ITEM_SELECT} WHERE agent_id = $1 AND status = 'queued' ORDER BY priority, seq LIMIT $2"
+)
 
 LOAD_QUEUE = f"{ITEM_SELECT} WHERE agent_id = $1 AND status = 'queued' ORDER BY priority, seq"
 
@@ -96,8 +100,14 @@ RETURNING m.seq, {", ".join("m." + c.strip() for c in ITEM_COLUMNS.split(","))}
 FIND_DECISIONS = """
 SELECT * FROM agent_decisions
 WHERE agent_id = $1 AND ($2::text IS NULL OR mailbox_item_id = $2)
+  AND ($5::timestamptz IS NULL OR (created_at, id) < ($5, $6::text))
 ORDER BY created_at DESC, id DESC
 LIMIT $3 OFFSET $4
+"""
+FIND_ITEM_DECISIONS = """
+SELECT * FROM agent_decisions
+WHERE agent_id = $1 AND mailbox_item_id = ANY($2::text[])
+ORDER BY created_at, id
 """
 
 FIND_ACTIVITIES = """
@@ -108,7 +118,11 @@ ORDER BY started_at, id
 
 GET_ACTIVITY = "SELECT * FROM agent_activities WHERE id = $1"
 
-FIND_ACTIVITY_LOGS = "SELECT * FROM agent_activity_logs WHERE activity_id = $1 ORDER BY seq, id"
+FIND_ACTIVITY_LOGS = """
+SELECT * FROM agent_activity_logs
+WHERE activity_id = $1 AND ($2::integer IS NULL OR seq > $2)
+ORDER BY seq, id LIMIT $3
+"""
 
 COUNT_BY_STATUS = "SELECT status, count(*) FROM mailbox_items WHERE agent_id = $1 GROUP BY status"
 # Served by idx_mailbox_agent_type (agent_id, source_type, seq).

@@ -6,16 +6,17 @@ Spec: 000 §6 (queries over the tables), §17 (recovery reads).
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, TypeAlias
 
 import asyncpg
 
 from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
-from attn.errors import StoreError
-from attn.store.base import ItemQuery
+from attn.errors import InvalidInput, StoreError
+from attn.limits import load_stored
+from attn.store.base import ItemQuery, Timeline
 from attn.store.postgres import codec, queries
 from attn.time.models import PendingCallback
 
@@ -60,9 +61,40 @@ class PostgresReads(ABC):
         return (query.agent_id, statuses, types)
 
     async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
-        sql = queries.FIND_ITEMS_OLDEST if query.oldest_first else queries.FIND_ITEMS_NEWEST
-        rows = await self._fetch(sql, *self._filter_args(query), query.limit, query.offset)
+        rows = await self._fetch(*self._page(query))
         return [codec.row_to_item(row) for row in rows]
+
+    def _page(self, query: ItemQuery) -> tuple[str, Any, Any, Any, int, int, int | None]:
+        _check_page(query.limit, query.offset)
+        sql = queries.FIND_ITEMS_OLDEST if query.oldest_first else queries.FIND_ITEMS_NEWEST
+        return (sql, *self._filter_args(query), query.limit, query.offset, query.before_seq)
+
+    async def read_timeline(self, query: ItemQuery, queue_limit: int) -> Timeline:
+        """Everything in one read-only REPEATABLE READ transaction: one snapshot."""
+        page_sql, *page_args = self._page(query)
+        _check_page(queue_limit, 0)
+        agent_id = query.agent_id
+        pool = self._require()
+        try:
+            async with pool.acquire() as conn, conn.transaction(
+                isolation="repeatable_read", readonly=True
+            ):
+                queued = await conn.fetch(queries.LOAD_QUEUE_PAGE, agent_id, queue_limit)
+                page = await conn.fetch(page_sql, *page_args)
+                total = await conn.fetchval(queries.COUNT_ITEMS, *self._filter_args(query))
+                by_status = await conn.fetch(queries.COUNT_BY_STATUS, agent_id)
+                by_type = await conn.fetch(queries.COUNT_BY_TYPE, agent_id)
+                ids = [row["id"] for row in page]
+                decisions = await conn.fetch(queries.FIND_ITEM_DECISIONS, agent_id, ids)
+                activities = await conn.fetch(queries.FIND_ACTIVITIES, agent_id, ids)
+        except DRIVER_ERRORS as exc:
+            raise StoreError(f"read failed on PostgreSQL: {exc}") from exc
+        return Timeline(
+            [codec.row_to_item(row) for row in queued], [codec.row_to_item(row) for row in page],
+            int(total), {row[0]: int(row[1]) for row in by_status},
+            {row[0]: int(row[1]) for row in by_type},
+            [codec.row_to_decision(row) for row in decisions],
+            [codec.row_to_activity(row) for row in activities])
 
     async def count_items(self, query: ItemQuery) -> int:
         rows = await self._fetch(queries.COUNT_ITEMS, *self._filter_args(query))
@@ -72,9 +104,12 @@ class PostgresReads(ABC):
         return [codec.row_to_item(row) for row in await self._fetch(queries.LOAD_QUEUE, agent_id)]
 
     async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        before: tuple[datetime, str] | None = None,
     ) -> list[Decision]:
-        rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset)
+        at, decision_id = before if before is not None else (None, None)
+        rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset,
+                                 at, decision_id)
         return [codec.row_to_decision(row) for row in rows]
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
@@ -85,8 +120,10 @@ class PostgresReads(ABC):
         rows = await self._fetch(queries.GET_ACTIVITY, activity_id)
         return codec.row_to_activity(rows[0]) if rows else None
 
-    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
-        rows = await self._fetch(queries.FIND_ACTIVITY_LOGS, activity_id)
+    async def find_activity_logs(
+        self, activity_id: str, after_seq: int | None = None, limit: int | None = None
+    ) -> list[ActivityLog]:
+        rows = await self._fetch(queries.FIND_ACTIVITY_LOGS, activity_id, after_seq, limit)
         return [codec.row_to_log(row) for row in rows]
 
     async def count_by_status(self, agent_id: str) -> dict[str, int]:
@@ -115,4 +152,9 @@ class PostgresReads(ABC):
 
     async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
         rows = await self._fetch(queries.GET_SETTINGS, agent_id)
-        return {row["name"]: json.loads(row["value"]) for row in rows}
+        return {row["name"]: load_stored(row["value"]) for row in rows}
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if limit < 0 or offset < 0:
+        raise InvalidInput(f"limit and offset must be >= 0, got {limit} and {offset}")

@@ -29,6 +29,7 @@ from attn.core.models import (
     MailboxItem,
 )
 from attn.errors import StoreError
+from attn.limits import load_stored, load_stored_object
 from attn.store.base import (
     CALLBACK_UPDATE_FIELDS,
     DeleteCallback,
@@ -66,7 +67,9 @@ if c_make_encoder is not None:
         return "".join(_c_encode(value, 0))
 
 
-_json_decode = json.loads
+# Stored JSON that breaks the limits (older versions, other writers) is still read.
+_json_decode = load_stored
+_object_decode = load_stored_object
 _from_iso = datetime.fromisoformat
 _STATUSES = {s.value: s for s in ItemStatus}
 _item_values = operator.attrgetter(*(f.name for f in fields(MailboxItem) if f.init))
@@ -194,8 +197,8 @@ def decode_item(row: Row) -> MailboxItem:
         source_type,
         priority,
         _STATUSES[status],
-        _json_decode(payload),
-        _json_decode(metadata),
+        _object_decode(payload),
+        _object_decode(metadata),
         _from_iso(queued_at),
         None if started_at is None else _from_iso(started_at),
         None if completed_at is None else _from_iso(completed_at),
@@ -220,7 +223,7 @@ def decode_decision(row: Row) -> Decision:
         item_id,
         reasoning,
         _from_iso(created_at),
-        _json_decode(context),
+        _object_decode(context),
         outcome,
     )
 
@@ -248,7 +251,7 @@ def decode_log(row: Row) -> ActivityLog:
     """An :class:`ActivityLog` from a row of :data:`sql.FIND_LOGS`."""
     activity_id, seq, type_, content, created_at, metadata = row
     return ActivityLog(
-        activity_id, seq, LogType(type_), content, _from_iso(created_at), _json_decode(metadata)
+        activity_id, seq, LogType(type_), content, _from_iso(created_at), _object_decode(metadata)
     )
 
 

@@ -9,14 +9,15 @@ Spec: 000 §6.2 (tables), §17 (recovery reads).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
 from attn.errors import InvalidInput
-from attn.store.base import ItemQuery
+from attn.limits import load_stored
+from attn.store.base import ItemQuery, Timeline
 from attn.store.sqlite import codec, sql
 from attn.time.models import PendingCallback
 
@@ -67,10 +68,65 @@ def find_items(query: ItemQuery) -> Read[list[MailboxItem]]:
     Raises:
         InvalidInput: a negative limit or offset, or an unknown status.
     """
+    statement, params = _page(query)
+    return Read(_fetch_all(statement, params), _items)
+
+
+def _page(query: ItemQuery) -> tuple[str, list[Any]]:
     _check_page(query.limit, query.offset)
     params, n_statuses, n_types = _filter(query)
-    statement = sql.find_items(n_statuses, n_types, query.oldest_first)
-    return Read(_fetch_all(statement, [*params, query.limit, query.offset]), _items)
+    before = query.before_seq is not None
+    statement = sql.find_items(n_statuses, n_types, query.oldest_first, before)
+    if before:
+        params.append(query.before_seq)
+    return statement, [*params, query.limit, query.offset]
+
+
+def read_timeline(query: ItemQuery, queue_limit: int) -> Read[Timeline]:
+    """The agent's queue, a page of items with their decisions and activities, and
+    its counts, in one read transaction (one snapshot of the WAL).
+
+    Raises:
+        InvalidInput: a negative limit, offset or queue limit, or an unknown status.
+    """
+    page_sql, page_params = _page(query)
+    _check_page(queue_limit, 0)
+    count_params, n_statuses, n_types = _filter(query)
+    count_sql = sql.count_items(n_statuses, n_types)
+    agent_id = query.agent_id
+
+    def run(cur: sqlite3.Cursor) -> tuple[Rows, ...]:
+        cur.execute("BEGIN")  # a read transaction: every statement sees one snapshot
+        try:
+            queued = cur.execute(sql.LOAD_QUEUE_PAGE, (agent_id, queue_limit)).fetchall()
+            page = cur.execute(page_sql, page_params).fetchall()
+            total = cur.execute(count_sql, count_params).fetchall()
+            by_status = cur.execute(sql.COUNT_BY_STATUS, (agent_id,)).fetchall()
+            by_type = cur.execute(sql.COUNT_BY_TYPE, (agent_id,)).fetchall()
+            ids = [row[1] for row in page]
+            decisions: Rows = []
+            activities: Rows = []
+            for start in range(0, len(ids), IN_CHUNK):
+                chunk = ids[start : start + IN_CHUNK]
+                decisions += cur.execute(sql.find_item_decisions(len(chunk)),
+                                         [agent_id, *chunk]).fetchall()
+                activities += cur.execute(sql.find_activities(len(chunk)),
+                                          [agent_id, *chunk]).fetchall()
+        finally:
+            if cur.connection.in_transaction:
+                cur.execute("COMMIT")
+        return queued, page, total, by_status, by_type, decisions, activities
+
+    def finish(raw: tuple[Rows, ...]) -> Timeline:
+        queued, page, total, by_status, by_type, decisions, activities = raw
+        found = [codec.decode_activity(row) for row in activities]
+        if len(page) > IN_CHUNK:
+            found.sort(key=lambda a: a.started_at)
+        return Timeline(_items(queued), _items(page), _first_int(total), _counts(by_status),
+                        _counts(by_type), sorted(_decisions(decisions),
+                                                 key=lambda d: (d.created_at, d.id)), found)
+
+    return Read(run, finish)
 
 
 def count_items(query: ItemQuery) -> Read[int]:
@@ -89,15 +145,22 @@ def load_queue(agent_id: str) -> Read[list[MailboxItem]]:
 
 
 def find_decisions(
-    agent_id: str, item_id: str | None, limit: int, offset: int
+    agent_id: str, item_id: str | None, limit: int, offset: int,
+    before: tuple[datetime, str] | None = None,
 ) -> Read[list[Decision]]:
-    """Decisions newest first; only those of ``item_id`` when given.
+    """Decisions newest first; only those of ``item_id`` when given, only those
+    older than ``before`` (``(created_at, id)``) when given.
 
     Raises:
         InvalidInput: a negative limit or offset.
     """
     _check_page(limit, offset)
-    if item_id is None:
+    if before is not None:
+        at, decision_id = before
+        run = _fetch_all(sql.FIND_DECISIONS_BEFORE, (agent_id, item_id, item_id,
+                                                     codec.encode_instant(at), decision_id,
+                                                     limit, offset))
+    elif item_id is None:
         run = _fetch_all(sql.FIND_DECISIONS, (agent_id, limit, offset))
     else:
         run = _fetch_all(sql.FIND_ITEM_DECISIONS, (agent_id, item_id, limit, offset))
@@ -137,9 +200,16 @@ def _first_activity(rows: Rows) -> Activity | None:
     return codec.decode_activity(rows[0]) if rows else None
 
 
-def find_activity_logs(activity_id: str) -> Read[list[ActivityLog]]:
-    """Log entries of one activity in seq order."""
-    return Read(_fetch_all(sql.FIND_LOGS, (activity_id,)), _logs)
+def find_activity_logs(
+    activity_id: str, after_seq: int | None = None, limit: int | None = None
+) -> Read[list[ActivityLog]]:
+    """Log entries of one activity in seq order; a page of them when ``after_seq``
+    or ``limit`` is given."""
+    if after_seq is None and limit is None:
+        return Read(_fetch_all(sql.FIND_LOGS, (activity_id,)), _logs)
+    bound = -(2**63) if after_seq is None else after_seq
+    return Read(_fetch_all(sql.FIND_LOGS_PAGE, (activity_id, bound, -1 if limit is None
+                                                                   else limit)), _logs)
 
 
 def _logs(rows: Rows) -> list[ActivityLog]:
@@ -199,7 +269,7 @@ def agent_settings(agent_id: str) -> Read[dict[str, Any]]:
 
 
 def _settings(rows: Rows) -> dict[str, Any]:
-    return {str(name): json.loads(value) for name, value in rows}
+    return {str(name): load_stored(value) for name, value in rows}
 
 
 def _check_page(limit: int, offset: int) -> None:

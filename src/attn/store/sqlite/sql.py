@@ -76,13 +76,19 @@ DECISION_COLUMNS = (
     "id, agent_id, decision_type, mailbox_item_id, reasoning, created_at, context, outcome"
 )
 # rowid breaks ties between decisions made in the same microsecond: newest insert first.
+# Newest first by (created_at, id): the key a page's cursor continues from.
 FIND_DECISIONS = f"""
 SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ?
-ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
 """
 FIND_ITEM_DECISIONS = f"""
 SELECT {DECISION_COLUMNS} FROM agent_decisions WHERE agent_id = ? AND mailbox_item_id = ?
-ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
+"""
+FIND_DECISIONS_BEFORE = f"""
+SELECT {DECISION_COLUMNS} FROM agent_decisions
+WHERE agent_id = ? AND (? IS NULL OR mailbox_item_id = ?) AND (created_at, id) < (?, ?)
+ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?
 """
 
 INSERT_ACTIVITY = """
@@ -106,6 +112,21 @@ FIND_LOGS = """
 SELECT activity_id, seq, type, content, created_at, metadata FROM agent_activity_logs
 WHERE activity_id = ? ORDER BY seq, id
 """
+# Served by idx_activity_logs_activity (activity_id, seq).
+FIND_LOGS_PAGE = """
+SELECT activity_id, seq, type, content, created_at, metadata FROM agent_activity_logs
+WHERE activity_id = ? AND seq > ? ORDER BY seq, id LIMIT ?
+"""
+LOAD_QUEUE_PAGE = f"{LOAD_QUEUE} LIMIT ?"
+
+
+def find_item_decisions(n_items: int) -> str:
+    """Decisions of one agent about ``n_items`` item ids, oldest first."""
+    marks = ", ".join("?" * n_items)
+    return (
+        f"SELECT {DECISION_COLUMNS} FROM agent_decisions"
+        f" WHERE agent_id = ? AND mailbox_item_id IN ({marks}) ORDER BY created_at, id"
+    )
 
 
 def find_activities(n_items: int) -> str:
@@ -117,20 +138,26 @@ def find_activities(n_items: int) -> str:
     )
 
 
-def item_filter(n_statuses: int | None, n_types: int | None) -> str:
-    """The WHERE clause of an item query: agent, then optional status and type lists."""
+def item_filter(n_statuses: int | None, n_types: int | None, before: bool = False) -> str:
+    """The WHERE clause of an item query: agent, then optional status and type lists,
+    then (``before``) a seq bound."""
     where = "WHERE agent_id = ?"
     if n_statuses is not None:
         where += f" AND status IN ({', '.join('?' * n_statuses)})"
     if n_types is not None:
         where += f" AND source_type IN ({', '.join('?' * n_types)})"
+    if before:
+        where += " AND seq < ?"
     return where
 
 
-def find_items(n_statuses: int | None, n_types: int | None, oldest_first: bool) -> str:
-    """A paged item query; parameters: agent, statuses…, types…, limit, offset."""
+def find_items(
+    n_statuses: int | None, n_types: int | None, oldest_first: bool, before: bool = False
+) -> str:
+    """A paged item query; parameters: agent, statuses…, types…, [before seq], limit, offset."""
     order = "ASC" if oldest_first else "DESC"
-    return f"{ITEM_SELECT} {item_filter(n_statuses, n_types)} ORDER BY seq {order} LIMIT ? OFFSET ?"
+    where = item_filter(n_statuses, n_types, before)
+    return f"{ITEM_SELECT} {where} ORDER BY seq {order} LIMIT ? OFFSET ?"
 
 
 def count_items(n_statuses: int | None, n_types: int | None) -> str:

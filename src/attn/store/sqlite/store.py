@@ -28,7 +28,7 @@ from filelock import FileLock, Timeout
 from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
 from attn.errors import InvalidInput, RuntimeLocked, StoreClosed, StoreError
 from attn.store import migrate
-from attn.store.base import ItemQuery, StoreStatistics, WriteOp
+from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.sqlite import codec, reads
 from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, settle
 from attn.time.models import PendingCallback
@@ -479,17 +479,24 @@ class SQLiteStore:
         """The agent's queued items in claim order: priority, then seq."""
         return await self._read(reads.load_queue(agent_id))
 
-    async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0
-    ) -> list[Decision]:
-        """Decisions newest first (by ``created_at``, ties by insertion).
+    async def read_timeline(self, query: ItemQuery, queue_limit: int) -> Timeline:
+        """Queue, a page of items, their decisions and activities, and counts, in one
+        read transaction (see the protocol)."""
+        return await self._read(reads.read_timeline(query, queue_limit))
 
-        Only those of ``item_id`` when given.
+    async def find_decisions(
+        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        before: tuple[datetime, str] | None = None,
+    ) -> list[Decision]:
+        """Decisions newest first (by ``created_at``, ties by id).
+
+        Only those of ``item_id`` when given; only those older than ``before``
+        (``(created_at, id)``) when given.
 
         Raises:
             InvalidInput: a negative limit or offset.
         """
-        return await self._read(reads.find_decisions(agent_id, item_id, limit, offset))
+        return await self._read(reads.find_decisions(agent_id, item_id, limit, offset, before))
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
         """Activities of the agent linked to any of ``item_ids``, oldest first."""
@@ -502,9 +509,12 @@ class SQLiteStore:
         """The activity with that id, or None."""
         return await self._read(reads.get_activity(activity_id))
 
-    async def find_activity_logs(self, activity_id: str) -> list[ActivityLog]:
-        """Log entries of one activity in seq order."""
-        return await self._read(reads.find_activity_logs(activity_id))
+    async def find_activity_logs(
+        self, activity_id: str, after_seq: int | None = None, limit: int | None = None
+    ) -> list[ActivityLog]:
+        """Log entries of one activity in seq order (a page: after ``after_seq``, at
+        most ``limit``)."""
+        return await self._read(reads.find_activity_logs(activity_id, after_seq, limit))
 
     async def count_by_status(self, agent_id: str) -> dict[str, int]:
         """Number of the agent's items per status value (statuses with none are absent)."""
