@@ -18,6 +18,8 @@ Example::
     [server]
     host = "127.0.0.1"
     port = 8765
+    header_timeout_s = 10   # a request's headers must arrive within 10 s
+    body_timeout_s = 30     # and its body within 30 s more (else 408, closed)
 
     [defaults]
     backstop_s = 600
@@ -49,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from attn.core.config import AgentConfig
 from attn.errors import InvalidInput
+from attn.tokens import token_problem
 
 if TYPE_CHECKING:
     from attn.core.focus import Brain
@@ -146,6 +149,14 @@ class DatabaseSection(_Section):
     url: str | None = Field(default=None, min_length=1)
 
 
+def _check_token(value: object) -> object:
+    if isinstance(value, str):
+        problem = token_problem(value)
+        if problem is not None:
+            raise ValueError(f"the API token {problem}")
+    return value
+
+
 class ServerSection(_Section):
     """``[server]``: the HTTP bind address and the API token.
 
@@ -153,11 +164,22 @@ class ServerSection(_Section):
         host: address to bind; anything but loopback requires ``token``.
         port: TCP port, 1..65535.
         token: bearer token every route but ``/health`` requires; None for none.
+        header_timeout_s: seconds a client may take to send a request's line
+            and headers before it gets 408 and is disconnected (0 < s <= 3600).
+        body_timeout_s: seconds a client may take to send a request's body
+            after its headers (0 < s <= 3600).
     """
 
     host: str = Field(default=DEFAULT_HOST, min_length=1)
     port: int = Field(default=DEFAULT_PORT, ge=1, le=65535)
-    token: str | None = Field(default=None, min_length=8)
+    token: str | None = Field(default=None)
+    header_timeout_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
+    body_timeout_s: float = Field(default=30.0, gt=0, le=3600, allow_inf_nan=False)
+
+    _seconds = field_validator("header_timeout_s", "body_timeout_s", mode="before")(
+        _int_to_float)
+
+    _token = field_validator("token", mode="after")(_check_token)
 
 
 _AGENT_DEFAULTS = AgentConfig()
@@ -594,7 +616,7 @@ def _describe(
     problems = []
     for err in exc.errors():
         loc = tuple(err["loc"])
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown field"
         var = env_fields.get(loc[:2]) if len(loc) == 2 else None  # type: ignore[arg-type]

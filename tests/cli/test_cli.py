@@ -235,7 +235,8 @@ def test_bad_input_is_one_line(runner: CliRunner, server: LiveServer) -> None:
     _one_line_error(result, "--priority applies to a queued message: add --no-wait", 2)
     result = attn(runner, "send", "alice", "x", "--timeout", "0", "--url", server.url)
     _one_line_error(result, "--timeout must be positive seconds, got 0", 2)
-    _one_line_error(attn(runner, "send", "alice", "  ", "--url", server.url), "non-empty text")
+    _one_line_error(attn(runner, "send", "alice", "  ", "--url", server.url),
+                    "TEXT is empty", exit_code=2)  # the CLI's own usage error (issue 10 D)
     result = attn(runner, "send", "alice", "x", "--type", "nope", "--no-wait", "--url", server.url)
     _one_line_error(result, "unknown source type 'nope'")
     _one_line_error(attn(runner, "mailbox", "alice", "--status", "done", "--url", server.url),

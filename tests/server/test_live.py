@@ -200,7 +200,8 @@ async def test_srv10_stream_deltas_reach_websocket_subscribers(server: LiveServe
         )
         events = await _until(ws, _completed(item_id))
     streams = [e["data"] for e in events if e["event"] == "agent:stream"]
-    assert streams == [{"itemId": item_id, "text": "Hel"}, {"itemId": item_id, "text": "lo"}]
+    # The script brain's reply joins its says with a space, and so does its stream (C9).
+    assert streams == [{"itemId": item_id, "text": "Hel"}, {"itemId": item_id, "text": " lo"}]
 
 
 # ---------------------------------------------------------- SRV-11 reconnect, replay
@@ -480,10 +481,10 @@ async def test_srv13_streamed_chat_sends_deltas_then_done(server: LiveServer) ->
     events = _parse_sse(text)
     assert [name for name, _ in events] == ["item", "delta", "delta", "done"]
     item_id = events[0][1]["itemId"]
-    assert [data for name, data in events if name == "delta"] == [{"text": "Hel"}, {"text": "lo"}]
+    assert [data for name, data in events if name == "delta"] == [{"text": "Hel"}, {"text": " lo"}]
     done = events[-1][1]
     assert done["itemId"] == item_id and done["cancelled"] is False
-    assert "Hel" in done["reply"] and "lo" in done["reply"]
+    assert done["reply"] == "Hel lo"  # the deltas add up to the reply (C9)
     async with httpx.AsyncClient(base_url=server.url, timeout=10.0) as http:
         history = (await http.get("/api/agents/alice/mailbox")).json()["history"]
     stored = next(item for item in history if item["id"] == item_id)
@@ -510,7 +511,7 @@ async def test_srv13_client_gone_mid_stream_the_item_still_completes(server: Liv
         assert item_id is not None
         events = await _until(ws, _completed(item_id))
         assert [e["data"]["text"] for e in events if e["event"] == "agent:stream"][-1] == (
-            "second part"
+            " second part"
         )
         mailbox = (await http.get("/api/agents/pausy/mailbox")).json()
         assert mailbox["queueDepth"] == 0

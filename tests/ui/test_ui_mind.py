@@ -279,3 +279,20 @@ def test_ui_04_status_colours_and_text_labels(server: UiServer, page: Any) -> No
     # Merged and processing are both blue, told apart by their labels.
     assert page.locator(".row.status-merged .status-text").inner_text() != page.locator(
         ".row.status-processing .status-text").inner_text()
+
+
+# Issue 10 C9: the Mind view of an idle agent kept "Loading…" in its focus line.
+def test_ui_02_every_field_of_an_idle_agents_mind_leaves_its_loading_state(
+    server: UiServer, page: Any
+) -> None:
+    open_mind(page, server, "bob")
+    expect(page.locator(".attention .state-badge")).to_have_text("IDLE")
+    expect(page.locator(".focus-line")).to_have_text("Not focused on anything.")
+    expect(page.locator(".depth-line")).to_have_text("Queue: 0 items waiting")
+    expect(page.locator(".mind")).not_to_contain_text("Loading")
+    expect(page.locator(".load-earlier")).to_be_hidden()
+    # An agent that cannot be loaded says so; nothing stays "Loading…" either.
+    page.goto(f"{server.url}/#/agents/nobody")
+    expect(page.locator(".load-error")).to_contain_text('There is no agent named "nobody"')
+    expect(page.locator(".focus-line")).to_have_text("Focus not known (see above).")
+    expect(page.locator(".mind")).not_to_contain_text("Loading")

@@ -7,7 +7,9 @@ Steps (each a one-key table):
     ``{"log": "text"}``    write an activity log line;
     ``{"tool": "name"}``   log a tool call (start and end) and count it;
     ``{"fail": "why"}``    raise an error (to exercise retries);
-    ``{"reply": "text"}``  the final reply (default: everything said).
+    ``{"reply": "text"}``  the final reply (default: everything said, joined by spaces;
+                           a streaming caller gets a reset and this text when it
+                           differs from what was said).
 """
 
 from __future__ import annotations
@@ -81,9 +83,10 @@ class ScriptBrain:
             # A step counts as done only once it finished: work stopped in the
             # middle of a step (a sleep, say) redoes that step when it resumes.
             if kind == "say":
+                # The reply joins what was said with spaces: so does the stream.
+                focus.stream(f" {value}" if said else value)
                 said.append(value)
                 focus.session["said"] = said
-                focus.stream(value)
             elif kind == "sleep_s":
                 await focus.clock.sleep(float(value))
             elif kind == "yield":

@@ -35,6 +35,19 @@ def default_url() -> str:
     return os.environ.get(URL_ENV) or DEFAULT_URL
 
 
+def check_client_token(token: str | None) -> None:
+    """Refuse a ``--token`` (or ``$ATTN_TOKEN``) that cannot go in an HTTP header.
+
+    Raises:
+        CliError: exit status 2, naming the rule the token breaks.
+    """
+    from attn.tokens import token_problem
+
+    problem = token_problem(token, min_chars=0) if token else None
+    if problem is not None:
+        raise CliError(f"--token (or {TOKEN_ENV}): the API token {problem}", exit_code=2)
+
+
 class ApiClient:
     """A small synchronous client of the attn HTTP API.
 
@@ -54,6 +67,7 @@ class ApiClient:
         read_timeout_s: float | None = 30.0,
     ) -> None:
         self.url = url.rstrip("/")
+        check_client_token(token)
         self.has_token = bool(token)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._client = httpx.Client(

@@ -131,6 +131,9 @@ def send(
 ) -> None:
     """Put a message in an agent's mailbox; for a chat, wait for the reply and print it."""
     should_wait = (source_type == "human_chat") if wait is None else wait
+    if not text.strip():
+        raise CliError(f"TEXT is empty: say what to send, e.g. attn send {agent or 'alice'} "
+                       "'hello' (nothing was sent)", exit_code=2)
     if priority is not None and priority not in PRIORITY_RANGE:
         raise CliError(
             f"--priority must be from 0 (critical) to 4 (background), got {priority}", exit_code=2

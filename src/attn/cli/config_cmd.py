@@ -59,6 +59,9 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             problems = [
                 _problem(p.field, p.message, p.line, p.env_var, p.agent) for p in exc.problems
             ]
+            # The field check stops before the brain, database and bind checks: run them
+            # on what the file says, so one run reports every kind of problem.
+            problems += _other_kinds(path, problems)
         else:
             found = _TOML_AT.search(exc.message)
             message = exc.message.removeprefix(f"{source}: ")
@@ -130,6 +133,80 @@ def check_command(
             typer.echo(_line(str(facts["source"]), problem))
     if problems:
         raise typer.Exit(1)
+
+
+def _other_kinds(path: Path | None, reported: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Brain, database URL and bind problems of a file whose fields are not all valid.
+
+    Each check runs on the raw value when no problem was reported for its field yet.
+    """
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from attn.config import (
+        DEFAULT_HOST,
+        AgentSection,
+        brain_problem,
+        check_database_url,
+        find_line,
+    )
+    from attn.errors import InvalidInput
+    from attn.server.serve import check_bind
+    from attn.store.url import default_database_url
+
+    file = path if path is not None else Path("attn.toml")
+    try:
+        text = file.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    seen = {str(p["field"]) for p in reported if p["field"]}
+    found: list[dict[str, Any]] = []
+    agents = data.get("agents")
+    for i, raw in enumerate(agents if isinstance(agents, list) else []):
+        if not isinstance(raw, dict) or any(
+            f.startswith((f"agents[{i}].brain", f"agents[{i}].options", f"agents[{i}].name"))
+            for f in seen
+        ):
+            continue
+        try:
+            agent = AgentSection.model_validate(
+                {k: raw[k] for k in ("name", "brain", "options") if k in raw})
+        except ValidationError:
+            continue
+        problem = brain_problem(agent)
+        if problem is not None:
+            loc, message = problem
+            field = f"agents[{i}]." + ".".join(loc)
+            found.append(_problem(field, message, find_line(text, ("agents", i, *loc)),
+                                  agent=agent.name))
+
+    def table(name: str) -> dict[str, Any]:
+        value = data.get(name)
+        return value if isinstance(value, dict) else {}
+
+    def setting(var: str, section: str, key: str) -> tuple[object, str | None, int | None]:
+        if os.environ.get(var):
+            return os.environ[var], var, None
+        return table(section).get(key), None, find_line(text, (section, key))
+
+    url, var, line = setting("ATTN_DATABASE_URL", "database", "url")
+    if "database.url" not in seen and (url is None or isinstance(url, str)):
+        try:
+            check_database_url(url or default_database_url())
+        except InvalidInput as exc:
+            found.append(_problem("database.url", exc.message, line, var))
+    host, var, line = setting("ATTN_HOST", "server", "host")
+    token, _, _ = setting("ATTN_TOKEN", "server", "token")
+    if not seen & {"server.host", "server.token"} and isinstance(host or "", str) and (
+        token is None or isinstance(token, str)
+    ):
+        try:
+            check_bind(str(host or DEFAULT_HOST), token)
+        except InvalidInput as exc:
+            found.append(_problem("server.host", exc.message, line, var))
+    return found
 
 
 def _problem(

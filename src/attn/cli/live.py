@@ -27,7 +27,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, ApiClient, CliError
+from attn.cli.client import (
+    DEFAULT_URL,
+    TOKEN_ENV,
+    URL_ENV,
+    ApiClient,
+    CliError,
+    check_client_token,
+)
 from attn.cli.commands import TokenOption, UrlOption
 from attn.cli.output import console, examples, handle_errors, shorten, warn
 
@@ -128,6 +135,7 @@ class _Tail:
     def __init__(self, url: str, token: str | None, agents: list[str], as_json: bool) -> None:
         self.url = url
         self.target = ws_url(url)
+        check_client_token(token)
         self.token = token
         self.agents = agents
         self.as_json = as_json
@@ -283,6 +291,8 @@ def describe(event: str, data: dict[str, Any]) -> Text:
         text.append(f"{data.get('itemId', '')} ({data.get('sourceType', '')}): ")
         text.append(str(data.get("reason", "")), style="red")
     elif event == "agent:stream":
+        if data.get("reset"):
+            text.append("(reply revised; it follows whole)", style="italic")
         text.append(shorten(data.get("text", ""), 100))
     elif event == "agent:triage":
         result = data.get("deliberation") or {}
@@ -407,6 +417,14 @@ def _stream_reply(
                     sys.stdout.write(str(data.get("text", "")))
                     sys.stdout.flush()
                     streamed = True
+                elif event == "reset":
+                    # The reply is not what was streamed (a retried attempt, say):
+                    # the whole reply follows, on a line of its own.
+                    if streamed:
+                        sys.stdout.write("\n")
+                        sys.stdout.flush()
+                        warn("the reply was revised; the whole reply follows")
+                    prefix_done = streamed = False
                 elif event == "done":
                     if not streamed:
                         prefix = f"{agent}> " if interactive else ""

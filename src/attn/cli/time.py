@@ -11,6 +11,7 @@ Spec: issue 5 point 7 (REST and CLI: list with next fire time, cancel one).
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -108,9 +109,18 @@ def cancel_command(
                    f"of {agent}")
 
 
+def example_at(now: datetime | None = None) -> str:
+    """An ``--at`` value for examples: 08:00 UTC on the day after ``now`` (default: today).
+
+    A fixed date in the help text would lie once it has passed.
+    """
+    day = (now or datetime.now(UTC)).astimezone(UTC).date() + timedelta(days=1)
+    return f"{day.isoformat()}T08:00:00Z"
+
+
 @app.command("wakeup", epilog=examples(
     "attn time wakeup alice --in 3600 --note 'check the build'",
-    "attn time wakeup alice --at 2026-01-05T08:00:00Z --every 86400 --note 'daily review'"))
+    f"attn time wakeup alice --at {example_at()} --every 86400 --note 'daily review'"))
 @handle_errors
 def wakeup_command(
     agent: Annotated[str, typer.Argument(help="Name of the agent.")],

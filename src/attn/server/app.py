@@ -31,6 +31,7 @@ Spec: 000 §5, §16; acceptance SRV-01..SRV-07.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import FastAPI, Header, Query, Request
@@ -60,7 +61,9 @@ from attn.server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
     CrossSiteGuard,
+    HostGuard,
     TokenMiddleware,
+    check_token,
 )
 from attn.server.openapi import ErrorBody, install_openapi
 from attn.server.routes_agents import agents_router
@@ -93,6 +96,7 @@ def create_app(
     token: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     agent_defaults: DefaultsSection | None = None,
+    hosts: Collection[str] = (),
 ) -> FastAPI:
     """Build the API app over ``runtime``.
 
@@ -103,10 +107,17 @@ def create_app(
             ``Authorization: Bearer <token>`` and answers 401 otherwise.
         max_body_bytes: request bodies over this many bytes are refused with 413.
         agent_defaults: ``[defaults]`` for agents created with ``POST /api/agents``.
+        hosts: without a token, ``Host`` names served besides loopback ones
+            (``localhost``, ``127.x``, ``::1``); others get 421 (see :class:`HostGuard`).
 
     Returns:
         The FastAPI application (an ASGI app).
+
+    Raises:
+        InvalidInput: ``token`` is one no client can send (see :func:`check_token`).
     """
+    if token:  # "" or None: no token
+        check_token(token)
     app = FastAPI(
         title="attn",
         version=attn_version(),
@@ -124,8 +135,9 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
     if token:
         app.add_middleware(TokenMiddleware, token=token)
-    else:  # with a token, a cross-site request has no credentials: 401 anyway
+    else:  # with a token, a cross-site or rebound request has no credentials: 401 anyway
         app.add_middleware(CrossSiteGuard)
+        app.add_middleware(HostGuard, hosts=hosts)
 
     @app.get("/health", tags=["meta"])
     async def health() -> dict[str, Any]:

@@ -1,27 +1,46 @@
-"""ASGI middleware of the API: bearer-token check, cross-site guard, body size limit.
+"""ASGI middleware of the API: bearer-token check, Host and cross-site guards, body size limit.
 
 All are plain ASGI (no ``BaseHTTPMiddleware``), so they add no task per request
 and never cancel a handler that is waiting for an agent's reply.
 
-Spec: acceptance SRV-06 (oversized bodies are 413), SRV-07 (token).
+Spec: acceptance SRV-06 (oversized bodies are 413), SRV-07 (token); issue 10 C3
+(DNS rebinding).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import secrets
+from collections.abc import Iterable
 from urllib.parse import parse_qs
 
 from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from attn.errors import InvalidInput
 from attn.server.errors import (
     BODY_TOO_LARGE,
     FORBIDDEN_ORIGIN,
+    MISDIRECTED_HOST,
     UNAUTHORIZED,
     clip,
     error_response,
 )
+from attn.tokens import token_problem
+
+
+def check_token(token: str) -> None:
+    """Refuse an API token no client can send (see :func:`attn.config.token_problem`).
+
+    Raises:
+        InvalidInput: the token has surrounding or inner spaces, characters
+            other than visible ASCII, or fewer than 8 characters.
+    """
+    problem = token_problem(token)
+    if problem is not None:
+        raise InvalidInput(f"the API token {problem}")
+
 
 #: Default limit of a request body, in bytes.
 DEFAULT_MAX_BODY_BYTES = 1_048_576
@@ -247,3 +266,70 @@ def _same_site(origin: str, host: str | None, scope: Scope) -> bool:
         return False
     expected = "https" if scope.get("scheme") in ("https", "wss") else "http"
     return scheme.lower() == expected and rest.lower() == host.lower()
+
+
+#: WebSocket close code for a request to a host name this server does not answer to (421).
+WS_MISDIRECTED = 4421
+
+
+class HostGuard:
+    """Serve only requests addressed to this machine by a loopback name (DNS rebinding).
+
+    Without a token, the server trusts whatever reaches it on loopback. A web
+    page can still reach it: its site's DNS name is re-pointed at 127.0.0.1,
+    and the browser then treats the server as that site (same ``Origin`` as
+    ``Host``, so :class:`CrossSiteGuard` cannot tell) and lets the page read
+    answers. The browser sends the page's name in ``Host``, so every request
+    (every route, ``/ws`` too) whose ``Host`` is not ``localhost``, a
+    ``*.localhost`` name, a loopback IP address or one of ``hosts`` is
+    answered 421 ``misdirected_host`` (a WebSocket is closed with 4421). A
+    request without ``Host`` (HTTP/1.0 tools) passes: browsers always send one.
+    ``create_app`` installs it when no token is set.
+
+    Args:
+        app: the wrapped ASGI app.
+        hosts: further names accepted (the configured bind host), any case.
+    """
+
+    def __init__(self, app: ASGIApp, *, hosts: Iterable[str] = ()) -> None:
+        self.app = app
+        self.hosts = frozenset(_bare_host(h) for h in hosts if h)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind in ("http", "websocket"):
+            # Every Host header counts: a second one must not hide the first.
+            hosts = [v.decode("latin-1") for n, v in scope["headers"] if n == b"host"]
+            host = next((h for h in hosts if not self.accepts(h)), None)
+            if host is not None:
+                problem = f"this server does not answer to the host name {clip(host)!r}"
+                hint = ("call it as localhost or 127.0.0.1, or set an API token "
+                        "(ATTN_TOKEN) to serve other names")
+                if kind == "websocket":
+                    await refuse_websocket(receive, send, problem, code=MISDIRECTED_HOST,
+                                           close_code=WS_MISDIRECTED, hint=hint)
+                    return
+                response = error_response(421, MISDIRECTED_HOST, f"{problem}; {hint}")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def accepts(self, host: str) -> bool:
+        """True when ``host`` (a ``Host`` header value, port optional) names this machine."""
+        name = _bare_host(host)
+        if name == "localhost" or name.endswith(".localhost") or name in self.hosts:
+            return True
+        try:
+            return ipaddress.ip_address(name).is_loopback
+        except ValueError:
+            return False
+
+
+def _bare_host(host: str) -> str:
+    """``host`` without its port, brackets and trailing dot, lower case."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        host = host[1:].partition("]")[0]
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    return host.rstrip(".")

@@ -27,6 +27,7 @@ import uvicorn
 from attn.config import AttnConfig, ConfigError, build_brains, check_database_url, is_loopback
 from attn.errors import AttnError
 from attn.server.app import create_app
+from attn.server.timeouts import timed_protocol
 from attn.store.url import default_database_url, open_store
 
 #: Seconds uvicorn waits for in-flight requests on shutdown before cancelling them.
@@ -186,7 +187,8 @@ async def serve(
                 await runtime.add_agent(
                     section.name, brain, agent_config, description=section.description
                 )
-            app = create_app(runtime, token=token, agent_defaults=config.defaults)
+            app = create_app(runtime, token=token, agent_defaults=config.defaults,
+                             hosts=(host,))
             server = _Server(
                 uvicorn.Config(
                     app,
@@ -196,6 +198,9 @@ async def serve(
                     # attn uses no client address, so X-Forwarded-* is not parsed.
                     proxy_headers=False,
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+                    # uvicorn bounds only idle keep-alive time, not a slow request.
+                    http=timed_protocol(config.server.header_timeout_s,
+                                        config.server.body_timeout_s),
                 )
             )
             _quiet_client_faults()

@@ -8,13 +8,22 @@ Then the ``text/event-stream`` carries::
 
     event: item    data: {"itemId": "..."}
     event: delta   data: {"text": "..."}          one per piece from focus.stream()
+    event: reset   data: {"itemId": "..."}        forget the text so far (rare, see below)
     event: done    data: {"reply": "...", "itemId": "...", "cancelled": false, "data": {}}
     event: error   data: {"error": {"code": "...", "message": "..."}}   (then the end)
+
+The deltas since the last ``reset`` always add up to the ``done`` event's
+``reply``: when the reply ends with text that was not streamed (a brain that
+streams nothing, the ``[cancelled]`` mark), that text is sent as a last
+delta; when the reply differs from what was streamed (a retried attempt that
+streamed again, a brain whose final reply is not the text it streamed), a
+``reset`` is sent, then the whole reply as one delta.
 
 A comment line (``: keepalive``) goes out every :data:`KEEPALIVE_S` seconds of
 silence. If the client goes away mid-stream, only the wait is abandoned: the
 agent finishes the item as usual. Each delta is also published to WebSocket
-subscribers as ``agent:stream``.
+subscribers as ``agent:stream`` (``{"itemId", "text"}``; a reset is
+``{"itemId", "text": "", "reset": true}``), with the same guarantee.
 
 Spec: 000 §5 (streamed chat); acceptance SRV-04, SRV-13.
 """
@@ -45,6 +54,7 @@ log = logging.getLogger(__name__)
 KEEPALIVE_S = 15.0
 
 _END = object()
+_RESET = object()
 
 
 class EventStreamResponse(StreamingResponse):
@@ -81,6 +91,7 @@ class _ChatStream:
         self.enqueued: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self.pieces: asyncio.Queue[object] = asyncio.Queue()
         self._early: list[str] = []  # deltas before the item id is known
+        self._streamed: list[str] = []  # deltas sent since the last reset
 
     def on_enqueued(self, item_id: str) -> None:
         self.item_id = item_id
@@ -91,6 +102,9 @@ class _ChatStream:
         self._early.clear()
 
     def on_delta(self, text: str) -> None:
+        if not text:
+            return
+        self._streamed.append(text)
         self.pieces.put_nowait(text)
         if self.item_id is None:
             self._early.append(text)
@@ -98,12 +112,27 @@ class _ChatStream:
             self._publish(text)
 
     def on_done(self, task: asyncio.Task[Reply]) -> None:
-        if not task.cancelled():
-            task.exception()  # retrieved here: the stream may be gone
+        if not task.cancelled() and task.exception() is None:  # retrieved: the stream may be gone
+            self._settle(task.result().text)
         self.pieces.put_nowait(_END)
 
-    def _publish(self, text: str) -> None:
-        data = {"itemId": self.item_id, "text": text}
+    def _settle(self, reply: str) -> None:
+        """Make the deltas add up to ``reply``: send the missing end, or reset and resend."""
+        streamed = "".join(self._streamed)
+        if streamed == reply:
+            return
+        if reply.startswith(streamed):
+            self.on_delta(reply[len(streamed):])
+            return
+        self._streamed.clear()
+        self.pieces.put_nowait(_RESET)
+        self._publish("", reset=True)
+        self.on_delta(reply)
+
+    def _publish(self, text: str, *, reset: bool = False) -> None:
+        data: dict[str, Any] = {"itemId": self.item_id, "text": text}
+        if reset:
+            data["reset"] = True
         self.hub.publish(STREAM, self.agent.name, data, self.hub.runtime.clock.now())
 
 
@@ -168,6 +197,9 @@ async def _events(chat: _ChatStream, task: asyncio.Task[Reply]) -> AsyncIterator
                 continue
             if piece is _END:
                 break
+            if piece is _RESET:
+                yield sse_event("reset", {"itemId": chat.item_id})
+                continue
             yield sse_event("delta", {"text": piece})
         try:
             reply = task.result()

@@ -99,7 +99,8 @@ export function query(params) {
 
 /**
  * Send a chat message and follow the streamed reply (protocol: POST
- * .../chat/stream, events item, delta, done, error).
+ * .../chat/stream, events item, delta, reset, done, error). The deltas since
+ * the last reset add up to the done event's reply.
  *
  * handlers: {onItem(itemId), onDelta(text), onDone({reply, itemId, cancelled})}.
  * Resolves when the stream ends; rejects with ApiError (bad input answered
@@ -149,6 +150,7 @@ export async function streamChat(name, body, handlers, signal) {
     }
     if (frame.event === 'item') handlers.onItem?.(data && data.itemId);
     else if (frame.event === 'delta') handlers.onDelta?.((data && data.text) || '');
+    else if (frame.event === 'reset') handlers.onReset?.();
     else if (frame.event === 'done') {
       finished = true;
       handlers.onDone?.(data || {});

@@ -65,6 +65,10 @@ export class ChatPanel {
           status.textContent = 'replying…';
           this.scrollToEnd();
         },
+        onReset: () => {
+          streamed = '';
+          replyText.textContent = '';
+        },
         onDone: (done) => {
           if (typeof done.reply === 'string') replyText.textContent = done.reply;
           status.textContent = done.cancelled ? 'cancelled' : '';

@@ -26,6 +26,7 @@ export class MindView {
     this.crumbs = [{ label: 'Agents', href: '#/' }, { label: name }];
     this.filter = { category: null, type: null, status: null };
     this.mind = null;
+    this.mindFailed = false;
     this.queue = new Map();
     this.deferred = new Map();
     this.known = new Map(); // item id → last status seen (terminal statuses are final)
@@ -135,6 +136,7 @@ export class MindView {
         return;
       }
       this.mind = mind;
+      this.mindFailed = false;
       this.queue = new Map((mind.queue || []).map((item) => [item.id, item]));
       this.deferred = new Map((mind.deferred || []).map((item) => [item.id, item]));
       // /mind lists at most 1,000 queued and deferred items; the counts cover them all.
@@ -157,6 +159,8 @@ export class MindView {
       this.loadError.textContent = `Could not load this agent: ${messageOf(error)}`;
     }
     this.loadError.hidden = false;
+    this.mindFailed = true;
+    this.renderHeader();
   }
 
   mailboxQuery(extra) {
@@ -424,7 +428,10 @@ export class MindView {
       this.description.hidden = !mind.description;
     }
     const focus = mind && mind.currentFocus;
-    const key = focus ? `${focus.id}|${focus.summary}|${focus.startedAt}|${focus.sourceType}` : '';
+    // The key names every state the line can show, so it leaves "Loading…" once
+    // the first snapshot (or its failure) arrives, also for an idle agent.
+    const waiting = mind ? 'none' : (this.mindFailed ? 'failed' : 'loading');
+    const key = focus ? `${focus.id}|${focus.summary}|${focus.startedAt}|${focus.sourceType}` : waiting;
     if (this.focusLine.dataset.key !== key) {
       this.focusLine.dataset.key = key;
       replaceChildren(this.focusLine, focus
@@ -433,7 +440,9 @@ export class MindView {
           h('span', { class: 'priority' }, priorityText(focus.priority)), ' ',
           h('span', { class: 'elapsed', dataset: { since: focus.startedAt || '' } },
             focus.startedAt ? `for ${formatDuration(secondsSince(focus.startedAt))}` : '')]
-        : h('span', { class: 'muted' }, mind ? 'Not focused on anything.' : 'Loading…'));
+        : h('span', { class: 'muted' }, {
+          none: 'Not focused on anything.', failed: 'Focus not known (see above).', loading: 'Loading…',
+        }[waiting]));
     }
     const depth = this.queue.size + (this.unlisted || 0);
     this.depthLine.dataset.depth = String(depth);
