@@ -462,3 +462,31 @@ async def test_coal_26_tier_1_classifier(
     assert str(decisions[0].action) == expected
     if answer == "defer":
         assert "defer" in await _decision_types(runtime, new)
+
+
+async def test_core_71_a_follow_up_never_overtakes_a_deliberated_batch(runtime: Runtime) -> None:
+    """A deliberation batches messages 1..3 of one sender on one channel while
+    message 4 (with an idempotency key, so it was not merged at enqueue) waits:
+    the brain reads 1, 2, 3 and only then 4, never 4 inside message 1."""
+    seen: list[str] = []
+
+    async def work(item: MailboxItem, focus: Focus) -> Reply:
+        seen.extend(item.content.split("\n\n---\n\n"))
+        seen.extend(i.content for i in focus.batch)
+        decision = await focus.yield_point()
+        seen.extend(m.content for m in decision.merged)
+        return Reply("ok")
+
+    def plan(head: MailboxItem, queued: list[MailboxItem]) -> DeliberationResult:
+        by_text = {i.content: i.id for i in [head, *queued]}
+        return DeliberationResult(by_text["m1"], process_item_ids=(
+            by_text["m1"], by_text["m2"], by_text["m3"]))
+
+    agent = await runtime.add_agent("a", Recorder(work), AgentConfig(coalesce_window_ms=0),
+                                    deliberator=Deliberate(plan), start=False)
+    for n in range(1, 5):
+        await agent.enqueue("a2a_message", {"content": f"m{n}", "extra": {"channelKey": "c"}},
+                            metadata={"senderId": "w"}, idempotency_key=f"k{n}")
+    agent.start()
+    await runtime.run_until_idle()
+    assert [t for t in seen if t.startswith("m")] == ["m1", "m2", "m3", "m4"]

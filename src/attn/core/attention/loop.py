@@ -176,7 +176,10 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         attempt = Attempt(self, item, resumed, activity_id, log_seq)  # type: ignore[arg-type]
         self._arrivals.clear()
         self._attempt = attempt
-        if resumed:
+        if resumed or selection.siblings:
+            # Resumed work, or a batch whose siblings the brain reads after the
+            # item: follow-ups join at the first yield point, after all of them
+            # (merged into the item now, one would overtake the siblings).
             attempt.early = self._merge_candidates(item)
             attempt.quiet = not attempt.early
         else:
