@@ -111,14 +111,17 @@ async def in_process_rate(workdir: Path, n: int) -> float:
 class Server:
     """``attn serve`` as a child process on a free loopback port."""
 
-    def __init__(self, workdir: Path, trace: Path | None = None) -> None:
+    def __init__(
+        self, workdir: Path, trace: Path | None = None, thresholds: str | None = None
+    ) -> None:
         config = workdir / "attn.toml"
         config.write_text(TEAM)
         env = {k: v for k, v in os.environ.items() if not k.startswith("ATTN_")}
         env["ATTN_DATABASE_URL"] = f"sqlite:///{workdir / f'server-{time.perf_counter_ns()}.db'}"
         self.trace = trace
         launcher = (["-m", "attn"] if trace is None
-                    else [str(Path(__file__).with_name("server_trace.py")), str(trace), "--"])
+                    else [str(Path(__file__).with_name("server_trace.py")), str(trace),
+                          *([thresholds] if thresholds else []), "--"])
         self.process = subprocess.Popen(
             [sys.executable, *launcher, "serve", "--config", str(config),
              "--host", "127.0.0.1", "--port", "0"],
@@ -436,7 +439,11 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--trace", action="store_true",
                         help="time collections and checkpoints; print what overlapped slow events")
+    parser.add_argument("--server-gc", metavar="T0,T1,T2",
+                        help="with --trace: the server's collector thresholds, to compare")
     args = parser.parse_args()
+    if args.server_gc and not args.trace:
+        parser.error("--server-gc needs --trace")
     n_rate = 3_200 if args.quick else 9_600
     n_httpx = 640 if args.quick else 1_920
     n_latency = 1_000 if args.quick else 3_000
@@ -460,7 +467,7 @@ def main() -> int:
             trace_file = workdir / f"trace-{run}.json" if args.trace else None
             trace: dict[str, Any] | None = {} if args.trace else None
             phases: list[tuple[str, float, float]] = []
-            server = Server(workdir, trace_file)
+            server = Server(workdir, trace_file, args.server_gc)
             try:
                 _stop_agent(server.url)
                 keep("raw", phase(phases, "raw", raw_rate(server.url, n_rate)))

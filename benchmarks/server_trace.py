@@ -86,8 +86,11 @@ def _timed(spans: list[Span], what: str, fn: Callable[..., Any]) -> Callable[...
     return wrapper
 
 
-def run_server(out: str, argv: list[str]) -> None:
-    """Run ``attn <argv>`` with the instruments installed; write them to ``out`` on exit."""
+def run_server(out: str, argv: list[str], thresholds: tuple[int, ...] = ()) -> None:
+    """Run ``attn <argv>`` with the instruments installed; write them to ``out`` on exit.
+
+    ``thresholds`` (optional) replace the server's collector thresholds once it is ready.
+    """
     from attn.store.sqlite import worker
 
     pauses = Pauses(kinds=True).install()
@@ -98,9 +101,17 @@ def run_server(out: str, argv: list[str]) -> None:
     def checkpoint(self: worker.Writer) -> None:
         _timed(spans, "checkpoint", original_checkpoint)(self)
 
+    commits: dict[str, int] = {}
+
     def handle(self: worker.Writer, batch: list[worker.Request]) -> None:
         what = "inline commit" if self.inline else "writer commit"
-        _timed(spans, what, original_handle)(self, batch)
+        try:
+            _timed(spans, what, original_handle)(self, batch)
+        except worker.Busy:
+            what = "inline commit found the lock taken"
+            raise
+        finally:
+            commits[what] = commits.get(what, 0) + 1
 
     worker.Writer.checkpoint = checkpoint  # type: ignore[method-assign]
     worker.Writer.handle = handle  # type: ignore[method-assign]
@@ -109,20 +120,22 @@ def run_server(out: str, argv: list[str]) -> None:
         pauses.uninstall()
         with open(out, "w") as file:
             json.dump({"gc": pauses.events, "spans": spans, "frozen": gc.get_freeze_count(),
+                       "commits": commits,
                        "top kinds": pauses.top_kinds, "threads": threading.active_count()},
                       file)
 
     atexit.register(dump)
-    import os
-    if os.environ.get("H7_GC"):
+    if thresholds:
+        # An experiment: the server with other collector thresholds than its own.
         import attn.server.serve as serve_module
+
         original_freeze = serve_module.freeze_startup_heap
 
         def freeze() -> None:
             original_freeze()
-            gc.set_threshold(*map(int, os.environ["H7_GC"].split(",")))
+            gc.set_threshold(*thresholds)
 
-        serve_module.freeze_startup_heap = freeze
+        serve_module.freeze_startup_heap = freeze  # type: ignore[assignment]
     from attn.cli.main import app
 
     app(args=argv, prog_name="attn")
@@ -212,6 +225,7 @@ def attribute(
         "clusters": report,
         "pauses in the window (n, max ms, sum ms)": summary(""),
         "server frozen objects": server.get("frozen"),
+        "server commits, whole run": server.get("commits"),
         "server heap at its last full collection": server.get("top kinds"),
     }
 
@@ -237,4 +251,8 @@ def by_phase(server: dict[str, Any], phases: list[tuple[str, float, float]]) -> 
 
 
 if __name__ == "__main__":
-    run_server(sys.argv[1], sys.argv[3:] if sys.argv[2:3] == ["--"] else sys.argv[2:])
+    # server_trace.py OUT [T0,T1,T2] -- attn arguments
+    split = sys.argv.index("--")
+    given = sys.argv[2:split]
+    run_server(sys.argv[1], sys.argv[split + 1:],
+               tuple(int(t) for t in given[0].split(",")) if given else ())
