@@ -87,8 +87,11 @@ async def _noop(item: MailboxItem, focus: Focus) -> None:
 # ------------------------------------------------------------------ in-process
 
 
-async def in_process_rate(workdir: Path, n: int) -> float:
-    """Items/s of ``n`` enqueues from :data:`CLIENTS` concurrent producers, in this process."""
+async def in_process_rate(workdir: Path, n: int, cpu: list[float] | None = None) -> float:
+    """Items/s of ``n`` enqueues from :data:`CLIENTS` concurrent producers, in this process.
+
+    With ``cpu``, the CPU time of this process per item (s, all threads) is appended to it.
+    """
     url = f"sqlite:///{workdir / f'inproc-{time.perf_counter_ns()}.db'}"
     async with Runtime(open_store(url)) as runtime:
         agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000),
@@ -100,9 +103,12 @@ async def in_process_rate(workdir: Path, n: int) -> float:
                 await agent.enqueue("system_event", {"content": f"item {p}.{i}"},
                                     metadata={"senderId": "bench"})
 
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         await asyncio.gather(*(produce(p) for p in range(CLIENTS)))
-        return per * CLIENTS / (time.perf_counter() - start)
+        elapsed = time.perf_counter() - start
+        if cpu is not None:
+            cpu.append((time.process_time() - used) / (per * CLIENTS))
+        return per * CLIENTS / elapsed
 
 
 # ---------------------------------------------------------------------- server
@@ -406,14 +412,24 @@ def quiet_client() -> Iterator[None]:
         gc.enable()
 
 
-def phase(phases: list[tuple[str, float, float]], name: str, coro: Any) -> Any:
-    """``asyncio.run(coro)`` as a client (:func:`quiet_client`), noting its span in ``phases``."""
-    began = time.time()
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, all threads) process ``pid`` used so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def phase(phases: list[tuple[str, float, float, float]], name: str, coro: Any,
+          server_pid: int) -> Any:
+    """``asyncio.run(coro)`` as a client (:func:`quiet_client`).
+
+    Its span (wall s) and the server's CPU seconds meanwhile are appended to ``phases``.
+    """
+    began, used = time.time(), cpu_s(server_pid)
     try:
         with quiet_client():
             return asyncio.run(coro)
     finally:
-        phases.append((name, began, time.time()))
+        phases.append((name, began, time.time(), cpu_s(server_pid) - used))
 
 
 #: Figure -> (label, unit format, target text, predicate every run must meet).
@@ -463,18 +479,21 @@ def main() -> int:
             # The baseline runs the product in this process: give it the
             # collector attn serve has (and the README advises for hosts).
             freeze_startup_heap()
-            keep("in_process", asyncio.run(in_process_rate(workdir, n_rate)))
+            cpu: list[float] = []
+            keep("in_process", asyncio.run(in_process_rate(workdir, n_rate, cpu)))
             trace_file = workdir / f"trace-{run}.json" if args.trace else None
             trace: dict[str, Any] | None = {} if args.trace else None
-            phases: list[tuple[str, float, float]] = []
+            phases: list[tuple[str, float, float, float]] = []
             server = Server(workdir, trace_file, args.server_gc)
+            pid = server.process.pid
             try:
                 _stop_agent(server.url)
-                keep("raw", phase(phases, "raw", raw_rate(server.url, n_rate)))
-                httpx_rate, httpx_cpu = phase(phases, "httpx", http_rate(server.url, n_httpx))
+                keep("raw", phase(phases, "raw", raw_rate(server.url, n_rate), pid))
+                httpx_rate, httpx_cpu = phase(phases, "httpx", http_rate(server.url, n_httpx), pid)
                 keep("http", httpx_rate)
                 keep("http_cpu", httpx_cpu)
-                latency = phase(phases, "ws", ws_latency(server.url, n_latency, rate, trace))
+                latency = phase(phases, "ws", ws_latency(server.url, n_latency, rate, trace),
+                                pid)
             finally:
                 server.stop()
             keep("raw_ratio", figures["raw"][-1] / figures["in_process"][-1])
@@ -482,7 +501,13 @@ def main() -> int:
                 traced = json.loads(trace_file.read_text())
                 found = attribute(trace["requests"], traced, trace["bench"], trace["receiver"],
                                   slow_ms=20.0)
-                found["server, by phase"] = by_phase(traced, phases)
+                found["server, by phase"] = by_phase(traced, [p[:3] for p in phases])
+                server_cpu = phases[0][3] / n_rate
+                found["CPU per enqueue, µs"] = {
+                    "in-process (its whole process)": round(cpu[0] * 1e6, 1),
+                    "server, HTTP phase": round(server_cpu * 1e6, 1),
+                    "ratio if each had a core of its own": round(cpu[0] / server_cpu, 3),
+                }
                 print(json.dumps(found, indent=1), file=sys.stderr)
             for key, value in latency.items():
                 keep(key, value)
