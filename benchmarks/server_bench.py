@@ -413,8 +413,11 @@ def quiet_client() -> Iterator[None]:
 
 
 def cpu_s(pid: int) -> float:
-    """CPU seconds (user + system, all threads) process ``pid`` used so far (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    """CPU seconds (user + system, all threads) process ``pid`` used so far (Linux; else NaN)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
