@@ -83,4 +83,5 @@ def test_a_growing_backlog_runs_no_full_collection_after_freeze_startup_heap(
     young, middle, full = _collections(tmp_path, settle=True)
     assert full == 0
     assert 0 < young * 2 < default_young
-    assert middle <= young // 10 + 1
+    # Middle collections every third young one: each walks at most 6,000 objects.
+    assert middle <= young // 3 + 1
