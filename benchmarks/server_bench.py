@@ -519,7 +519,8 @@ def main() -> int:
                 f"HTTP {figures['raw'][-1]:,.0f}/s ({figures['raw_ratio'][-1]:.2f}×; "
                 f"httpx {figures['http'][-1]:,.0f}/s), "
                 f"WS p50 {latency['p50']:.2f} ms "
-                f"p99 {latency['p99']:.2f} ms at {latency['rate']:,.0f} events/s",
+                f"p99 {latency['p99']:.2f} ms at {latency['rate']:,.0f} events/s "
+                f"(load average {os.getloadavg()[0]:.2f})",
                 file=sys.stderr,
             )
 
