@@ -5,7 +5,8 @@ Run: ``.venv/bin/python benchmarks/server_bench.py [--runs 5] [--quick] [--trace
 Measured in one run, on loopback only, bounded in count and time:
 
 * **in-process enqueue**: 32 concurrent producers calling ``Agent.enqueue`` on
-  an SQLite runtime in this process (the baseline);
+  an SQLite runtime in this process (the baseline), in chunks alternating
+  with the HTTP ones (:func:`paired_rates`), so the ratio compares like with like;
 * **HTTP enqueue** (the figure with the target, ≥ 0.25× in-process): 32
   concurrent clients, each on its own keep-alive connection (:class:`RawPool`,
   a minimal HTTP/1.1 client, as load generators such as wrk are), posting to
@@ -69,6 +70,8 @@ from attn.server.serve import freeze_startup_heap
 from attn.store.url import open_store
 
 CLIENTS = 32
+#: Alternating chunks of in-process and HTTP enqueues per run (:func:`paired_rates`).
+ROUNDS = 4
 AGENT = "bench"
 TEAM = f"""\
 [[agents]]
@@ -243,7 +246,7 @@ class RawPool:
             self._idle.put_nowait((reader, writer))
 
 
-async def raw_rate(url: str, n: int) -> float:
+async def raw_rate(url: str, n: int, tag: str = "") -> float:
     """Requests/s of ``n`` enqueue POSTs over :data:`CLIENTS` raw keep-alive connections."""
     pool = RawPool(url, CLIENTS)
     await pool.open()
@@ -254,7 +257,7 @@ async def raw_rate(url: str, n: int) -> float:
         async def client(c: int) -> None:
             for i in range(per):
                 status, body = await pool.post(path, {
-                    "sourceType": "system_event", "payload": {"content": f"raw {c}.{i}"},
+                    "sourceType": "system_event", "payload": {"content": f"raw {tag}{c}.{i}"},
                     "metadata": {"senderId": "bench"},
                 })
                 if status != 202:
@@ -265,6 +268,53 @@ async def raw_rate(url: str, n: int) -> float:
         return per * CLIENTS / (time.perf_counter() - start)
     finally:
         await pool.close()
+
+
+async def paired_rates(
+    workdir: Path, url: str, n: int, rounds: int, server_pid: int
+) -> tuple[float, float, float, float]:
+    """In-process and HTTP enqueue rates, measured in alternating chunks.
+
+    This VM's CPU speed drifts by tens of percent within seconds (the same
+    9,600 in-process enqueues took 60-84 µs of CPU each, run after run, with
+    the same commits, checkpoints and collections), so a ratio of two figures
+    taken at different moments moved with the machine. Here each round runs
+    ``n / rounds`` enqueues in this process, then as many over HTTP, so the
+    drift hits both alike. The in-process runtime keeps its queue across
+    rounds, as the server does; this process's collector is on for it and
+    off while it is only the HTTP client.
+
+    Returns:
+        In-process items/s, HTTP requests/s, and CPU seconds per enqueue of
+        this process (in-process chunks) and of the server (HTTP chunks).
+    """
+    db = f"sqlite:///{workdir / f'inproc-{time.perf_counter_ns()}.db'}"
+    per_round = n // rounds // CLIENTS * CLIENTS
+    spent = {"in": 0.0, "http": 0.0, "in_cpu": 0.0, "server_cpu": 0.0}
+    async with Runtime(open_store(db)) as runtime:
+        agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000),
+                                        start=False)
+
+        async def produce(r: int, p: int) -> None:
+            for i in range(per_round // CLIENTS):
+                await agent.enqueue("system_event", {"content": f"item {r}.{p}.{i}"},
+                                    metadata={"senderId": "bench"})
+
+        for r in range(rounds):
+            start, used = time.perf_counter(), time.process_time()
+            await asyncio.gather(*(produce(r, p) for p in range(CLIENTS)))
+            spent["in"] += time.perf_counter() - start
+            spent["in_cpu"] += time.process_time() - used
+            used = cpu_s(server_pid)
+            gc.disable()
+            try:
+                spent["http"] += per_round / await raw_rate(url, per_round, f"{r}.")
+            finally:
+                gc.enable()
+            spent["server_cpu"] += cpu_s(server_pid) - used
+    total = per_round * rounds
+    return (total / spent["in"], total / spent["http"], spent["in_cpu"] / total,
+            spent["server_cpu"] / total)
 
 
 # ------------------------------------------------------------ websocket latency
@@ -422,14 +472,14 @@ def cpu_s(pid: int) -> float:
 
 
 def phase(phases: list[tuple[str, float, float, float]], name: str, coro: Any,
-          server_pid: int) -> Any:
-    """``asyncio.run(coro)`` as a client (:func:`quiet_client`).
+          server_pid: int, *, client: bool = True) -> Any:
+    """``asyncio.run(coro)``, as a client only (:func:`quiet_client`) unless ``client`` is False.
 
     Its span (wall s) and the server's CPU seconds meanwhile are appended to ``phases``.
     """
     began, used = time.time(), cpu_s(server_pid)
     try:
-        with quiet_client():
+        with quiet_client() if client else contextlib.nullcontext():
             return asyncio.run(coro)
     finally:
         phases.append((name, began, time.time(), cpu_s(server_pid) - used))
@@ -482,8 +532,6 @@ def main() -> int:
             # The baseline runs the product in this process: give it the
             # collector attn serve has (and the README advises for hosts).
             freeze_startup_heap()
-            cpu: list[float] = []
-            keep("in_process", asyncio.run(in_process_rate(workdir, n_rate, cpu)))
             trace_file = workdir / f"trace-{run}.json" if args.trace else None
             trace: dict[str, Any] | None = {} if args.trace else None
             phases: list[tuple[str, float, float, float]] = []
@@ -491,7 +539,11 @@ def main() -> int:
             pid = server.process.pid
             try:
                 _stop_agent(server.url)
-                keep("raw", phase(phases, "raw", raw_rate(server.url, n_rate), pid))
+                in_rate, http_rate_, in_cpu, server_cpu = phase(
+                    phases, "raw", paired_rates(workdir, server.url, n_rate, ROUNDS, pid), pid,
+                    client=False)
+                keep("in_process", in_rate)
+                keep("raw", http_rate_)
                 httpx_rate, httpx_cpu = phase(phases, "httpx", http_rate(server.url, n_httpx), pid)
                 keep("http", httpx_rate)
                 keep("http_cpu", httpx_cpu)
@@ -505,11 +557,10 @@ def main() -> int:
                 found = attribute(trace["requests"], traced, trace["bench"], trace["receiver"],
                                   slow_ms=20.0)
                 found["server, by phase"] = by_phase(traced, [p[:3] for p in phases])
-                server_cpu = phases[0][3] / n_rate
                 found["CPU per enqueue, µs"] = {
-                    "in-process (its whole process)": round(cpu[0] * 1e6, 1),
+                    "in-process (its whole process)": round(in_cpu * 1e6, 1),
                     "server, HTTP phase": round(server_cpu * 1e6, 1),
-                    "ratio if each had a core of its own": round(cpu[0] / server_cpu, 3),
+                    "ratio if each had a core of its own": round(in_cpu / server_cpu, 3),
                 }
                 print(json.dumps(found, indent=1), file=sys.stderr)
             for key, value in latency.items():
