@@ -28,6 +28,7 @@ from attn.errors import InvalidInput, StoreClosed, StoreError
 from attn.store import migrate
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.sqlite import codec, reads
+from attn.store.sqlite.checkpoint import REWIND_FRAMES
 from attn.store.sqlite.host import HostLock
 from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, settle
 from attn.time.models import PendingCallback
@@ -165,6 +166,10 @@ class SQLiteStore:
                 inline.execute("PRAGMA synchronous=NORMAL")
                 inline.execute("PRAGMA foreign_keys=ON")
                 inline.execute("PRAGMA wal_autocheckpoint=0")
+                # The writer thread's own commits would run SQLite's automatic
+                # checkpoint inside the commit once the log passes 1,000 frames,
+                # which it now mostly has (it is rewound at REWIND_FRAMES).
+                writer.execute(f"PRAGMA wal_autocheckpoint={REWIND_FRAMES}")
         except sqlite3.Error as exc:
             writer.close()
             raise StoreError(f"cannot open the SQLite database {str(self._path)!r}: {exc}") from exc
@@ -565,7 +570,9 @@ class SQLiteStore:
         Counts cover both the writer thread and writes committed inline on the
         event loop thread. ``extra`` holds ``batches``, ``mean_batch`` (write
         calls per group commit), ``retried_calls``, ``inline_batches`` and
-        ``synchronous``.
+        ``synchronous``; and of the writer thread's WAL checkpoints:
+        ``checkpoints``, ``wal_rewinds`` (those that restarted the log) and
+        ``wal_frames`` (the log's length in frames at the last checkpoint).
         """
         stats = StoreStatistics(backend=self.backend)
         stats.extra["synchronous"] = self._synchronous
@@ -578,4 +585,8 @@ class SQLiteStore:
         stats.extra["mean_batch"] = stats.write_calls / max(batches, 1)
         stats.extra["retried_calls"] = sum(w.retried_calls for w in writers)
         stats.extra["inline_batches"] = self._inline.batches if self._inline else 0
+        if self._writer is not None:
+            stats.extra["checkpoints"] = self._writer.checkpoints
+            stats.extra["wal_rewinds"] = self._writer.rewinds
+            stats.extra["wal_frames"] = self._writer.log_frames
         return stats

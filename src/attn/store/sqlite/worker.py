@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from attn.errors import StoreClosed, StoreError
+from attn.store.sqlite.checkpoint import checkpoint
 from attn.store.sqlite.codec import InsertRow, Row, insert_rows
 
 #: Work for a thread: a function of its cursor.
@@ -211,10 +212,6 @@ def _wrap(exc: Exception, what: str) -> Exception:
     return error
 
 
-#: Frames (pages) in the write-ahead log from which a checkpoint's RESTART
-#: waits for readers instead of giving up (4,096 frames: 16 MB of 4 KB pages).
-_LONG_LOG_FRAMES = 4096
-
 _BUSY_CODES = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 
@@ -237,7 +234,8 @@ class Writer(_Worker):
     list of their results. Counters (read by ``statistics()``):
     ``transactions`` begun, ``write_calls`` answered, ``batches`` and
     ``largest_batch`` (calls per group commit), ``retried_calls`` (calls re-run
-    alone after their batch failed).
+    alone after their batch failed), ``checkpoints`` run, ``rewinds`` (those
+    that restarted the log) and ``log_frames`` (its length at the last one).
     """
 
     def __init__(
@@ -261,6 +259,9 @@ class Writer(_Worker):
         self.batches = 0
         self.largest_batch = 0
         self.retried_calls = 0
+        self.checkpoints = 0
+        self.rewinds = 0
+        self.log_frames = 0
 
     def handle(self, batch: list[Request]) -> None:
         """Commit the batch in one transaction (see the class docstring).
@@ -307,28 +308,9 @@ class Writer(_Worker):
         self.largest_batch = max(self.largest_batch, len(batch))
 
     def checkpoint(self) -> None:
-        # First PASSIVE: copies the log into the database without holding off
-        # writers. Alone it never rewinds the log file while writers keep
-        # coming (measured: 2.8 GB of WAL after 100,000 items, and a drain rate
-        # that fell by half), so once everything is copied a RESTART rewinds
-        # it; with nothing left to copy that holds writers off only briefly
-        # (a RESTART that copies, measured, stalled commits for 10-15 ms).
-        # While the log is short the RESTART does not wait for readers (busy
-        # timeout 0), because writers wait while it does (measured: up to 9 ms
-        # at 1,000 commits/s); it gives up and the next checkpoint tries again.
-        # Once the log is long (readers kept it from rewinding) it waits.
-        with contextlib.suppress(sqlite3.Error):
-            busy, log_frames, copied = self._cur.execute(
-                "PRAGMA wal_checkpoint(PASSIVE)").fetchall()[0]
-            if not busy and log_frames == copied:
-                patient = log_frames >= _LONG_LOG_FRAMES
-                if not patient:
-                    self._cur.execute("PRAGMA busy_timeout=0")
-                try:
-                    self._cur.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
-                finally:
-                    if not patient:
-                        self._cur.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
+        self.checkpoints += 1
+        self.log_frames, rewound = checkpoint(self._cur, self._busy_timeout_ms)
+        self.rewinds += rewound
 
     def _fail(self, request: Request, exc: Exception) -> None:
         request.ok, request.value = False, _wrap(exc, f"write to {self._where} failed")
