@@ -237,12 +237,13 @@ class MailboxEnqueue(MailboxSupersede):
         target = self.merge_target(item.source_type, item.payload, item.idempotency_key)
         if target is not None:
             return Enqueued(await self._merge_on_enqueue(item, target, encoded), merged=True)
-        focus = self.superseded_focus(item)
+        # Most items supersede nothing: decided once, without the two lookups.
+        focus = self.superseded_focus(item) if self._supersede_key(item) is not None else None
         if focus is not None:
             stored = await self.collapse_into_focus(item, focus, encoded)
             # Anything but the focus is the first item of a repeated idempotency key.
             return Enqueued(stored, duplicate=stored is not focus, merged=stored is focus)
-        older = self.supersede_target(item)
+        older = self.supersede_target(item) if self._supersede_index else None
         self._reserved += 1
         try:
             results = await self._store.write([InsertItem(item, encoded)])

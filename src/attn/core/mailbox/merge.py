@@ -77,9 +77,12 @@ def supersede_group(spec: ItemType | None, payload: Mapping[str, Any],
     """
     if spec is None or not config.dedup or spec.user_interaction or spec.protected:
         return None
+    flags = _flags(payload)
+    if spec.supersedes is None and "supersedeKey" not in flags:
+        return None  # the common case, decided without the checks below (hot path)
     if _triggers_execution(payload):
         return None
-    key = _flags(payload).get("supersedeKey")
+    key = flags.get("supersedeKey")
     if not isinstance(key, str) or not key:
         if spec.supersedes is None:
             return None
