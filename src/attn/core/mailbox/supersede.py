@@ -67,7 +67,10 @@ class MailboxSupersede(MailboxTransitions):
         own = payload.get("supersededItemIds")
         payload["supersededItemIds"] = [*(own if isinstance(own, list) else []), item.id]
         focus.payload = payload
-        await self.commit([UpdateItem(focus.id, {"payload": payload}), self.decision_op(
+        # Through the write-behind queue, not a direct write: the focus's own
+        # outcome may be queued there with its older payload, and on PostgreSQL a
+        # direct write could commit first and be overwritten by it.
+        await self.submit([UpdateItem(focus.id, {"payload": payload}), self.decision_op(
             item, DecisionType.MERGE,
             f"superseding {item.source_type}: restates {focus.id}, which is being processed; "
             "not queued behind it")])
@@ -92,7 +95,8 @@ class MailboxSupersede(MailboxTransitions):
         :meth:`supersede_target`) into it, if it is still queued."""
         if older is None or older is item or self._queued.get(older.id) is not older:
             return
-        await self.commit([*self.supersede_ops(older, item), self.decision_op(
+        # Queued behind the new item's own writes (see collapse_into_focus).
+        await self.submit([*self.supersede_ops(older, item), self.decision_op(
             older, DecisionType.MERGE,
             f"superseded by the newer {item.source_type} {item.id} (same sender and state)")])
 
