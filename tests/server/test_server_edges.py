@@ -307,3 +307,24 @@ async def test_c6_both_uvicorn_protocols_get_the_deadlines(base: str) -> None:
         server.should_exit = True
         await task
         sock.close()
+
+
+def test_a_websocket_frame_too_big_to_be_a_message_is_refused_unread(server: LiveServer) -> None:
+    """A frame larger than any valid client message closes the socket (1009), unbuffered."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from attn.server.serve import WS_MAX_FRAME_BYTES
+    from attn.server.ws import MAX_MESSAGE_CHARS
+
+    ws_url = server.url.replace("http://", "ws://") + "/ws"
+    with connect(ws_url, max_size=None) as ws:
+        ws.send("x" * (MAX_MESSAGE_CHARS + 1))  # too long, but small: a clear answer
+        assert json.loads(ws.recv(timeout=10))["code"] == "bad_message"
+        ws.send('{"type": "ping"}')
+        assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+        ws.send("x" * (WS_MAX_FRAME_BYTES + 1))  # was read whole (up to 16 MiB) before
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    assert httpx.get(f"{server.url}/health").status_code == 200
