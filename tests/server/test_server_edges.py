@@ -307,3 +307,66 @@ async def test_c6_both_uvicorn_protocols_get_the_deadlines(base: str) -> None:
         server.should_exit = True
         await task
         sock.close()
+
+
+def test_a_websocket_frame_too_big_to_be_a_message_is_refused_unread(server: LiveServer) -> None:
+    """A frame larger than any valid client message closes the socket (1009), unbuffered."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from attn.server.serve import WS_MAX_FRAME_BYTES
+    from attn.server.ws import MAX_MESSAGE_CHARS
+
+    ws_url = server.url.replace("http://", "ws://") + "/ws"
+    with connect(ws_url, max_size=None) as ws:
+        ws.send("x" * (MAX_MESSAGE_CHARS + 1))  # too long, but small: a clear answer
+        assert json.loads(ws.recv(timeout=10))["code"] == "bad_message"
+        ws.send('{"type": "ping"}')
+        assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+        ws.send("x" * (WS_MAX_FRAME_BYTES + 1))  # was read whole (up to 16 MiB) before
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    assert httpx.get(f"{server.url}/health").status_code == 200
+
+
+def _exchange(port: int, *pieces: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        try:
+            for piece in pieces:
+                sock.sendall(piece)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed before the client finished
+        answer = b""
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+        return answer
+
+
+def test_headers_longer_than_the_limit_are_refused_with_431(server: LiveServer) -> None:
+    """An endless header is cut off at MAX_HEAD_BYTES (httptools copied it whole per read)."""
+    from attn.server.timeouts import MAX_HEAD_BYTES
+
+    port = _port(server)
+    head = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
+    piece = b"y" * 4096
+    pieces = [head] + [piece] * (2 * MAX_HEAD_BYTES // len(piece)) + [b"\r\n\r\n"]
+    answer = _exchange(port, *pieces)
+    status, _, body = answer.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 431"), answer[:200]
+    assert json.loads(body)["error"]["code"] == "headers_too_large"
+    # Just under the limit is served; a large body is not counted as headers.
+    small = b"y" * (MAX_HEAD_BYTES - 1024)
+    ok = _exchange(port, head + small + b"\r\nConnection: close\r\n\r\n")
+    assert ok.startswith(b"HTTP/1.1 200"), ok[:200]
+    payload = json.dumps({"sourceType": "a2a_message",
+                          "payload": {"content": "x" * 300_000}}).encode()
+    big = _exchange(port, b"POST /api/agents/ada/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b"Content-Type: application/json\r\nConnection: close\r\n"
+                    b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+    assert big.startswith(b"HTTP/1.1 413"), big[:200]
+    assert b"payload_too_large" in big
+    assert httpx.get(f"{server.url}/health").status_code == 200

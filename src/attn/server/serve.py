@@ -28,10 +28,16 @@ from attn.config import AttnConfig, ConfigError, build_brains, check_database_ur
 from attn.errors import AttnError
 from attn.server.app import create_app
 from attn.server.timeouts import timed_protocol
+from attn.server.ws import MAX_MESSAGE_CHARS
 from attn.store.url import default_database_url, open_store
 
 #: Seconds uvicorn waits for in-flight requests on shutdown before cancelling them.
 GRACEFUL_SHUTDOWN_S = 10
+#: Largest WebSocket frame (bytes) the server reads: a client message of
+#: ``MAX_MESSAGE_CHARS`` characters in UTF-8. uvicorn's default (16 MiB) let each
+#: connection make the server buffer and decode 16 MiB only to refuse it; a
+#: larger frame now closes the socket with 1009 (message too big).
+WS_MAX_FRAME_BYTES = 4 * MAX_MESSAGE_CHARS
 
 
 class ServeError(AttnError):
@@ -216,6 +222,7 @@ async def serve(
                     # attn uses no client address, so X-Forwarded-* is not parsed.
                     proxy_headers=False,
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+                    ws_max_size=WS_MAX_FRAME_BYTES,
                     # uvicorn bounds only idle keep-alive time, not a slow request.
                     http=timed_protocol(config.server.header_timeout_s,
                                         config.server.body_timeout_s),
