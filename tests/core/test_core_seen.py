@@ -530,3 +530,30 @@ async def test_core_75_a_persons_chat_is_seen_within_one_yield_interval(
         assert brain.first_seen("v1") - sent["v1"] <= 1.0 + 2 * 1.0 + 0.01
     finally:
         await runtime.close()
+
+
+async def test_core_70_a_comment_the_brain_handles_on_its_own_is_a_chat_activity(
+    runtime: Runtime,
+) -> None:
+    """000 §6.3: a comment processed as its own item (no running work to inject it
+    into), and a status update that absorbed one, get a chat activity with their
+    log lines; an informational update alone gets none."""
+    async def brain(item: MailboxItem, focus: Focus) -> Reply:
+        focus.log("text", f"read {item.id}")
+        return Reply("noted")
+
+    agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0), start=False)
+    comment = await agent.enqueue("task_comment", {"taskId": "T1", "content": "looks off"},
+                                  metadata={"senderId": "rev"})
+    update = await agent.enqueue("task_status_update", {"taskId": "T2", "status": "done"})
+    await agent.enqueue("task_comment", {"taskId": "T2", "content": "but check the docs"},
+                        metadata={"senderId": "rev"})
+    alone = await agent.enqueue("task_status_update", {"taskId": "T3", "status": "done"})
+    agent.start()
+    await runtime.run_until_idle()
+    for item_id in (comment, update):
+        (act,) = await runtime.store.find_activities("a", [item_id])
+        assert act.type == "chat" and act.ended_at is not None
+        logs = await runtime.store.find_activity_logs(act.id)
+        assert [entry.content for entry in logs] == [f"read {item_id}"]
+    assert await runtime.store.find_activities("a", [alone]) == []

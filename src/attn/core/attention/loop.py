@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from attn.core.attempt import Attempt, Interrupt
@@ -34,7 +35,7 @@ from attn.core.registry import activity_type_for
 from attn.core.triage import Selection
 from attn.errors import ReplyCancelled
 from attn.ids import new_id
-from attn.store.base import InsertActivity
+from attn.store.base import InsertActivity, WriteOp
 
 log = logging.getLogger("attn.attention")
 
@@ -164,14 +165,8 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                 sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context))
         activity_id, log_seq = self._activities.get(item.id, (None, 0))
         if activity_id is None:
-            activity_type = activity_type_for(spec, item.payload)
-            if activity_type is not None:
-                activity_id = new_id("act")
-                ops.append(InsertActivity(Activity(
-                    id=activity_id, agent_id=self.agent_id, item_id=item.id, type=activity_type,
-                    label=f"{spec.label}: {item.summary[:60]}", started_at=now,
-                    task_id=_str_or_none(item.extra("taskId")))))
-                self._activities[item.id] = (activity_id, 0)
+            activity_id = self._open_activity(item, activity_type_for(spec, item.payload),
+                                              spec.label, ops, now)
         # self is always the composed AttentionController, which Attempt expects.
         attempt = Attempt(self, item, resumed, activity_id, log_seq)  # type: ignore[arg-type]
         self._arrivals.clear()
@@ -194,6 +189,10 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                            "model call")
             done.after[:0] = batch.after
             return done
+        if attempt.activity_id is None:
+            # 000 §6.3: a comment the brain handles as its own item (not injected
+            # into running work), or an update that absorbed one, is a chat activity.
+            attempt.activity_id = self._open_activity(item, "chat", spec.label, ops, now)
         attempt.siblings = selection.siblings
         attempt.batch_context = selection.batch_context
         attempt.stream_listener = self._stream_listeners.get(item.id)
@@ -208,6 +207,19 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         done = self._finish(attempt, focus, spec, result, error)
         self._note_preempted(attempt)
         return done
+
+    def _open_activity(self, item: MailboxItem, activity_type: str | None, label: str,
+                       ops: list[WriteOp], now: datetime) -> str | None:
+        """Add the insert of ``item``'s activity to ``ops``; its id, or None for no activity."""
+        if activity_type is None:
+            return None
+        activity_id = new_id("act")
+        ops.append(InsertActivity(Activity(
+            id=activity_id, agent_id=self.agent_id, item_id=item.id, type=activity_type,
+            label=f"{label}: {item.summary[:60]}", started_at=now,
+            task_id=_str_or_none(item.extra("taskId")))))
+        self._activities[item.id] = (activity_id, 0)
+        return activity_id
 
     async def _run(self, attempt: Attempt, focus: Focus) -> tuple[Any, BaseException | None]:
         if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
