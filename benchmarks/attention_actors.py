@@ -36,14 +36,18 @@ class SimBrain:
         rec.brain_calls += 1
         kind = kind_of(item)
         rec.calls_by_kind[kind] = rec.calls_by_kind.get(kind, 0) + 1
-        rec.deliver(now, self.name, "call", item.id, [
-            item.content, *(b.content for b in focus.batch), focus.batch_context or ""])
+        rec.deliver(
+            now,
+            self.name,
+            "call",
+            item.id,
+            [item.content, *(b.content for b in focus.batch), focus.batch_context or ""],
+        )
         waited = rec.preempted.pop((self.name, item.id), None)
         if waited is not None:
             rec.preempt_waits_s.append(now - waited)
             rec.resumptions.append((self.name, item.id, kind, waited, now - waited))
-        interval = Interval(self.name, item.id, kind,
-                            str(item.metadata.get("senderId", "")), now)
+        interval = Interval(self.name, item.id, kind, str(item.metadata.get("senderId", "")), now)
         rec.intervals.append(interval)
         step_s = workload.step_s.get(kind, 0.3)
         plan = int(focus.session.get("plan") or workload.steps(kind, len(item.content)))
@@ -59,8 +63,13 @@ class SimBrain:
                 if step < plan:
                     decision = await focus.yield_point()
                     if decision.merged:
-                        rec.deliver(clock.monotonic(), self.name, "merge", item.id,
-                                    [m.content for m in decision.merged])
+                        rec.deliver(
+                            clock.monotonic(),
+                            self.name,
+                            "merge",
+                            item.id,
+                            [m.content for m in decision.merged],
+                        )
                     if decision.stop:
                         if decision.action == YieldAction.CANCEL:
                             focus.session["step"] = 0
@@ -100,13 +109,17 @@ class SimDeliberator:
         self.clock = clock
         self.max_batch = max_batch
 
-    async def deliberate(self, head: MailboxItem, queued: list[MailboxItem],
-                         context: dict[str, Any]) -> DeliberationResult:
+    async def deliberate(
+        self, head: MailboxItem, queued: list[MailboxItem], context: dict[str, Any]
+    ) -> DeliberationResult:
         self.record.deliberations += 1
         await self.clock.sleep(DELIBERATION_COST_S)
         everyone = [head, *queued]
-        free = [i for i in everyone
-                if i.source_type not in ("human_chat", "mention") and not i.triggers_execution]
+        free = [
+            i
+            for i in everyone
+            if i.source_type not in ("human_chat", "mention") and not i.triggers_execution
+        ]
         informational = [i for i in free if i.source_type == "task_status_update"]
         beats = [i for i in free if i.source_type == "heartbeat"]
         inline = [i.id for i in informational] + [i.id for i in beats[:-1]]
@@ -123,13 +136,15 @@ class SimDeliberator:
         if primary.source_type in _CONVERSATION:
             batch += [i.id for i in talk if i is not primary][: self.max_batch - 1]
         done = [i for i in everyone if i.id in inline and i.id != primary.id]
-        self.record.deliver(self.clock.monotonic(), self.name, "deliberation", head.id,
-                            [i.content for i in done])
+        self.record.deliver(
+            self.clock.monotonic(), self.name, "deliberation", head.id, [i.content for i in done]
+        )
         return DeliberationResult(
             process_item_id=primary.id,
             process_item_ids=tuple(batch) if len(batch) > 1 else None,
             batch_context="answer these together" if len(batch) > 1 else None,
             inline_completed_ids=tuple(i.id for i in done),
             reasoning=f"{len(batch)} conversational item(s) together; "
-                      f"{len(inline)} informational acknowledged",
-            situational_awareness=f"{len(everyone)} items were waiting")
+            f"{len(inline)} informational acknowledged",
+            situational_awareness=f"{len(everyone)} items were waiting",
+        )

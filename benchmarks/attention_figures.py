@@ -81,8 +81,12 @@ class Figures:
 def _chain_end(item_id: str, rec: RunRecord) -> ItemStatus | None:
     item = rec.items.get(item_id)
     hops = 0
-    while item is not None and item.status == ItemStatus.MERGED and item.merged_into and (
-            hops < 10_000):
+    while (
+        item is not None
+        and item.status == ItemStatus.MERGED
+        and item.merged_into
+        and (hops < 10_000)
+    ):
         item, hops = rec.items.get(item.merged_into), hops + 1
     return item.status if item is not None else None
 
@@ -116,8 +120,11 @@ def compute(rec: RunRecord) -> Figures:
     called = {i.item_id for i in rec.intervals}
     for preemption in rec.preemptions:
         stopper = rec.items.get(preemption[2])
-        if (stopper is not None and stopper.status == ItemStatus.COMPLETED
-                and stopper.id not in called):
+        if (
+            stopper is not None
+            and stopper.status == ItemStatus.COMPLETED
+            and stopper.id not in called
+        ):
             fig.idle_preemptions.append(preemption)
     fig.violations = order_violations(rec, seen)
     fig.violations_any_priority = len(order_violations(rec, seen, same_priority=False))
@@ -139,9 +146,14 @@ def compute(rec: RunRecord) -> Figures:
             continue
         wait = (e.at_s, deliveries[got[0]].at_s)
         fig.chat_tta_all_s.append(wait[1] - wait[0])
-        busy = any(i.agent == e.stimulus.agent and i.kind == "human_chat"
-                   and i.sender != e.sender and i.start_s < wait[1]
-                   and (math.isnan(i.end_s) or i.end_s > wait[0]) for i in rec.intervals)
+        busy = any(
+            i.agent == e.stimulus.agent
+            and i.kind == "human_chat"
+            and i.sender != e.sender
+            and i.start_s < wait[1]
+            and (math.isnan(i.end_s) or i.end_s > wait[0])
+            for i in rec.intervals
+        )
         if busy:
             fig.chats_behind_other += 1
         else:
@@ -172,35 +184,64 @@ def checks(figures: dict[str, Figures]) -> list[Check]:
         name = rec.workload.name
         budget_s = rec.workload.yield_interval_s + CHAT_SLACK_S
 
-        def add(figure: str, value: str, target: str, met: bool | None,
-                mode: str = mode, name: str = name) -> None:
+        def add(
+            figure: str,
+            value: str,
+            target: str,
+            met: bool | None,
+            mode: str = mode,
+            name: str = name,
+        ) -> None:
             out.append(Check(name, mode, figure, value, target, met))
 
-        apart = [f"{n} {what}" for n, what in ((fig.dropped_texts, "dropped"),
-                                               (fig.superseded_texts, "superseded")) if n]
-        add("texts lost", f"{len(fig.lost_texts)} of {fig.texts}"
-            + (f" ({', '.join(apart)})" if apart else ""), "0", not fig.lost_texts)
-        add("order violations (sender+channel)", str(len(fig.violations)), "0",
-            not fig.violations)
-        add("items lost", str(fig.items_lost) + ("" if rec.drained else " (not drained)"),
-            "0", fig.items_lost == 0 and rec.drained)
+        apart = [
+            f"{n} {what}"
+            for n, what in ((fig.dropped_texts, "dropped"), (fig.superseded_texts, "superseded"))
+            if n
+        ]
+        add(
+            "texts lost",
+            f"{len(fig.lost_texts)} of {fig.texts}" + (f" ({', '.join(apart)})" if apart else ""),
+            "0",
+            not fig.lost_texts,
+        )
+        add("order violations (sender+channel)", str(len(fig.violations)), "0", not fig.violations)
+        add(
+            "items lost",
+            str(fig.items_lost) + ("" if rec.drained else " (not drained)"),
+            "0",
+            fig.items_lost == 0 and rec.drained,
+        )
         if mode == "off" and rec.restarts:
             merged = rec.recovery.get("merged", 0)
             add("restart merges with dedup off (CORE-74)", str(merged), "0", merged == 0)
         if mode == "off" or off is None:
             continue
         fewer = off.record.brain_calls / max(1, rec.brain_calls)
-        add("brain calls: times fewer than off", f"{fewer:.2f}x", f">= {CALLS_TARGET}x",
-            fewer >= CALLS_TARGET)
+        add(
+            "brain calls: times fewer than off",
+            f"{fewer:.2f}x",
+            f">= {CALLS_TARGET}x",
+            fewer >= CALLS_TARGET,
+        )
         p99 = percentile(fig.chat_tta_s, 99)
-        add("chat time-to-attention p99", f"{p99 * 1000:.0f} ms"
-            + (f" ({fig.chats_unseen} unseen)" if fig.chats_unseen else ""),
-            f"<= {budget_s * 1000:.0f} ms", p99 <= budget_s and not fig.chats_unseen)
-        add("preemptions for work that needed no model call (CORE-73)",
-            f"{len(fig.idle_preemptions)} of {len(rec.preemptions)}", "0",
-            not fig.idle_preemptions)
+        add(
+            "chat time-to-attention p99",
+            f"{p99 * 1000:.0f} ms" + (f" ({fig.chats_unseen} unseen)" if fig.chats_unseen else ""),
+            f"<= {budget_s * 1000:.0f} ms",
+            p99 <= budget_s and not fig.chats_unseen,
+        )
+        add(
+            "preemptions for work that needed no model call (CORE-73)",
+            f"{len(fig.idle_preemptions)} of {len(rec.preemptions)}",
+            "0",
+            not fig.idle_preemptions,
+        )
         waits = rec.preempt_waits_s
-        add("preempted-work wait p99",
-            f"{percentile(waits, 99):.1f} s (n={len(waits)}, "
-            f"{len(rec.preempted)} never resumed)", "-", None)
+        add(
+            "preempted-work wait p99",
+            f"{percentile(waits, 99):.1f} s (n={len(waits)}, {len(rec.preempted)} never resumed)",
+            "-",
+            None,
+        )
     return out

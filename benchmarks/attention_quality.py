@@ -78,25 +78,40 @@ def _s(values: list[float], p: float) -> str:
 def overview(workload: Workload, figures: dict[str, Figures], console: Console) -> None:
     """The figures of one workload, one row per mode."""
     table = Table(title=f"{workload.name}: {workload.summary}", title_justify="left")
-    for column in ("mode", "calls/100", "model/100", "texts lost", "order (any)",
-                   "items lost (dropped)", "chat p50 ms", "chat p99 ms", "p99 all (behind)",
-                   "preempt wait s p50/p99/max (n)", "wasted", "drained s", "wall s"):
+    for column in (
+        "mode",
+        "calls/100",
+        "model/100",
+        "texts lost",
+        "order (any)",
+        "items lost (dropped)",
+        "chat p50 ms",
+        "chat p99 ms",
+        "p99 all (behind)",
+        "preempt wait s p50/p99/max (n)",
+        "wasted",
+        "drained s",
+        "wall s",
+    ):
         table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     for mode, fig in figures.items():
         rec = fig.record
         waits = rec.preempt_waits_s
         table.add_row(
-            mode, f"{rec.brain_calls * fig.per100:.1f}",
+            mode,
+            f"{rec.brain_calls * fig.per100:.1f}",
             f"{(rec.brain_calls + rec.deliberations) * fig.per100:.1f}",
             f"{len(fig.lost_texts)}/{fig.texts}",
             f"{len(fig.violations)} ({fig.violations_any_priority})",
             f"{fig.items_lost} ({fig.items_dropped})",
-            _ms(fig.chat_tta_s, 50), _ms(fig.chat_tta_s, 99),
+            _ms(fig.chat_tta_s, 50),
+            _ms(fig.chat_tta_s, 99),
             f"{_ms(fig.chat_tta_all_s, 99)} ({fig.chats_behind_other})",
             f"{_s(waits, 50)}/{_s(waits, 99)}/{_s(waits, 100)} ({len(waits)})",
             str(fig.wasted_steps),
             f"{rec.finished_at_s:.0f}" + ("" if rec.drained else " stuck"),
-            f"{rec.wall_s:.1f}")
+            f"{rec.wall_s:.1f}",
+        )
     console.print(table)
     for mode, fig in figures.items():
         if fig.record.restarts:
@@ -106,16 +121,24 @@ def overview(workload: Workload, figures: dict[str, Figures], console: Console) 
     for s in workload.stimuli:
         key = "exec" if s.payload.get("triggerExecution") else s.source_type
         kinds[key] = kinds.get(key, 0) + 1
-    calls = Table(title=f"{workload.name}: brain calls by the kind of the item in focus",
-                  title_justify="left")
+    calls = Table(
+        title=f"{workload.name}: brain calls by the kind of the item in focus", title_justify="left"
+    )
     for column in ("kind", "stimuli", *figures, "deliberations"):
         calls.add_column(column, justify="left" if column == "kind" else "right")
     for kind in sorted(kinds):
-        calls.add_row(kind, str(kinds[kind]),
-                      *(str(f.record.calls_by_kind.get(kind, 0)) for f in figures.values()), "")
-    calls.add_row("all", str(len(workload.stimuli)),
-                  *(str(f.record.brain_calls) for f in figures.values()),
-                  " / ".join(str(f.record.deliberations) for f in figures.values()))
+        calls.add_row(
+            kind,
+            str(kinds[kind]),
+            *(str(f.record.calls_by_kind.get(kind, 0)) for f in figures.values()),
+            "",
+        )
+    calls.add_row(
+        "all",
+        str(len(workload.stimuli)),
+        *(str(f.record.brain_calls) for f in figures.values()),
+        " / ".join(str(f.record.deliberations) for f in figures.values()),
+    )
     console.print(calls)
 
 
@@ -145,40 +168,54 @@ def explain(fig: Figures, limit: int, console: Console) -> None:
     def story(index: int) -> None:
         item = rows.get(index)
         while item is not None:
-            console.print(f"      item {item.id} {item.source_type} {kind_of(item)} "
-                          f"p{item.priority} status={item.status}"
-                          + (f" merged_into={item.merged_into}" if item.merged_into else ""))
+            console.print(
+                f"      item {item.id} {item.source_type} {kind_of(item)} "
+                f"p{item.priority} status={item.status}"
+                + (f" merged_into={item.merged_into}" if item.merged_into else "")
+            )
             for at_s, kind, reason in rec.explained.get(item.id, [])[-6:]:
                 console.print(f"        {at_s:8.2f} s {kind:10} {_short(reason, 100)}")
             item = rec.items.get(item.merged_into) if item.merged_into else None
 
     title = f"{rec.workload.name}/{rec.mode}"
     for e in fig.lost_texts[:limit]:
-        console.print(f"  [bold]{title} text lost[/]: {e.stimulus.agent} at {e.at_s:.2f} s "
-                      f"{e.stimulus.source_type} from {e.sender}: {_short(e.text)}")
+        console.print(
+            f"  [bold]{title} text lost[/]: {e.stimulus.agent} at {e.at_s:.2f} s "
+            f"{e.stimulus.source_type} from {e.sender}: {_short(e.text)}"
+        )
         story(e.index)
     for e, tta_s in fig.slow_chats[:limit]:
-        console.print(f"  [bold]{title} slow chat[/]: {e.stimulus.agent} at {e.at_s:.2f} s from "
-                      f"{e.sender}: seen after {tta_s * 1000:.0f} ms; the brain meanwhile:")
+        console.print(
+            f"  [bold]{title} slow chat[/]: {e.stimulus.agent} at {e.at_s:.2f} s from "
+            f"{e.sender}: seen after {tta_s * 1000:.0f} ms; the brain meanwhile:"
+        )
         for i in rec.intervals:
-            if i.agent == e.stimulus.agent and i.start_s < e.at_s + tta_s + 0.001 and (
-                    not i.end_s < e.at_s - 0.001):
-                console.print(f"    {i.start_s:8.2f}-{i.end_s:8.2f} s {i.kind} {i.item_id}"
-                              f" {i.sender}")
+            if (
+                i.agent == e.stimulus.agent
+                and i.start_s < e.at_s + tta_s + 0.001
+                and (not i.end_s < e.at_s - 0.001)
+            ):
+                console.print(
+                    f"    {i.start_s:8.2f}-{i.end_s:8.2f} s {i.kind} {i.item_id} {i.sender}"
+                )
         story(e.index)
     longest = sorted(rec.resumptions, key=lambda r: -r[4])[:limit]
     for agent, item_id, kind, at_s, waited_s in longest:
-        console.print(f"  [bold]{title} preempted[/]: {agent} {kind} {item_id} preempted at "
-                      f"{at_s:.2f} s waited {waited_s:.1f} s; the brain meanwhile:")
+        console.print(
+            f"  [bold]{title} preempted[/]: {agent} {kind} {item_id} preempted at "
+            f"{at_s:.2f} s waited {waited_s:.1f} s; the brain meanwhile:"
+        )
         ran: dict[str, int] = {}
         for i in rec.intervals:
             if i.agent == agent and at_s <= i.start_s < at_s + waited_s:
                 ran[i.kind] = ran.get(i.kind, 0) + 1
         console.print("    " + ", ".join(f"{n} {k}" for k, n in sorted(ran.items())))
     for earlier, later in fig.violations[:limit]:
-        console.print(f"  [bold]{title} order[/]: {later.stimulus.agent} {later.sender} on "
-                      f"{later.channel}: enqueued {earlier.at_s:.2f} s then {later.at_s:.2f} s, "
-                      "the later reached a brain first")
+        console.print(
+            f"  [bold]{title} order[/]: {later.stimulus.agent} {later.sender} on "
+            f"{later.channel}: enqueued {earlier.at_s:.2f} s then {later.at_s:.2f} s, "
+            "the later reached a brain first"
+        )
         for e in (earlier, later):
             console.print(f"    {e.stimulus.source_type} {_short(e.text, 70)}")
             story(e.index)
@@ -199,8 +236,11 @@ def workloads(args: argparse.Namespace, console: Console) -> list[Workload]:
     if "team" in args.workloads:
         data = Path(args.data) if args.data else team_traffic.DATA_DIR
         if data.is_dir():
-            out.append(team_traffic.generate(data, args.seed, args.team_minutes * 60,
-                                             args.restart_at, args.team_rounds))
+            out.append(
+                team_traffic.generate(
+                    data, args.seed, args.team_minutes * 60, args.restart_at, args.team_rounds
+                )
+            )
         else:
             console.print(f"[yellow]team workload skipped: no inbox data at {data}[/]")
     if args.keys:
@@ -230,23 +270,43 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--agents", type=int, default=3, help="agents of the seeded workload")
-    parser.add_argument("--minutes", type=float, default=10.0,
-                        help="simulated minutes of the seeded workload")
-    parser.add_argument("--team-minutes", type=float, default=6.0,
-                        help="simulated minutes of each round of the team workload (the real "
-                             "traffic spans 5.3)")
-    parser.add_argument("--team-rounds", type=int, default=3,
-                        help="rounds of the team workload, each by a fresh team")
-    parser.add_argument("--restart-at", type=float, default=180.0,
-                        help="restart the team run at this simulated second")
+    parser.add_argument(
+        "--minutes", type=float, default=10.0, help="simulated minutes of the seeded workload"
+    )
+    parser.add_argument(
+        "--team-minutes",
+        type=float,
+        default=6.0,
+        help="simulated minutes of each round of the team workload (the real traffic spans 5.3)",
+    )
+    parser.add_argument(
+        "--team-rounds",
+        type=int,
+        default=3,
+        help="rounds of the team workload, each by a fresh team",
+    )
+    parser.add_argument(
+        "--restart-at",
+        type=float,
+        default=180.0,
+        help="restart the team run at this simulated second",
+    )
     parser.add_argument("--data", default="", help="the claude-team-inboxes folder")
     parser.add_argument("--workloads", default="seeded,team")
     parser.add_argument("--modes", default=",".join(MODES))
-    parser.add_argument("--keys", action="store_true",
-                        help="enqueue with idempotency keys (as `attn trace replay` does); "
-                             "keyed items never merge at enqueue time")
-    parser.add_argument("--explain", type=int, default=0, metavar="N",
-                        help="show what happened to the first N lost texts and misorders")
+    parser.add_argument(
+        "--keys",
+        action="store_true",
+        help="enqueue with idempotency keys (as `attn trace replay` does); "
+        "keyed items never merge at enqueue time",
+    )
+    parser.add_argument(
+        "--explain",
+        type=int,
+        default=0,
+        metavar="N",
+        help="show what happened to the first N lost texts and misorders",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
     args.workloads = tuple(args.workloads.split(","))

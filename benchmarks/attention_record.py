@@ -153,8 +153,9 @@ class RunRecord:
                 out[index] = item
         return out
 
-    def deliver(self, at_s: float, agent: str, how: str, item_id: str,
-                texts: Iterable[str]) -> None:
+    def deliver(
+        self, at_s: float, agent: str, how: str, item_id: str, texts: Iterable[str]
+    ) -> None:
         text = "\n".join(t for t in texts if t)
         if text:
             self.deliveries.append(Delivery(len(self.deliveries), at_s, agent, how, item_id, text))
@@ -182,8 +183,9 @@ def first_seen(rec: RunRecord) -> dict[int, tuple[int, int]]:
     return seen
 
 
-def order_violations(rec: RunRecord, seen: Mapping[int, tuple[int, int]], *,
-                     same_priority: bool = True) -> list[tuple[Enqueued, Enqueued]]:
+def order_violations(
+    rec: RunRecord, seen: Mapping[int, tuple[int, int]], *, same_priority: bool = True
+) -> list[tuple[Enqueued, Enqueued]]:
     """Pairs (earlier, later) of one sender's texts on one channel (and, with
     ``same_priority``, one priority: CORE-71) where the later text reached a
     brain before the earlier one. Each later text is counted once, against the

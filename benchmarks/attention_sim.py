@@ -59,19 +59,23 @@ class TrackedStore:
     def __getattr__(self, name: str) -> Any:
         value = getattr(self.inner, name)
         if name == "submit":
+
             def submit(ops: Any) -> asyncio.Future[Any]:
                 future: asyncio.Future[Any] = value(ops)
                 self.inflight += 1
                 future.add_done_callback(self._done)
                 return future
+
             return submit
         if inspect.iscoroutinefunction(value):
+
             async def call(*args: Any, **kwargs: Any) -> Any:
                 self.inflight += 1
                 try:
                     return await value(*args, **kwargs)
                 finally:
                     self.inflight -= 1
+
             return call
         return value
 
@@ -111,8 +115,13 @@ class SimClock(FakeClock):
 def mode_config(mode: str) -> AgentConfig:
     """``off`` is plain priority FIFO; the other modes use attn's defaults."""
     if mode == "off":
-        return AgentConfig(capacity=100_000, dedup=False, coalesce_window_ms=0,
-                           consolidate=False, auto_complete_informational=False)
+        return AgentConfig(
+            capacity=100_000,
+            dedup=False,
+            coalesce_window_ms=0,
+            consolidate=False,
+            auto_complete_informational=False,
+        )
     return AgentConfig(capacity=100_000)
 
 
@@ -122,15 +131,26 @@ def _facts(index: int, s: Stimulus, at_s: float, registry: TypeRegistry) -> Enqu
     spec = registry.get_type(s.source_type)
     extra = s.payload.get("extra")
     flags: dict[str, Any] = {**(extra if isinstance(extra, dict) else {}), **s.payload}
-    informational = (not spec.invokes_llm and not spec.requires_text
-                     and not flags.get("triggerExecution") and not flags.get("actionRequired"))
+    informational = (
+        not spec.invokes_llm
+        and not spec.requires_text
+        and not flags.get("triggerExecution")
+        and not flags.get("actionRequired")
+    )
     user = s.metadata.get("senderRole") == "user" and spec.user_priority is not None
     priority = spec.user_priority if user else spec.default_priority
-    channel = (flags.get("channelKey") or s.metadata.get("sessionId") or flags.get("taskId")
-               or "-")
+    channel = flags.get("channelKey") or s.metadata.get("sessionId") or flags.get("taskId") or "-"
     text = s.payload.get("content")
-    return Enqueued(index, s, at_s, text if isinstance(text, str) else "", informational,
-                    int(priority or 0), str(s.metadata.get("senderId", "-")), str(channel))
+    return Enqueued(
+        index,
+        s,
+        at_s,
+        text if isinstance(text, str) else "",
+        informational,
+        int(priority or 0),
+        str(s.metadata.get("senderId", "-")),
+        str(channel),
+    )
 
 
 class _Run:
@@ -149,12 +169,16 @@ class _Run:
         rt = Runtime(store, clock=self.clock, registry=registry)
         await rt.start()
         for name in self.workload.agents:
-            deliberator = (SimDeliberator(name, self.record, self.clock)
-                           if self.mode == "on+delib" else None)
-            await rt.add_agent(name, SimBrain(name, self.record, self.clock),
-                               mode_config(self.mode),
-                               judge=NoMergeJudge(rt.registry) if self.mode == "off" else None,
-                               deliberator=deliberator)
+            deliberator = (
+                SimDeliberator(name, self.record, self.clock) if self.mode == "on+delib" else None
+            )
+            await rt.add_agent(
+                name,
+                SimBrain(name, self.record, self.clock),
+                mode_config(self.mode),
+                judge=NoMergeJudge(rt.registry) if self.mode == "off" else None,
+                deliberator=deliberator,
+            )
         self.rt = rt
         return rt
 
@@ -167,7 +191,8 @@ class _Run:
         assert self.rt is not None
         counts = self.record.recovery
         counts["in focus"] = counts.get("in focus", 0) + sum(
-            1 for a in self.rt.agents if a.focus_item is not None)
+            1 for a in self.rt.agents if a.focus_item is not None
+        )
         # Time passes while the agents stop: close waits for work that cannot be
         # interrupted (an in-flight deliberation), which runs on simulated time.
         started_s = self.clock.monotonic()
@@ -181,23 +206,30 @@ class _Run:
         rt = await self.open()
         for agent in rt.agents:
             report = agent.recovery
-            for name, value in (("restored", report.restored), ("deferred", report.deferred),
-                                ("requeued", len(report.requeued)),
-                                ("merged", len(report.merged)),
-                                ("dropped", len(report.dropped) + len(report.expired))):
+            for name, value in (
+                ("restored", report.restored),
+                ("deferred", report.deferred),
+                ("requeued", len(report.requeued)),
+                ("merged", len(report.merged)),
+                ("dropped", len(report.dropped) + len(report.expired)),
+            ):
                 counts[name] = counts.get(name, 0) + value
 
     def idle(self, rt: Runtime) -> bool:
-        return all(a.focus_item is None and a.depth == 0 and a.mailbox.deferred_count == 0
-                   and a.controller._task is None for a in rt.agents)
+        return all(
+            a.focus_item is None
+            and a.depth == 0
+            and a.mailbox.deferred_count == 0
+            and a.controller._task is None
+            for a in rt.agents
+        )
 
     async def collect(self, rt: Runtime) -> None:
         rec = self.record
         for agent in rt.agents:
             offset = 0
             while True:
-                page = await rt.store.find_items(ItemQuery(agent.name, limit=1000,
-                                                           offset=offset))
+                page = await rt.store.find_items(ItemQuery(agent.name, limit=1000, offset=offset))
                 rec.items.update((i.id, i) for i in page)
                 offset += len(page)
                 if len(page) < 1000:
@@ -206,12 +238,19 @@ class _Run:
         for agent_id, item_id in sorted(rec.preempted_items):
             for d in reversed(await rt.store.find_decisions(agent_id, item_id)):
                 if d.decision_type == DecisionType.PREEMPT:
-                    rec.preemptions.append((agent_id, item_id, str(d.context.get("arrivalId")),
-                                            str(d.context.get("arrivalType"))))
+                    rec.preemptions.append(
+                        (
+                            agent_id,
+                            item_id,
+                            str(d.context.get("arrivalId")),
+                            str(d.context.get("arrivalType")),
+                        )
+                    )
         rows = rec.rows()
         seen = first_seen(rec)
-        suspects = {e.index for e in rec.enqueued
-                    if e.text and not e.informational and e.index not in seen}
+        suspects = {
+            e.index for e in rec.enqueued if e.text and not e.informational and e.index not in seen
+        }
         for earlier, later in order_violations(rec, seen, same_priority=False):
             suspects.update((earlier.index, later.index))
         suspects.update(e.index for e in rec.enqueued if e.stimulus.source_type == "human_chat")
@@ -223,8 +262,13 @@ class _Run:
             while item is not None and item.id not in rec.explained:
                 decisions = await rt.store.find_decisions(item.agent_id, item.id)
                 rec.explained[item.id] = [
-                    (clock_s + (d.created_at - now).total_seconds(), str(d.decision_type),
-                     d.reasoning) for d in reversed(decisions)]
+                    (
+                        clock_s + (d.created_at - now).total_seconds(),
+                        str(d.decision_type),
+                        d.reasoning,
+                    )
+                    for d in reversed(decisions)
+                ]
                 if item.status != ItemStatus.MERGED or not item.merged_into:
                     break
                 item = rec.items.get(item.merged_into)
@@ -243,9 +287,11 @@ class _Run:
             assert self.rt is not None
             rt = self.rt
             await rt.get_agent(stimulus.agent).enqueue(
-                stimulus.source_type, stimulus.payload,
+                stimulus.source_type,
+                stimulus.payload,
                 metadata={**stimulus.metadata, STIMULUS_KEY: index},
-                idempotency_key=(stimulus.key or None) if workload.keys else None)
+                idempotency_key=(stimulus.key or None) if workload.keys else None,
+            )
             rec.enqueued.append(_facts(index, stimulus, self.clock.monotonic(), rt.registry))
         assert self.rt is not None
         rt = self.rt

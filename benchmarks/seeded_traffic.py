@@ -21,17 +21,30 @@ from typing import Any
 from attention_record import Stimulus, Workload
 
 #: Simulated seconds per brain step, and steps per item, by kind.
-STEP_S = {"exec": 0.5, "human_chat": 0.3, "a2a_message": 0.4, "task_comment": 0.4,
-          "task_status_update": 0.1, "heartbeat": 0.3}
-STEPS = {"exec": 40, "human_chat": 2, "a2a_message": 2, "task_comment": 2,
-         "task_status_update": 1, "heartbeat": 1}
+STEP_S = {
+    "exec": 0.5,
+    "human_chat": 0.3,
+    "a2a_message": 0.4,
+    "task_comment": 0.4,
+    "task_status_update": 0.1,
+    "heartbeat": 0.3,
+}
+STEPS = {
+    "exec": 40,
+    "human_chat": 2,
+    "a2a_message": 2,
+    "task_comment": 2,
+    "task_status_update": 1,
+    "heartbeat": 1,
+}
 TASKS = ("T1", "T2", "T3", "T4", "T5", "T6")
 CHANNELS = ("group:team1", "group:team2", "dm:a2a:bob")
 REVIEWERS = ("rita", "omar", "lin")
 
 
-def poisson(rng: random.Random, rate_s: float, end_s: float, start_s: float = 0.0
-            ) -> Iterable[float]:
+def poisson(
+    rng: random.Random, rate_s: float, end_s: float, start_s: float = 0.0
+) -> Iterable[float]:
     """Arrival times of a Poisson process with mean gap ``rate_s`` seconds."""
     t = start_s
     while True:
@@ -58,44 +71,97 @@ def generate(seed: int, agents: int, duration_s: float) -> Workload:
         name = f"agent{index}"
         execs = [5.0 + k * 75.0 + rng.uniform(0, 10) for k in range(int(duration_s // 75))]
         for k, at in enumerate(execs):
-            out.append((at, name, "task_status_update", {
-                "content": text(f"run task X{k}"), "taskId": f"X{index}-{k}",
-                "triggerExecution": True, "summary": f"execute X{k}"}, {}))
+            out.append(
+                (
+                    at,
+                    name,
+                    "task_status_update",
+                    {
+                        "content": text(f"run task X{k}"),
+                        "taskId": f"X{index}-{k}",
+                        "triggerExecution": True,
+                        "summary": f"execute X{k}",
+                    },
+                    {},
+                )
+            )
         chats = [at + rng.uniform(1, 19) for at in execs if rng.random() < 0.8]
         chats += list(poisson(rng, 40.0, duration_s))
         for at in chats:
-            out.append((at, name, "human_chat", {"content": text("how is it going?")},
-                        {"senderId": "pat", "senderName": "Pat", "senderRole": "user",
-                         "sessionId": f"{name}-main"}))
+            out.append(
+                (
+                    at,
+                    name,
+                    "human_chat",
+                    {"content": text("how is it going?")},
+                    {
+                        "senderId": "pat",
+                        "senderName": "Pat",
+                        "senderRole": "user",
+                        "sessionId": f"{name}-main",
+                    },
+                )
+            )
         for at in poisson(rng, 12.0, duration_s):
             task = rng.choice(TASKS)
             status = rng.choice(("in_review", "blocked", "assigned", "unblocked"))
-            out.append((at, name, "task_status_update", {
-                "content": text(f"{task} is now {status}"), "taskId": task,
-                "summary": f"{task} → {status}"}, {}))
+            out.append(
+                (
+                    at,
+                    name,
+                    "task_status_update",
+                    {
+                        "content": text(f"{task} is now {status}"),
+                        "taskId": task,
+                        "summary": f"{task} → {status}",
+                    },
+                    {},
+                )
+            )
             if rng.random() < 0.25:
                 continue
             for j in range(rng.randint(2, 6)):
                 at += rng.uniform(0.02, 0.15)
                 reviewer = rng.choice(REVIEWERS)
-                out.append((at, name, "task_comment", {
-                    "content": text(f"{reviewer}: note {j} on {task}"), "taskId": task},
-                    {"senderId": reviewer, "senderName": reviewer, "senderRole": "agent"}))
+                out.append(
+                    (
+                        at,
+                        name,
+                        "task_comment",
+                        {"content": text(f"{reviewer}: note {j} on {task}"), "taskId": task},
+                        {"senderId": reviewer, "senderName": reviewer, "senderRole": "agent"},
+                    )
+                )
         for at in poisson(rng, 12.0, duration_s):
             channel = rng.choice(CHANNELS)
             for j in range(rng.randint(2, 6)):
                 at += rng.uniform(0.05, 0.3)
                 sender = rng.choice(REVIEWERS)
-                out.append((at, name, "a2a_message", {
-                    "content": text(f"{sender} on {channel}: message {j}"),
-                    "extra": {"channelKey": channel}},
-                    {"senderId": sender, "senderName": sender, "senderRole": "agent"}))
+                out.append(
+                    (
+                        at,
+                        name,
+                        "a2a_message",
+                        {
+                            "content": text(f"{sender} on {channel}: message {j}"),
+                            "extra": {"channelKey": channel},
+                        },
+                        {"senderId": sender, "senderName": sender, "senderRole": "agent"},
+                    )
+                )
         for at in range(30, int(duration_s), 30):
             out.append((float(at) + rng.uniform(0, 1), name, "heartbeat", {}, {}))
     out.sort(key=lambda s: s[0])
-    stimuli = [Stimulus(at, agent, kind, payload, meta, key=f"aq-{n}")
-               for n, (at, agent, kind, payload, meta) in enumerate(out)]
+    stimuli = [
+        Stimulus(at, agent, kind, payload, meta, key=f"aq-{n}")
+        for n, (at, agent, kind, payload, meta) in enumerate(out)
+    ]
     return Workload(
-        "seeded", stimuli, tuple(f"agent{i}" for i in range(agents)), STEP_S, _steps,
+        "seeded",
+        stimuli,
+        tuple(f"agent{i}" for i in range(agents)),
+        STEP_S,
+        _steps,
         summary=f"seed {seed}, {agents} agents, {duration_s / 60:g} simulated minutes, "
-                "in-memory store")
+        "in-memory store",
+    )

@@ -97,14 +97,14 @@ async def in_process_rate(workdir: Path, n: int, cpu: list[float] | None = None)
     """
     url = f"sqlite:///{workdir / f'inproc-{time.perf_counter_ns()}.db'}"
     async with Runtime(open_store(url)) as runtime:
-        agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000),
-                                        start=False)
+        agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000), start=False)
         per = n // CLIENTS
 
         async def produce(p: int) -> None:
             for i in range(per):
-                await agent.enqueue("system_event", {"content": f"item {p}.{i}"},
-                                    metadata={"senderId": "bench"})
+                await agent.enqueue(
+                    "system_event", {"content": f"item {p}.{i}"}, metadata={"senderId": "bench"}
+                )
 
         start, used = time.perf_counter(), time.process_time()
         await asyncio.gather(*(produce(p) for p in range(CLIENTS)))
@@ -128,13 +128,32 @@ class Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ATTN_")}
         env["ATTN_DATABASE_URL"] = f"sqlite:///{workdir / f'server-{time.perf_counter_ns()}.db'}"
         self.trace = trace
-        launcher = (["-m", "attn"] if trace is None
-                    else [str(Path(__file__).with_name("server_trace.py")), str(trace),
-                          *([thresholds] if thresholds else []), "--"])
+        launcher = (
+            ["-m", "attn"]
+            if trace is None
+            else [
+                str(Path(__file__).with_name("server_trace.py")),
+                str(trace),
+                *([thresholds] if thresholds else []),
+                "--",
+            ]
+        )
         self.process = subprocess.Popen(
-            [sys.executable, *launcher, "serve", "--config", str(config),
-             "--host", "127.0.0.1", "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            [
+                sys.executable,
+                *launcher,
+                "serve",
+                "--config",
+                str(config),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         self.url = self._wait_for_url()
 
@@ -172,7 +191,8 @@ async def http_rate(url: str, n: int) -> tuple[float, float]:
         async def client(c: int) -> None:
             for i in range(per):
                 body = {
-                    "sourceType": "system_event", "payload": {"content": f"item {c}.{i}"},
+                    "sourceType": "system_event",
+                    "payload": {"content": f"item {c}.{i}"},
                     "metadata": {"senderId": "bench"},
                 }
                 try:
@@ -230,8 +250,8 @@ class RawPool:
         try:
             writer.write(
                 f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\n"
-                f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
-                .encode() + data
+                f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode()
+                + data
             )
             await writer.drain()
             head = await reader.readuntil(b"\r\n\r\n")
@@ -256,10 +276,14 @@ async def raw_rate(url: str, n: int, tag: str = "") -> float:
 
         async def client(c: int) -> None:
             for i in range(per):
-                status, body = await pool.post(path, {
-                    "sourceType": "system_event", "payload": {"content": f"raw {tag}{c}.{i}"},
-                    "metadata": {"senderId": "bench"},
-                })
+                status, body = await pool.post(
+                    path,
+                    {
+                        "sourceType": "system_event",
+                        "payload": {"content": f"raw {tag}{c}.{i}"},
+                        "metadata": {"senderId": "bench"},
+                    },
+                )
                 if status != 202:
                     raise RuntimeError(f"enqueue answered {status}: {body[:200]!r}")
 
@@ -292,13 +316,13 @@ async def paired_rates(
     per_round = n // rounds // CLIENTS * CLIENTS
     spent = {"in": 0.0, "http": 0.0, "in_cpu": 0.0, "server_cpu": 0.0}
     async with Runtime(open_store(db)) as runtime:
-        agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000),
-                                        start=False)
+        agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000), start=False)
 
         async def produce(r: int, p: int) -> None:
             for i in range(per_round // CLIENTS):
-                await agent.enqueue("system_event", {"content": f"item {r}.{p}.{i}"},
-                                    metadata={"senderId": "bench"})
+                await agent.enqueue(
+                    "system_event", {"content": f"item {r}.{p}.{i}"}, metadata={"senderId": "bench"}
+                )
 
         for r in range(rounds):
             start, used = time.perf_counter(), time.process_time()
@@ -313,8 +337,12 @@ async def paired_rates(
                 gc.enable()
             spent["server_cpu"] += cpu_s(server_pid) - used
     total = per_round * rounds
-    return (total / spent["in"], total / spent["http"], spent["in_cpu"] / total,
-            spent["server_cpu"] / total)
+    return (
+        total / spent["in"],
+        total / spent["http"],
+        spent["in_cpu"] / total,
+        spent["server_cpu"] / total,
+    )
 
 
 # ------------------------------------------------------------ websocket latency
@@ -361,7 +389,9 @@ async def ws_latency(
     """
     parent, child = multiprocessing.Pipe()
     receiver = multiprocessing.get_context("spawn").Process(
-        target=_receiver, args=(url, n, child, trace is not None), name="attn-bench-ws",
+        target=_receiver,
+        args=(url, n, child, trace is not None),
+        name="attn-bench-ws",
         daemon=True,
     )
     receiver.start()
@@ -379,9 +409,14 @@ async def ws_latency(
             async def one(i: int) -> None:
                 started = time.time()
                 pooled: list[float] = []
-                status, body = await pool.post(path, {
-                    "sourceType": "system_event", "payload": {"content": f"latency {i}"},
-                }, pooled)
+                status, body = await pool.post(
+                    path,
+                    {
+                        "sourceType": "system_event",
+                        "payload": {"content": f"latency {i}"},
+                    },
+                    pooled,
+                )
                 if status != 202:
                     raise RuntimeError(f"enqueue answered {status}: {body[:200]!r}")
                 item_id = json.loads(body)["id"]
@@ -471,8 +506,14 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def phase(phases: list[tuple[str, float, float, float]], name: str, coro: Any,
-          server_pid: int, *, client: bool = True) -> Any:
+def phase(
+    phases: list[tuple[str, float, float, float]],
+    name: str,
+    coro: Any,
+    server_pid: int,
+    *,
+    client: bool = True,
+) -> Any:
     """``asyncio.run(coro)``, as a client only (:func:`quiet_client`) unless ``client`` is False.
 
     Its span (wall s) and the server's CPU seconds meanwhile are appended to ``phases``.
@@ -489,8 +530,7 @@ def phase(phases: list[tuple[str, float, float, float]], name: str, coro: Any,
 FIGURES: dict[str, tuple[str, str, str, Callable[[float], bool] | None]] = {
     "in_process": (f"in-process enqueue, {CLIENTS} producers", "{:,.0f} items/s", "", None),
     "raw": (f"HTTP enqueue, {CLIENTS} keep-alive clients", "{:,.0f} req/s", "", None),
-    "raw_ratio": ("  HTTP / in-process (same run)", "{:.2f}×", "≥ 0.25×",
-                  lambda v: v >= 0.25),
+    "raw_ratio": ("  HTTP / in-process (same run)", "{:.2f}×", "≥ 0.25×", lambda v: v >= 0.25),
     "http": (f"for reference: {CLIENTS} httpx clients", "{:,.0f} req/s", "", None),
     "http_cpu": ("  httpx client CPU", "{:.0%} of a core", "", None),
     "rate": ("paced event rate", "{:,.0f} events/s", "1,000", None),
@@ -506,10 +546,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
-    parser.add_argument("--trace", action="store_true",
-                        help="time collections and checkpoints; print what overlapped slow events")
-    parser.add_argument("--server-gc", metavar="T0,T1,T2",
-                        help="with --trace: the server's collector thresholds, to compare")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="time collections and checkpoints; print what overlapped slow events",
+    )
+    parser.add_argument(
+        "--server-gc",
+        metavar="T0,T1,T2",
+        help="with --trace: the server's collector thresholds, to compare",
+    )
     args = parser.parse_args()
     if args.server_gc and not args.trace:
         parser.error("--server-gc needs --trace")
@@ -540,22 +586,26 @@ def main() -> int:
             try:
                 _stop_agent(server.url)
                 in_rate, http_rate_, in_cpu, server_cpu = phase(
-                    phases, "raw", paired_rates(workdir, server.url, n_rate, ROUNDS, pid), pid,
-                    client=False)
+                    phases,
+                    "raw",
+                    paired_rates(workdir, server.url, n_rate, ROUNDS, pid),
+                    pid,
+                    client=False,
+                )
                 keep("in_process", in_rate)
                 keep("raw", http_rate_)
                 httpx_rate, httpx_cpu = phase(phases, "httpx", http_rate(server.url, n_httpx), pid)
                 keep("http", httpx_rate)
                 keep("http_cpu", httpx_cpu)
-                latency = phase(phases, "ws", ws_latency(server.url, n_latency, rate, trace),
-                                pid)
+                latency = phase(phases, "ws", ws_latency(server.url, n_latency, rate, trace), pid)
             finally:
                 server.stop()
             keep("raw_ratio", figures["raw"][-1] / figures["in_process"][-1])
             if trace is not None and trace_file is not None:
                 traced = json.loads(trace_file.read_text())
-                found = attribute(trace["requests"], traced, trace["bench"], trace["receiver"],
-                                  slow_ms=20.0)
+                found = attribute(
+                    trace["requests"], traced, trace["bench"], trace["receiver"], slow_ms=20.0
+                )
                 found["server, by phase"] = by_phase(traced, [p[:3] for p in phases])
                 found["CPU per enqueue, µs"] = {
                     "in-process (its whole process)": round(in_cpu * 1e6, 1),
@@ -581,9 +631,10 @@ def main() -> int:
     for key, (label, unit, target, holds) in FIGURES.items():
         values = figures[key]
         table.add_row(
-            label, *(unit.format(v) for v in (min(values), statistics.median(values),
-                                              max(values))),
-            target, "" if holds is None else _yes(all(holds(v) for v in values)),
+            label,
+            *(unit.format(v) for v in (min(values), statistics.median(values), max(values))),
+            target,
+            "" if holds is None else _yes(all(holds(v) for v in values)),
         )
     Console(width=120).print(table)
     return 0

@@ -69,8 +69,9 @@ class Pauses:
             self._started = (time.time(), time.perf_counter(), size, time.thread_time())
         else:
             wall, t0, size, cpu = self._started
-            self.events.append((wall, time.perf_counter() - t0, info["generation"], size,
-                                time.thread_time() - cpu))
+            self.events.append(
+                (wall, time.perf_counter() - t0, info["generation"], size, time.thread_time() - cpu)
+            )
 
 
 def _timed(spans: list[Span], what: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -119,10 +120,17 @@ def run_server(out: str, argv: list[str], thresholds: tuple[int, ...] = ()) -> N
     def dump() -> None:
         pauses.uninstall()
         with open(out, "w") as file:
-            json.dump({"gc": pauses.events, "spans": spans, "frozen": gc.get_freeze_count(),
-                       "commits": commits,
-                       "top kinds": pauses.top_kinds, "threads": threading.active_count()},
-                      file)
+            json.dump(
+                {
+                    "gc": pauses.events,
+                    "spans": spans,
+                    "frozen": gc.get_freeze_count(),
+                    "commits": commits,
+                    "top kinds": pauses.top_kinds,
+                    "threads": threading.active_count(),
+                },
+                file,
+            )
 
     atexit.register(dump)
     if thresholds:
@@ -171,11 +179,15 @@ def attribute(
     requests = sorted(requests)
     begin, end = requests[0][0], max(r[3] for r in requests)
     sources: list[tuple[str, float, float]] = []
-    for name, pauses in (("server", server.get("gc", [])), ("bench", bench),
-                         ("receiver", receiver)):
+    for name, pauses in (
+        ("server", server.get("gc", [])),
+        ("bench", bench),
+        ("receiver", receiver),
+    ):
         for wall, took, gen, walked, cpu in pauses:
-            what = f"{name} gc{gen}" + (f" ({walked} objects, CPU {cpu * 1000:.1f} ms)"
-                                        if walked else "")
+            what = f"{name} gc{gen}" + (
+                f" ({walked} objects, CPU {cpu * 1000:.1f} ms)" if walked else ""
+            )
             sources.append((what, wall, took))
     for wall, took, what in server.get("spans", []):
         sources.append((f"server {what}", wall, took))
@@ -197,13 +209,16 @@ def attribute(
             for what, wall, took in window
             if took >= 0.002 and wall < c1 and wall + took > c0 - 0.05
         )
-        report.append({
-            "at_ms": round((c0 - begin) * 1000, 1), "events": len(group),
-            "worst_ms": round(max(r[3] - r[0] for r in group) * 1000, 1),
-            "worst pool wait ms": round(max(r[1] - r[0] for r in group) * 1000, 1),
-            "worst server ms": round(max(r[2] - r[1] for r in group) * 1000, 1),
-            "overlapping (at ms, what, took ms)": found,
-        })
+        report.append(
+            {
+                "at_ms": round((c0 - begin) * 1000, 1),
+                "events": len(group),
+                "worst_ms": round(max(r[3] - r[0] for r in group) * 1000, 1),
+                "worst pool wait ms": round(max(r[1] - r[0] for r in group) * 1000, 1),
+                "worst server ms": round(max(r[2] - r[1] for r in group) * 1000, 1),
+                "overlapping (at ms, what, took ms)": found,
+            }
+        )
 
     def summary(prefix: str) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -211,8 +226,7 @@ def attribute(
             if what.startswith(prefix):
                 key = what.split(" (")[0]
                 n, worst, total = out.get(key, (0, 0.0, 0.0))
-                out[key] = (n + 1, round(max(worst, took * 1000), 2),
-                            round(total + took * 1000, 1))
+                out[key] = (n + 1, round(max(worst, took * 1000), 2), round(total + took * 1000, 1))
         return out
 
     buckets: dict[int, list[float]] = {}
@@ -238,14 +252,21 @@ def by_phase(server: dict[str, Any], phases: list[tuple[str, float, float]]) -> 
         for wall, took, gen, walked, cpu in server.get("gc", []):
             if began <= wall <= ended:
                 n, total, total_cpu, worst_cpu, most = row.get(f"gc{gen}", [0, 0.0, 0.0, 0.0, 0])
-                row[f"gc{gen}"] = [n + 1, round(total + took * 1000, 1),
-                                   round(total_cpu + cpu * 1000, 1),
-                                   round(max(worst_cpu, cpu * 1000), 2), max(most, walked)]
+                row[f"gc{gen}"] = [
+                    n + 1,
+                    round(total + took * 1000, 1),
+                    round(total_cpu + cpu * 1000, 1),
+                    round(max(worst_cpu, cpu * 1000), 2),
+                    max(most, walked),
+                ]
         for wall, took, what in server.get("spans", []):
             if began <= wall <= ended and what == "checkpoint":
                 n, total, worst = row.get(what, [0, 0.0, 0.0])[:3]
-                row[what] = [n + 1, round(total + took * 1000, 1),
-                             round(max(worst, took * 1000), 1)]
+                row[what] = [
+                    n + 1,
+                    round(total + took * 1000, 1),
+                    round(max(worst, took * 1000), 1),
+                ]
         out[f"{name} ({ended - began:.2f} s)"] = row
     return out
 
@@ -254,5 +275,8 @@ if __name__ == "__main__":
     # server_trace.py OUT [T0,T1,T2] -- attn arguments
     split = sys.argv.index("--")
     given = sys.argv[2:split]
-    run_server(sys.argv[1], sys.argv[split + 1:],
-               tuple(int(t) for t in given[0].split(",")) if given else ())
+    run_server(
+        sys.argv[1],
+        sys.argv[split + 1 :],
+        tuple(int(t) for t in given[0].split(",")) if given else (),
+    )

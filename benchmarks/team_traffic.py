@@ -47,15 +47,28 @@ from attn.trace.claude_team import import_claude_team
 from attn.trace.model import TraceEvent
 
 #: ``../shared`` beside the repository folder.
-DATA_DIR = (Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-            / "claude-team-inboxes").resolve()
+DATA_DIR = (
+    Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "claude-team-inboxes"
+).resolve()
 LEAD_IN_S = 10.0
-STEP_S = {"exec": 1.0, "claude_task_assignment": 1.0, "human_chat": 0.3, "a2a_message": 0.4,
-          "claude_idle_notification": 0.2, "claude_shutdown_request": 0.5,
-          "claude_shutdown_approved": 0.2}
-STEPS = {"exec": 40, "claude_task_assignment": 100, "human_chat": 3, "a2a_message": 2,
-         "claude_idle_notification": 1, "claude_shutdown_request": 2,
-         "claude_shutdown_approved": 1}
+STEP_S = {
+    "exec": 1.0,
+    "claude_task_assignment": 1.0,
+    "human_chat": 0.3,
+    "a2a_message": 0.4,
+    "claude_idle_notification": 0.2,
+    "claude_shutdown_request": 0.5,
+    "claude_shutdown_approved": 0.2,
+}
+STEPS = {
+    "exec": 40,
+    "claude_task_assignment": 100,
+    "human_chat": 3,
+    "a2a_message": 2,
+    "claude_idle_notification": 1,
+    "claude_shutdown_request": 2,
+    "claude_shutdown_approved": 1,
+}
 
 
 def _steps(kind: str, length: int) -> int:
@@ -65,8 +78,11 @@ def _steps(kind: str, length: int) -> int:
 
 
 def _fingerprint(event: TraceEvent) -> tuple[str, str, str]:
-    return (str(event.metadata.get("senderName")), str(event.payload.get("content")),
-            event.at.isoformat())
+    return (
+        str(event.metadata.get("senderName")),
+        str(event.payload.get("content")),
+        event.at.isoformat(),
+    )
 
 
 def real_events(path: Path) -> tuple[list[TraceEvent], tuple[Any, ...]]:
@@ -76,9 +92,13 @@ def real_events(path: Path) -> tuple[list[TraceEvent], tuple[Any, ...]]:
     for event in trace.events:
         by_agent[event.agent].append(event)
     prints = {a: {_fingerprint(e) for e in es} for a, es in by_agent.items()}
-    kept = [a for a in by_agent if not any(
-        b != a and prints[a] <= prints[b] and (prints[a] < prints[b] or b < a)
-        for b in by_agent)]
+    kept = [
+        a
+        for a in by_agent
+        if not any(
+            b != a and prints[a] <= prints[b] and (prints[a] < prints[b] or b < a) for b in by_agent
+        )
+    ]
     events = [e for e in trace.events if e.agent in kept]
     return events, trace.types
 
@@ -95,33 +115,58 @@ class _Builder:
         self.agents: set[str] = set()
         self.end_s = 0.0
 
-    def add(self, at: float, agent: str, kind: str, payload: dict[str, Any],
-            meta: dict[str, Any] | None = None) -> None:
+    def add(
+        self,
+        at: float,
+        agent: str,
+        kind: str,
+        payload: dict[str, Any],
+        meta: dict[str, Any] | None = None,
+    ) -> None:
         if at < self.end_s:
-            self.out.append(Stimulus(at, agent, kind, payload, meta or {},
-                                     key=f"tt-{next(self.mark)}"))
+            self.out.append(
+                Stimulus(at, agent, kind, payload, meta or {}, key=f"tt-{next(self.mark)}")
+            )
 
     def text(self, words: str) -> str:
         return f"{words} (m{next(self.mark)})"
 
-    def task_list(self, event: TraceEvent, at: float, agent: str, lead: str,
-                  reported: set[str]) -> None:
+    def task_list(
+        self, event: TraceEvent, at: float, agent: str, lead: str, reported: set[str]
+    ) -> None:
         """The team's task list as the lead sees it: an informational status update
         when a real task assignment starts a task, and one when its worker reports."""
         extra = event.payload.get("extra", {})
         protocol = extra.get("protocol", {}) if isinstance(extra, dict) else {}
         if event.source_type == "claude_task_assignment" and protocol.get("taskId"):
-            self.add(at + 1.0, lead, "task_status_update", {
-                "content": self.text(f"Task #{protocol['taskId']} "
-                                     f"({protocol.get('subject', '')}) is now in_progress"),
-                "taskId": f"{lead}#{protocol['taskId']}", "assignee": agent})
-        elif agent == lead and event.source_type == "a2a_message" and (
-                event.sender not in reported):
+            self.add(
+                at + 1.0,
+                lead,
+                "task_status_update",
+                {
+                    "content": self.text(
+                        f"Task #{protocol['taskId']} "
+                        f"({protocol.get('subject', '')}) is now in_progress"
+                    ),
+                    "taskId": f"{lead}#{protocol['taskId']}",
+                    "assignee": agent,
+                },
+            )
+        elif (
+            agent == lead and event.source_type == "a2a_message" and (event.sender not in reported)
+        ):
             reported.add(event.sender)
-            self.add(max(0.0, at - 1.0), lead, "task_status_update", {
-                "content": self.text(f"a task of {event.metadata.get('senderName')} "
-                                     "is now completed"),
-                "taskId": f"{lead}#done-{event.sender}"})
+            self.add(
+                max(0.0, at - 1.0),
+                lead,
+                "task_status_update",
+                {
+                    "content": self.text(
+                        f"a task of {event.metadata.get('senderName')} is now completed"
+                    ),
+                    "taskId": f"{lead}#done-{event.sender}",
+                },
+            )
 
     def round(self, number: int, start_s: float, round_s: float) -> None:
         """One replay of the real traffic by a fresh team (agents ``r<N>-…`` after the
@@ -147,50 +192,90 @@ class _Builder:
             self.real += 1
             if lead in leads:
                 self.task_list(event, at, agent, lead, reported)
-            self.out.append(Stimulus(at, agent, event.source_type, event.payload,
-                                     event.metadata, key=f"{event.key}-{number}",
-                                     origin="real"))
+            self.out.append(
+                Stimulus(
+                    at,
+                    agent,
+                    event.source_type,
+                    event.payload,
+                    event.metadata,
+                    key=f"{event.key}-{number}",
+                    origin="real",
+                )
+            )
             if agent in leads and event.source_type == "a2a_message" and rng.random() < 0.6:
                 sender = event.metadata.get("senderName", "worker")
-                self.add(at + rng.uniform(1, 4), agent, "a2a_message", {
-                    "content": self.text(f"{sender}: follow-up: the paths in my report are final"),
-                    "extra": dict(event.payload.get("extra", {}))}, dict(event.metadata))
+                self.add(
+                    at + rng.uniform(1, 4),
+                    agent,
+                    "a2a_message",
+                    {
+                        "content": self.text(
+                            f"{sender}: follow-up: the paths in my report are final"
+                        ),
+                        "extra": dict(event.payload.get("extra", {})),
+                    },
+                    dict(event.metadata),
+                )
         for index, lead in enumerate(leads):
-            self.lead_traffic(lead, random.Random(self.seed * 1000 + 100 * number + index),
-                              start_s, round_s)
+            self.lead_traffic(
+                lead, random.Random(self.seed * 1000 + 100 * number + index), start_s, round_s
+            )
 
-    def lead_traffic(self, lead: str, rng: random.Random, start_s: float,
-                     round_s: float) -> None:
+    def lead_traffic(self, lead: str, rng: random.Random, start_s: float, round_s: float) -> None:
         """The lead's own long work, two people chatting with it, CI floods."""
         end_s = start_s + round_s
-        execs = [start_s + 20.0 + k * 60.0 + rng.uniform(0, 10)
-                 for k in range(int(round_s // 60) + 1)]
+        execs = [
+            start_s + 20.0 + k * 60.0 + rng.uniform(0, 10) for k in range(int(round_s // 60) + 1)
+        ]
         for k, at in enumerate(execs):
-            self.add(at, lead, "task_status_update", {
-                "content": self.text(f"lead work: integrate and verify step {k}"),
-                "taskId": f"{lead}-work-{k}", "triggerExecution": True,
-                "summary": f"integration step {k}"})
+            self.add(
+                at,
+                lead,
+                "task_status_update",
+                {
+                    "content": self.text(f"lead work: integrate and verify step {k}"),
+                    "taskId": f"{lead}-work-{k}",
+                    "triggerExecution": True,
+                    "summary": f"integration step {k}",
+                },
+            )
         for person, gap_s, during in (("pat", 30.0, 0.8), ("sam", 90.0, 0.0)):
             chats = [at + rng.uniform(2, 35) for at in execs if rng.random() < during]
             chats += list(poisson(rng, gap_s, end_s, start_s))
             for at in chats:
-                self.add(at, lead, "human_chat",
-                         {"content": self.text(f"{person}: how is the team doing?")},
-                         {"senderId": person, "senderName": person.title(),
-                          "senderRole": "user", "sessionId": f"{lead}-{person}"})
+                self.add(
+                    at,
+                    lead,
+                    "human_chat",
+                    {"content": self.text(f"{person}: how is the team doing?")},
+                    {
+                        "senderId": person,
+                        "senderName": person.title(),
+                        "senderRole": "user",
+                        "sessionId": f"{lead}-{person}",
+                    },
+                )
         for pipeline, at in enumerate(poisson(rng, 35.0, end_s, start_s)):
             jobs = rng.randint(8, 30)
             for job in range(1, jobs + 1):
                 at += rng.uniform(0.03, 0.25)
                 status = "failed" if rng.random() < 0.1 else "passed"
-                self.add(at, lead, "a2a_message", {
-                    "content": self.text(f"ci: pipeline {pipeline} job {job}/{jobs} {status}"),
-                    "extra": {"channelKey": "group:ci"}},
-                    {"senderId": "ci-bot", "senderName": "ci-bot", "senderRole": "agent"})
+                self.add(
+                    at,
+                    lead,
+                    "a2a_message",
+                    {
+                        "content": self.text(f"ci: pipeline {pipeline} job {job}/{jobs} {status}"),
+                        "extra": {"channelKey": "group:ci"},
+                    },
+                    {"senderId": "ci-bot", "senderName": "ci-bot", "senderRole": "agent"},
+                )
 
 
-def generate(data: Path, seed: int, round_s: float, restart_at_s: float | None,
-             rounds: int = 1) -> Workload:
+def generate(
+    data: Path, seed: int, round_s: float, restart_at_s: float | None, rounds: int = 1
+) -> Workload:
     """The team workload: ``rounds`` rounds of ``round_s`` simulated seconds each.
 
     Raises:
@@ -209,8 +294,15 @@ def generate(data: Path, seed: int, round_s: float, restart_at_s: float | None,
         restart_at_s = None  # past the end: no restart
     restart = f", restart at {restart_at_s:g} s" if restart_at_s is not None else ", no restart"
     return Workload(
-        "team", stimuli, tuple(agents), STEP_S, _steps, types=tuple(types),
-        restart_at_s=restart_at_s, sqlite=True,
+        "team",
+        stimuli,
+        tuple(agents),
+        STEP_S,
+        _steps,
+        types=tuple(types),
+        restart_at_s=restart_at_s,
+        sqlite=True,
         summary=f"{builder.real} real messages ({rounds} rounds) to {len(agents)} agents "
-                f"({leads} leads) from {data.name}, {len(stimuli) - builder.real} synthetic, "
-                f"{rounds * round_s / 60:g} simulated minutes, SQLite file{restart}")
+        f"({leads} leads) from {data.name}, {len(stimuli) - builder.real} synthetic, "
+        f"{rounds * round_s / 60:g} simulated minutes, SQLite file{restart}",
+    )

@@ -58,16 +58,23 @@ def _wakeups(agent: str, n: int, due_now: int) -> list[PendingCallback]:
     out = []
     for i in range(n):
         due = T0 if i < due_now else T0 + timedelta(seconds=60 + i * 300)
-        out.append(PendingCallback(id=new_id("cb"), agent_id=agent, type=CallbackType.WAKEUP,
-                                   delivery_mode=DeliveryMode.MAILBOX,
-                                   registered_at=T0 - timedelta(days=1), due_at=due,
-                                   note=f"wakeup {i}"))
+        out.append(
+            PendingCallback(
+                id=new_id("cb"),
+                agent_id=agent,
+                type=CallbackType.WAKEUP,
+                delivery_mode=DeliveryMode.MAILBOX,
+                registered_at=T0 - timedelta(days=1),
+                due_at=due,
+                note=f"wakeup {i}",
+            )
+        )
     return out
 
 
 async def _fill(store: Store, callbacks: list[PendingCallback]) -> None:
     for start in range(0, len(callbacks), 2000):
-        await store.write([InsertCallback(c) for c in callbacks[start:start + 2000]])
+        await store.write([InsertCallback(c) for c in callbacks[start : start + 2000]])
 
 
 def _us(seconds: float) -> str:
@@ -110,8 +117,11 @@ async def bench_scheduler(n: int) -> list[Row]:
     assert len(due) == 1000
     return [
         ("scheduler", f"schedule {n:,} wakeups", f"{_ms(build_s)} ({_us(build_s / n)} each)"),
-        ("scheduler", f"memory of {n:,} entries",
-         f"{size / 1e6:,.1f} MB ({size / n:,.0f} B per entry)"),
+        (
+            "scheduler",
+            f"memory of {n:,} entries",
+            f"{size / 1e6:,.1f} MB ({size / n:,.0f} B per entry)",
+        ),
         ("scheduler", "timer fire, nothing due", _us(statistics.median(idle))),
         ("scheduler", "pop 1,000 due", f"{_ms(pop_s)} ({_us(pop_s / 1000)} per wakeup)"),
         ("scheduler", "timers armed on the clock", str(clock.pending() - 1)),
@@ -128,15 +138,21 @@ async def bench_claims(name: str, store: Store, n: int) -> list[Row]:
         idle = []
         for _ in range(30):
             t = time.perf_counter()
-            got = await store.claim_due_callbacks(T0 - timedelta(seconds=1), "rt_bench",
-                                                  agent_ids=["alice"], limit=500)
+            got = await store.claim_due_callbacks(
+                T0 - timedelta(seconds=1), "rt_bench", agent_ids=["alice"], limit=500
+            )
             idle.append(time.perf_counter() - t)
             assert got == []
         batches = []
         for _ in range(5):
             t = time.perf_counter()
-            got = await store.claim_due_callbacks(T0, "rt_bench", agent_ids=["alice"], limit=500,
-                                                  stale_before=T0 - timedelta(minutes=5))
+            got = await store.claim_due_callbacks(
+                T0,
+                "rt_bench",
+                agent_ids=["alice"],
+                limit=500,
+                stale_before=T0 - timedelta(minutes=5),
+            )
             batches.append(time.perf_counter() - t)
             assert len(got) == 500
         per = statistics.median(batches)
@@ -178,12 +194,21 @@ async def bench_end_to_end(workdir: Path, n: int) -> list[Row]:
         fired = runtime.time.wakeups.fired
         depth = runtime.get_agent("alice").depth
         return [
-            ("end to end (SQLite)", f"restore {n:,} wakeups on start",
-             f"{_ms(restore_s)} (+{rss / 1e6:,.0f} MB RSS)"),
-            ("end to end (SQLite)", f"sweep firing {fired:,} (claim, enqueue, delete)",
-             f"{_ms(sweep_s)} ({_us(sweep_s / max(fired, 1))} per wakeup)"),
-            ("end to end (SQLite)", "items queued / timer fires / sweeps",
-             f"{depth:,} / {runtime.time.scheduler.fired:,} / {runtime.time.sweeps:,}"),
+            (
+                "end to end (SQLite)",
+                f"restore {n:,} wakeups on start",
+                f"{_ms(restore_s)} (+{rss / 1e6:,.0f} MB RSS)",
+            ),
+            (
+                "end to end (SQLite)",
+                f"sweep firing {fired:,} (claim, enqueue, delete)",
+                f"{_ms(sweep_s)} ({_us(sweep_s / max(fired, 1))} per wakeup)",
+            ),
+            (
+                "end to end (SQLite)",
+                "items queued / timer fires / sweeps",
+                f"{depth:,} / {runtime.time.scheduler.fired:,} / {runtime.time.sweeps:,}",
+            ),
         ]
     finally:
         await runtime.close()
@@ -229,16 +254,27 @@ async def bench_idle(agents: int, idle_s: float) -> list[Row]:
         cpu, wall = await _idle_cpu(process, idle_s)
         fires = runtime.time.scheduler.fired - fires0
         return [
-            ("idle", f"baseline: empty process, {base_wall:.1f} s idle",
-             f"{base_cpu * 1e3:.1f} ms CPU"),
+            (
+                "idle",
+                f"baseline: empty process, {base_wall:.1f} s idle",
+                f"{base_cpu * 1e3:.1f} ms CPU",
+            ),
             ("idle", f"{agents:,} agents with heartbeats added", _ms(add_s)),
-            ("idle", "heartbeat entries / loop timers / tasks",
-             f"{len(runtime.time.scheduler):,} / {timers} / {tasks}"),
-            ("idle", f"CPU over {wall:.1f} s idle (after 1 s to settle)",
-             f"{cpu * 1e3:.1f} ms ({100 * cpu / wall:.2f} % of one core), "
-             f"{fires} timer fires"),
-            ("idle", "memory",
-             f"+{rss / 1e6:,.0f} MB RSS ({rss / agents / 1e3:,.1f} kB per agent)"),
+            (
+                "idle",
+                "heartbeat entries / loop timers / tasks",
+                f"{len(runtime.time.scheduler):,} / {timers} / {tasks}",
+            ),
+            (
+                "idle",
+                f"CPU over {wall:.1f} s idle (after 1 s to settle)",
+                f"{cpu * 1e3:.1f} ms ({100 * cpu / wall:.2f} % of one core), {fires} timer fires",
+            ),
+            (
+                "idle",
+                "memory",
+                f"+{rss / 1e6:,.0f} MB RSS ({rss / agents / 1e3:,.1f} kB per agent)",
+            ),
         ]
     finally:
         await runtime.close()
@@ -271,8 +307,11 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=10_000)
     parser.add_argument("--idle-s", type=float, default=5.0)
     parser.add_argument("--only-idle", action="store_true", help="measure the idle part only")
-    parser.add_argument("--postgres", metavar="URL",
-                        help="also claim on PostgreSQL (an empty schema: the table is filled)")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="also claim on PostgreSQL (an empty schema: the table is filled)",
+    )
     args = parser.parse_args()
     rows = asyncio.run(run(args))
     table = Table(title="attn time: wakeup sweep and idle heartbeats")

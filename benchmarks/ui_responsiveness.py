@@ -64,8 +64,10 @@ def main() -> int:
         print("ui_responsiveness: /usr/bin/chromium is missing", file=sys.stderr)
         return 2
 
-    with tempfile.TemporaryDirectory() as folder, \
-            UiServer(Path(folder) / "ui.db", [AgentSpec("ada", EchoBrain())]) as server:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        UiServer(Path(folder) / "ui.db", [AgentSpec("ada", EchoBrain())]) as server,
+    ):
         started = time.perf_counter()
         fill_history(server, "ada", args.rows)
         print(f"history: {args.rows} items processed in {time.perf_counter() - started:.1f} s")
@@ -92,16 +94,22 @@ def main() -> int:
             browser.close()
     print(f"live phase: {sent} items sent; {live.summary()}")
     if tasks is not None:
-        print(f"trace: {tasks.count} main-thread tasks, longest {tasks.max_wall_ms:.1f} ms "
-              f"({tasks.over_100_ms_wall} over 100 ms), most CPU in one task "
-              f"{tasks.max_cpu_ms:.1f} ms")
+        print(
+            f"trace: {tasks.count} main-thread tasks, longest {tasks.max_wall_ms:.1f} ms "
+            f"({tasks.over_100_ms_wall} over 100 ms), most CPU in one task "
+            f"{tasks.max_cpu_ms:.1f} ms"
+        )
     load = os.getloadavg()[0]
-    print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f} "
-          "(other work on the machine inflates wall times)")
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {load:.1f} "
+        "(other work on the machine inflates wall times)"
+    )
     worst = max(live.worst_ms, tasks.max_wall_ms if tasks else 0.0)
     ok = worst <= GOAL_MS and live.events_per_s >= 50
-    print(f"{'OK' if ok else 'MISSED'}: worst frame or task {worst:.0f} ms (goal {GOAL_MS:.0f} ms) "
-          f"at {live.events_per_s:.0f} events/s with {live.rows} rows")
+    print(
+        f"{'OK' if ok else 'MISSED'}: worst frame or task {worst:.0f} ms (goal {GOAL_MS:.0f} ms) "
+        f"at {live.events_per_s:.0f} events/s with {live.rows} rows"
+    )
     return 0 if ok else 1
 
 

@@ -34,12 +34,13 @@ from attention_sim import MODES, run  # noqa: E402
 
 from attn import ItemStatus, MailboxItem  # noqa: E402
 
-needs_data = pytest.mark.skipif(not team_traffic.DATA_DIR.is_dir(),
-                                reason=f"real inbox data not found at {team_traffic.DATA_DIR}")
+needs_data = pytest.mark.skipif(
+    not team_traffic.DATA_DIR.is_dir(),
+    reason=f"real inbox data not found at {team_traffic.DATA_DIR}",
+)
 
 
-def _record(texts: list[tuple[str, str, float]], deliveries: list[tuple[float, str]]
-            ) -> RunRecord:
+def _record(texts: list[tuple[str, str, float]], deliveries: list[tuple[float, str]]) -> RunRecord:
     """A hand-made record: texts are (sender, text, at_s) on one channel of agent ``a``."""
     workload = Workload("unit", [], ("a",), {"a2a_message": 0.4}, lambda _k, _n: 1)
     rec = RunRecord("on", workload)
@@ -52,8 +53,10 @@ def _record(texts: list[tuple[str, str, float]], deliveries: list[tuple[float, s
 
 
 def test_first_seen_uses_the_first_delivery_and_the_position_within_it() -> None:
-    rec = _record([("s", "one (m1)", 0.0), ("s", "two (m2)", 0.1)],
-                  [(1.0, "two (m2)\n---\none (m1)"), (2.0, "one (m1)")])
+    rec = _record(
+        [("s", "one (m1)", 0.0), ("s", "two (m2)", 0.1)],
+        [(1.0, "two (m2)\n---\none (m1)"), (2.0, "one (m1)")],
+    )
     seen = first_seen(rec)
     assert seen == {0: (0, len("two (m2)\n---\n")), 1: (0, 0)}
     # "one" sits after "two" in the same input: the later text came first.
@@ -61,9 +64,10 @@ def test_first_seen_uses_the_first_delivery_and_the_position_within_it() -> None
 
 
 def test_order_violation_counts_each_overtaking_text_once_and_ignores_other_senders() -> None:
-    rec = _record([("s", "a (m1)", 0.0), ("s", "b (m2)", 0.1), ("s", "c (m3)", 0.2),
-                   ("t", "d (m4)", 0.3)],
-                  [(1.0, "b (m2)"), (1.1, "d (m4)"), (1.2, "c (m3)"), (1.3, "a (m1)")])
+    rec = _record(
+        [("s", "a (m1)", 0.0), ("s", "b (m2)", 0.1), ("s", "c (m3)", 0.2), ("t", "d (m4)", 0.3)],
+        [(1.0, "b (m2)"), (1.1, "d (m4)"), (1.2, "c (m3)"), (1.3, "a (m1)")],
+    )
     pairs = order_violations(rec, first_seen(rec))
     assert [(a.index, b.index) for a, b in pairs] == [(0, 1), (0, 2)]
 
@@ -80,8 +84,17 @@ def test_own_drop_and_superseding_are_counted_apart_but_a_dropped_survivor_loses
     at = datetime(2026, 1, 1, tzinfo=UTC)
 
     def row(n: int, status: ItemStatus, into: str | None = None, **payload: object) -> None:
-        rec.items[f"i{n}"] = MailboxItem(f"i{n}", "a", "a2a_message", 2, status, dict(payload),
-                                         {STIMULUS_KEY: n}, at, merged_into=into)
+        rec.items[f"i{n}"] = MailboxItem(
+            f"i{n}",
+            "a",
+            "a2a_message",
+            2,
+            status,
+            dict(payload),
+            {STIMULUS_KEY: n},
+            at,
+            merged_into=into,
+        )
 
     row(0, ItemStatus.DROPPED)  # dropped with a reason: not lost
     row(1, ItemStatus.MERGED, "i2")  # superseded by stimulus 2
@@ -97,11 +110,12 @@ def test_chat_behind_another_persons_chat_is_left_out_of_the_target() -> None:
     workload = Workload("unit", [], ("a",), {"human_chat": 0.3}, lambda _k, _n: 1)
     rec = RunRecord("on", workload)
     for index, (sender, at_s) in enumerate((("pat", 0.0), ("sam", 5.0))):
-        s = Stimulus(at_s, "a", "human_chat", {"content": f"hi (m{index})"},
-                     {"senderId": sender})
+        s = Stimulus(at_s, "a", "human_chat", {"content": f"hi (m{index})"}, {"senderId": sender})
         rec.enqueued.append(Enqueued(index, s, at_s, f"hi (m{index})", False, 0, sender, sender))
-    rec.deliveries += [Delivery(0, 0.2, "a", "call", "c0", "hi (m0)"),
-                       Delivery(1, 7.0, "a", "call", "c1", "hi (m1)")]
+    rec.deliveries += [
+        Delivery(0, 0.2, "a", "call", "c0", "hi (m0)"),
+        Delivery(1, 7.0, "a", "call", "c1", "hi (m1)"),
+    ]
     rec.intervals.append(Interval("a", "c0", "human_chat", "pat", 0.2, 7.0))
     fig = attention_figures.compute(rec)
     assert fig.chat_tta_s == pytest.approx([0.2])
@@ -143,8 +157,11 @@ async def test_seeded_workload_runs_in_every_mode(tmp_path: Path) -> None:
     assert figures["on+delib"].record.deliberations > 0
     found = attention_figures.checks(figures)
     assert {(c.mode, c.figure) for c in found} >= {
-        ("on", "brain calls: times fewer than off"), ("on", "chat time-to-attention p99"),
-        ("off", "texts lost"), ("on+delib", "order violations (sender+channel)")}
+        ("on", "brain calls: times fewer than off"),
+        ("on", "chat time-to-attention p99"),
+        ("off", "texts lost"),
+        ("on+delib", "order violations (sender+channel)"),
+    }
 
 
 @needs_data
@@ -189,9 +206,23 @@ async def test_team_workload_runs_with_a_real_restart(tmp_path: Path) -> None:
 
 def test_command_prints_the_targets_and_exits_0_without_check() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCH / "attention_quality.py"), "--minutes", "0.5",
-         "--agents", "1", "--team-minutes", "0.5", "--modes", "off,on"],
-        capture_output=True, text=True, timeout=120, check=False)
+        [
+            sys.executable,
+            str(BENCH / "attention_quality.py"),
+            "--minutes",
+            "0.5",
+            "--agents",
+            "1",
+            "--team-minutes",
+            "0.5",
+            "--modes",
+            "off,on",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "Targets" in done.stdout and "texts lost" in done.stdout
     assert "seeded" in done.stdout

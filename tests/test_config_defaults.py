@@ -62,7 +62,7 @@ def test_without_defaults_agents_get_agent_configs_own() -> None:
 
 
 def test_heartbeats_can_be_turned_off() -> None:
-    config = parse_config('[defaults]\nheartbeat_interval_s = false\n', environ={})
+    config = parse_config("[defaults]\nheartbeat_interval_s = false\n", environ={})
     assert config.time_config().heartbeats is False
 
 

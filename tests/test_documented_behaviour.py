@@ -53,9 +53,17 @@ class _Brain:
 
 def test_d_the_readme_states_the_rules() -> None:
     text = README.read_text(encoding="utf-8")
-    for needle in ("an idle agent's first item", "the survivor's id", "no backoff",
-                   "next heartbeat", "case-sensitive", "misdirected_host", "request_timeout",
-                   "header_timeout_s", "event: reset"):
+    for needle in (
+        "an idle agent's first item",
+        "the survivor's id",
+        "no backoff",
+        "next heartbeat",
+        "case-sensitive",
+        "misdirected_host",
+        "request_timeout",
+        "header_timeout_s",
+        "event: reset",
+    ):
         assert needle in text, needle
 
 
@@ -74,10 +82,14 @@ async def test_d_the_burst_window_does_not_hold_an_idle_agents_first_item(
 async def test_d_a_merged_enqueue_answers_with_the_survivors_id(runtime: Runtime) -> None:
     agent = await runtime.add_agent("a", _Brain(), start=False)
     async with serve_app(create_app(runtime)) as url, httpx.AsyncClient(base_url=url) as http:
-        one = await http.post("/api/agents/a/mailbox", json={
-            "sourceType": "task_comment", "payload": {"taskId": "T", "content": "one"}})
-        two = await http.post("/api/agents/a/mailbox", json={
-            "sourceType": "task_comment", "payload": {"taskId": "T", "content": "two"}})
+        one = await http.post(
+            "/api/agents/a/mailbox",
+            json={"sourceType": "task_comment", "payload": {"taskId": "T", "content": "one"}},
+        )
+        two = await http.post(
+            "/api/agents/a/mailbox",
+            json={"sourceType": "task_comment", "payload": {"taskId": "T", "content": "two"}},
+        )
     assert one.status_code == two.status_code == 202
     assert two.json()["id"] == one.json()["id"] and agent.depth == 1
     assert (one.json()["merged"], two.json()["merged"]) == (False, True)
@@ -141,8 +153,9 @@ def test_d_attn_send_with_empty_text_is_a_usage_error_and_sends_nothing(
         result = runner.invoke(cli_app, ["send", "alice", text, "--url", server.url, *extra])
         assert result.exit_code == 2, result.output
         lines = result.stderr.strip().splitlines()
-        assert lines == ["attn: TEXT is empty: say what to send, e.g. attn send alice 'hello' "
-                         "(nothing was sent)"]
+        assert lines == [
+            "attn: TEXT is empty: say what to send, e.g. attn send alice 'hello' (nothing was sent)"
+        ]
         assert "payload.content" not in result.output
     history = httpx.get(f"{server.url}/api/agents/alice/mailbox", timeout=10).json()["history"]
     assert history == []
@@ -160,7 +173,9 @@ def test_d_config_check_reports_every_kind_of_problem(runner: CliRunner) -> None
     Path("team.toml").write_text(
         "[server]\nhost = '0.0.0.0'\nport = 0\n\n[database]\nurl = 'sqlite:///nowhere/a.db'\n\n"
         "[[agents]]\nname = 'a'\nbrain = 'ehco'\nbackstop_s = -1\n\n"
-        "[[agents]]\nname = 'b'\nbrain = 'echo'\noptions = { stepz = 2 }\n", encoding="utf-8")
+        "[[agents]]\nname = 'b'\nbrain = 'echo'\noptions = { stepz = 2 }\n",
+        encoding="utf-8",
+    )
     result = runner.invoke(cli_app, ["config", "check", "team.toml"])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()

@@ -15,8 +15,14 @@ def test_python_example_runs(tmp_path: Path) -> None:
     code = section.split("```python", 1)[1].split("```", 1)[0]
     script = tmp_path / "example.py"
     script.write_text(code, encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("done: what did you find?")
     assert "'status': 'completed'" in done.stdout

@@ -113,8 +113,9 @@ class ConfigError(InvalidInput):
 
     code = "config_error"
 
-    def __init__(self, message: str | None = None,
-                 problems: tuple[ConfigProblem, ...] = ()) -> None:
+    def __init__(
+        self, message: str | None = None, problems: tuple[ConfigProblem, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.problems = problems
 
@@ -176,8 +177,7 @@ class ServerSection(_Section):
     header_timeout_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
     body_timeout_s: float = Field(default=30.0, gt=0, le=3600, allow_inf_nan=False)
 
-    _seconds = field_validator("header_timeout_s", "body_timeout_s", mode="before")(
-        _int_to_float)
+    _seconds = field_validator("header_timeout_s", "body_timeout_s", mode="before")(_int_to_float)
 
     _token = field_validator("token", mode="after")(_check_token)
 
@@ -228,9 +228,9 @@ class _AgentFields(_Section):
     stale_after_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     auto_complete_informational: bool | None = None
 
-    _seconds = field_validator(
-        "backstop_s", "approval_backstop_s", "stale_after_s", mode="before"
-    )(_int_to_float)
+    _seconds = field_validator("backstop_s", "approval_backstop_s", "stale_after_s", mode="before")(
+        _int_to_float
+    )
 
 
 class DefaultsSection(_AgentFields):
@@ -469,9 +469,13 @@ def _validate(
     seen: set[str] = set()
     for i, agent in enumerate(config.agents):
         if agent.name in seen:
-            found.append(ConfigProblem(
-                f"agents[{i}].name", f"agent name {agent.name!r} is used twice",
-                _find_line(lines, ("agents", i, "name")) if lines else None))
+            found.append(
+                ConfigProblem(
+                    f"agents[{i}].name",
+                    f"agent name {agent.name!r} is used twice",
+                    _find_line(lines, ("agents", i, "name")) if lines else None,
+                )
+            )
         seen.add(agent.name)
     for i, agent in enumerate(config.agents):
         problem = _brain_problem(agent)
@@ -480,8 +484,9 @@ def _validate(
         if problem is not None:
             loc, message = problem
             line = _find_line(lines, ("agents", i, *loc)) if lines else None
-            found.append(ConfigProblem(_dotted(("agents", i, *loc)), message, line,
-                                       agent=agent.name))
+            found.append(
+                ConfigProblem(_dotted(("agents", i, *loc)), message, line, agent=agent.name)
+            )
     if found:
         raise ConfigError(_joined(head, found), tuple(found))
     return config

@@ -19,8 +19,11 @@ def shown(value: object, limit: int = MAX_ECHO_CHARS) -> str:
     try:
         text = repr(value)
     except ValueError:  # an int too long to convert to text (over 4,300 digits)
-        return f"an integer of about {value.bit_length() * 0.30103:.0f} digits" if isinstance(
-            value, int) else f"a {type(value).__name__}"
+        return (
+            f"an integer of about {value.bit_length() * 0.30103:.0f} digits"
+            if isinstance(value, int)
+            else f"a {type(value).__name__}"
+        )
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 

@@ -28,6 +28,4 @@ def new_id(prefix: str) -> str:
     The hex part is 12 digits of milliseconds since the epoch, 6 digits of a
     per-process counter and 8 digits of a random per-process tag.
     """
-    return (
-        f"{prefix}_{int(time.time() * 1000):012x}{next(_counter) & 0xFFFFFF:06x}{_PROCESS_TAG}"
-    )
+    return f"{prefix}_{int(time.time() * 1000):012x}{next(_counter) & 0xFFFFFF:06x}{_PROCESS_TAG}"

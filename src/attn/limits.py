@@ -71,8 +71,9 @@ def _find_problem(value: object) -> tuple[str, str] | None:
     return None if problem is None else ("", problem)
 
 
-def _container_problem(value: dict[Any, Any] | list[Any] | tuple[Any, ...], depth: int
-                       ) -> tuple[str, str] | None:
+def _container_problem(
+    value: dict[Any, Any] | list[Any] | tuple[Any, ...], depth: int
+) -> tuple[str, str] | None:
     # Recursion stops at MAX_JSON_DEPTH, so it never nears Python's limit.
     if depth >= MAX_JSON_DEPTH and value:
         return _DEEP, f"nested more than {MAX_JSON_DEPTH} levels deep"
@@ -98,8 +99,11 @@ def _container_problem(value: dict[Any, Any] | list[Any] | tuple[Any, ...], dept
 def _scalar_problem(value: object) -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return "numbers must be finite (no NaN or Infinity)"
-    if (isinstance(value, int) and not isinstance(value, bool)
-            and not MIN_JSON_INT <= value <= MAX_JSON_INT):
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not MIN_JSON_INT <= value <= MAX_JSON_INT
+    ):
         return "integers must fit in 64 bits (-2**63 .. 2**63-1)"
     return None
 
@@ -134,8 +138,14 @@ def is_finite_number(value: object) -> TypeGuard[int | float]:
     return math.isfinite(value)
 
 
-def check_number(value: object, what: str, *, minimum: float = 0.0,
-                 maximum: float = float(MAX_JSON_INT), integer: bool = False) -> float:
+def check_number(
+    value: object,
+    what: str,
+    *,
+    minimum: float = 0.0,
+    maximum: float = float(MAX_JSON_INT),
+    integer: bool = False,
+) -> float:
     """``value`` as a float if it is a finite number in ``minimum .. maximum``.
 
     Huge integers are compared exactly (never converted to a float first), so
@@ -156,11 +166,16 @@ def check_number(value: object, what: str, *, minimum: float = 0.0,
     """
     kinds = "an integer" if integer else "a number"
     allowed = int if integer else int | float
-    if (isinstance(value, bool) or not isinstance(value, allowed)
-            or (isinstance(value, float) and not math.isfinite(value))
-            or not minimum <= value <= maximum):  # exact for ints of any size
-        raise InvalidInput(f"{what} must be {kinds} ≥ {_number(minimum)} and "
-                          f"≤ {_number(maximum)}, got {shown(value, 30)}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, allowed)
+        or (isinstance(value, float) and not math.isfinite(value))
+        or not minimum <= value <= maximum
+    ):  # exact for ints of any size
+        raise InvalidInput(
+            f"{what} must be {kinds} ≥ {_number(minimum)} and "
+            f"≤ {_number(maximum)}, got {shown(value, 30)}"
+        )
     return float(value)
 
 

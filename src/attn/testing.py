@@ -67,12 +67,12 @@ class FakeClock:
 
     def call_later(self, delay_s: float, callback: Callable[[], None]) -> _Timer:
         timer = _Timer(callback)
-        heapq.heappush(self._timers, (self._offset_s + max(0.0, delay_s), next(self._order),
-                                      timer))
+        heapq.heappush(self._timers, (self._offset_s + max(0.0, delay_s), next(self._order), timer))
         return timer
 
     async def sleep(self, delay_s: float) -> None:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
         def wake() -> None:
             if not future.done():
                 future.set_result(None)

@@ -26,8 +26,10 @@ def token_problem(token: str, *, min_chars: int = MIN_TOKEN_CHARS) -> str | None
     bad = sorted({c for c in token if not "!" <= c <= "~"})
     if bad:
         shown = ", ".join(repr(c) for c in bad[:5])
-        return (f"may use only visible ASCII characters without spaces (a client sends it "
-                f"in an HTTP header), not {shown}")
+        return (
+            f"may use only visible ASCII characters without spaces (a client sends it "
+            f"in an HTTP header), not {shown}"
+        )
     if len(token) < min_chars:
         return f"must be at least {min_chars} characters, got {len(token)}"
     return None

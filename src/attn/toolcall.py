@@ -15,8 +15,9 @@ from typing import Any
 from attn.errors import AttnError, InvalidInput, shown
 
 
-def _resolve(owner: object, schemas: Mapping[str, dict[str, Any]], name: object
-             ) -> tuple[Callable[..., Awaitable[Any]], list[str], set[str]]:
+def _resolve(
+    owner: object, schemas: Mapping[str, dict[str, Any]], name: object
+) -> tuple[Callable[..., Awaitable[Any]], list[str], set[str]]:
     schema = schemas.get(name) if isinstance(name, str) else None
     if schema is None:
         raise InvalidInput(f"unknown tool {shown(name)}; tools: {', '.join(schemas)}")
@@ -25,8 +26,9 @@ def _resolve(owner: object, schemas: Mapping[str, dict[str, Any]], name: object
     return method, list(params.get("required", [])), set(params["properties"])
 
 
-async def call_tool(owner: object, schemas: Mapping[str, dict[str, Any]], name: object,
-                    arguments: object) -> tuple[bool, Any]:
+async def call_tool(
+    owner: object, schemas: Mapping[str, dict[str, Any]], name: object, arguments: object
+) -> tuple[bool, Any]:
     """Run tool ``name`` of ``owner`` with JSON ``arguments``.
 
     Args:
@@ -44,12 +46,15 @@ async def call_tool(owner: object, schemas: Mapping[str, dict[str, Any]], name: 
         if arguments is None:
             arguments = {}
         if not isinstance(arguments, dict):
-            raise InvalidInput(f"arguments of {name} must be a JSON object, "
-                               f"got {type(arguments).__name__}")
+            raise InvalidInput(
+                f"arguments of {name} must be a JSON object, got {type(arguments).__name__}"
+            )
         unknown = sorted(set(arguments) - allowed)
         if unknown:
-            raise InvalidInput(f"{name} has no argument {', '.join(map(repr, unknown))}; "
-                               f"its arguments: {', '.join(sorted(allowed)) or 'none'}")
+            raise InvalidInput(
+                f"{name} has no argument {', '.join(map(repr, unknown))}; "
+                f"its arguments: {', '.join(sorted(allowed)) or 'none'}"
+            )
         missing = [r for r in required if r not in arguments]
         if missing:
             raise InvalidInput(f"{name} needs the argument {', '.join(map(repr, missing))}")

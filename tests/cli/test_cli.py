@@ -200,14 +200,26 @@ def test_c7_mailbox_pages_on_with_the_cursor_it_prints(
     (hint,) = [line for line in first.stdout.splitlines() if "--cursor" in line]
     cursor = hint.split("--cursor")[1].strip()
     assert hint.startswith("more history: attn mailbox alice --cursor ")
-    rest = attn(runner, "mailbox", "alice", "--limit", "2", "--cursor", cursor,
-                "--url", server.url, "--json")
+    rest = attn(
+        runner,
+        "mailbox",
+        "alice",
+        "--limit",
+        "2",
+        "--cursor",
+        cursor,
+        "--url",
+        server.url,
+        "--json",
+    )
     assert rest.exit_code == 0, rest.output
     page = json.loads(rest.stdout)
     assert [i["payload"]["content"] for i in page["history"]] == ["one"]
     assert page["nextCursor"] is None
-    _one_line_error(attn(runner, "mailbox", "alice", "--cursor", "x", "--url", server.url),
-                    "cursor must be a nextCursor value")
+    _one_line_error(
+        attn(runner, "mailbox", "alice", "--cursor", "x", "--url", server.url),
+        "cursor must be a nextCursor value",
+    )
 
 
 def test_url_from_environment(runner: CliRunner, server: LiveServer) -> None:
@@ -235,8 +247,9 @@ def test_bad_input_is_one_line(runner: CliRunner, server: LiveServer) -> None:
     _one_line_error(result, "--priority applies to a queued message: add --no-wait", 2)
     result = attn(runner, "send", "alice", "x", "--timeout", "0", "--url", server.url)
     _one_line_error(result, "--timeout must be positive seconds, got 0", 2)
-    _one_line_error(attn(runner, "send", "alice", "  ", "--url", server.url),
-                    "TEXT is empty", exit_code=2)  # the CLI's own usage error (issue 10 D)
+    _one_line_error(
+        attn(runner, "send", "alice", "  ", "--url", server.url), "TEXT is empty", exit_code=2
+    )  # the CLI's own usage error (issue 10 D)
     result = attn(runner, "send", "alice", "x", "--type", "nope", "--no-wait", "--url", server.url)
     _one_line_error(result, "unknown source type 'nope'")
     _one_line_error(attn(runner, "mailbox", "alice", "--status", "done", "--url", server.url),

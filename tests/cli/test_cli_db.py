@@ -67,12 +67,18 @@ def test_an_older_schema_lists_and_applies_what_is_missing(
     url = f"sqlite:///{path}"
     status = json.loads(attn(runner, "db", "status", "--database", url, "--json").stdout)
     assert (status["current"], status["pending"], status["upToDate"]) == (
-        "0001", ["0002", "0003"], False)
+        "0001",
+        ["0002", "0003"],
+        False,
+    )
     text = attn(runner, "db", "status", "--database", url).stdout
     assert "0001; 2 migration(s) to apply (0002, 0003): run 'attn db upgrade'" in text
     result = json.loads(attn(runner, "db", "upgrade", "--database", url, "--json").stdout)
     assert (result["from"], result["applied"], result["current"]) == (
-        "0001", ["0002", "0003"], "0003")
+        "0001",
+        ["0002", "0003"],
+        "0003",
+    )
 
 
 def test_the_url_comes_from_env_then_config_then_default(runner: CliRunner, tmp_path: Path) -> None:

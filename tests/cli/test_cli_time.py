@@ -28,16 +28,30 @@ def url(tmp_path: Path) -> Iterator[str]:
 
 
 def test_wakeup_list_cancel_and_heartbeat(runner: CliRunner, url: str) -> None:
-    made = runner.invoke(app, ["time", "wakeup", "alice", "--in", "3600", "--note",
-                               "check the build", "--url", url, "--json"])
+    made = runner.invoke(
+        app,
+        [
+            "time",
+            "wakeup",
+            "alice",
+            "--in",
+            "3600",
+            "--note",
+            "check the build",
+            "--url",
+            url,
+            "--json",
+        ],
+    )
     assert made.exit_code == 0, made.output
     wakeup = json.loads(made.stdout)["wakeup"]
     table = runner.invoke(app, ["time", "list", "alice", "--url", url])
     assert table.exit_code == 0, table.output
     assert wakeup["id"] in table.stdout and "check the build" in table.stdout
     assert wakeup["nextFireAt"][:16] in table.stdout
-    listed = json.loads(runner.invoke(app, ["time", "list", "alice", "--url", url,
-                                            "--json"]).stdout)
+    listed = json.loads(
+        runner.invoke(app, ["time", "list", "alice", "--url", url, "--json"]).stdout
+    )
     assert [c["id"] for c in listed["callbacks"]] == [wakeup["id"]]
 
     cancelled = runner.invoke(app, ["time", "cancel", "alice", wakeup["id"], "--url", url])
@@ -50,8 +64,7 @@ def test_wakeup_list_cancel_and_heartbeat(runner: CliRunner, url: str) -> None:
 
     shown = runner.invoke(app, ["time", "heartbeat", "alice", "--url", url])
     assert "heartbeat every 21600 s" in shown.stdout  # the default: 6 h
-    changed = runner.invoke(app, ["time", "heartbeat", "alice", "--interval", "60",
-                                  "--url", url])
+    changed = runner.invoke(app, ["time", "heartbeat", "alice", "--interval", "60", "--url", url])
     assert changed.exit_code == 0, changed.output
     assert "heartbeat every 300 s" in changed.stdout
 
@@ -63,10 +76,15 @@ def test_time_usage_errors_are_one_line(runner: CliRunner, url: str) -> None:
     assert unknown.exit_code == 1 and "unknown_agent" in unknown.stderr
 
 
-@pytest.mark.parametrize("args", [["wakeup", "alice", "--in", "nan"],
-                                  ["wakeup", "alice", "--in", "inf"],
-                                  ["wakeup", "alice", "--in", "60", "--every", "nan"],
-                                  ["heartbeat", "alice", "--interval", "nan"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["wakeup", "alice", "--in", "nan"],
+        ["wakeup", "alice", "--in", "inf"],
+        ["wakeup", "alice", "--in", "60", "--every", "nan"],
+        ["heartbeat", "alice", "--interval", "nan"],
+    ],
+)
 def test_non_finite_seconds_are_usage_errors(runner: CliRunner, args: list[str]) -> None:
     done = runner.invoke(app, ["time", *args, "--url", "http://127.0.0.1:1"])
     assert done.exit_code == 2, done.output

@@ -167,8 +167,9 @@ def test_srv20_tail_json_follows_events_and_reconnects_after_a_restart(tmp_path:
             event = out.until(_mailbox(before))
             assert event["type"] == "event" and event["agentId"] == "bob"
             out.until(
-                lambda m: m.get("event") == "agent:item"
-                and m["data"]["item"]["status"] == "completed"
+                lambda m: (
+                    m.get("event") == "agent:item" and m["data"]["item"]["status"] == "completed"
+                )
             )
         except BaseException:
             process.kill()
@@ -243,7 +244,11 @@ def _tmux(socket_name: str, *args: str) -> str:
     env = {k: v for k, v in _env().items() if k not in ("COLUMNS", "LINES")}
     result = subprocess.run(
         ["tmux", "-L", socket_name, "-f", "/dev/null", *args],
-        capture_output=True, text=True, timeout=30, check=False, env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        env=env,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -252,8 +257,7 @@ def _tmux(socket_name: str, *args: str) -> str:
 def _pane_until(socket_name: str, match: Callable[[str], bool], *, colour: bool = False) -> str:
     deadline = time.monotonic() + DEADLINE_S
     while True:
-        screen = _tmux(socket_name, "capture-pane", "-p", *(["-e"] if colour else []),
-                       "-t", "tail")
+        screen = _tmux(socket_name, "capture-pane", "-p", *(["-e"] if colour else []), "-t", "tail")
         if match(screen):
             return screen
         assert time.monotonic() < deadline, f"the pane never matched; it shows:\n{screen}"
@@ -271,9 +275,28 @@ def test_srv20_tail_in_a_real_terminal_shows_an_enqueue_and_its_processing(
     # bash reports the exit status on the screen (tmux does not always reap a pane's process).
     tail = f"{shlex.quote(sys.executable)} -m attn tail --url {server.url}"
     command = f"bash -c {shlex.quote(tail + '; echo attn exited with status $?')}"
-    _tmux(socket_name, "new-session", "-d", "-s", "tail", "-x", "200", "-y", "50",
-          "-e", "ATTN_TOKEN=", "-e", "ATTN_URL=", command,
-          ";", "set-option", "-t", "tail", "remain-on-exit", "on")
+    _tmux(
+        socket_name,
+        "new-session",
+        "-d",
+        "-s",
+        "tail",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        "-e",
+        "ATTN_TOKEN=",
+        "-e",
+        "ATTN_URL=",
+        command,
+        ";",
+        "set-option",
+        "-t",
+        "tail",
+        "remain-on-exit",
+        "on",
+    )
     socket_path = _tmux(socket_name, "display-message", "-p", "#{socket_path}").strip()
     try:
         _pane_until(socket_name, lambda s: "following all agents" in s)
@@ -289,8 +312,12 @@ def test_srv20_tail_in_a_real_terminal_shows_an_enqueue_and_its_processing(
         assert " bob " in mailbox and "a2a_message" in mailbox and "hello from the test" in mailbox
         assert any("agent:decision" in line and "pick" in line for line in lines)
         assert any("agent:focus" in line for line in lines)
-        order = [name for line in lines for name in ("agent:mailbox", "agent:decision",
-                 "agent:item") if name in line]
+        order = [
+            name
+            for line in lines
+            for name in ("agent:mailbox", "agent:decision", "agent:item")
+            if name in line
+        ]
         assert order.index("agent:mailbox") < order.index("agent:decision")
         # Coloured by event name: the mailbox line carries an escape sequence.
         coloured = _pane_until(socket_name, lambda s: item_id in s, colour=True)
@@ -302,8 +329,9 @@ def test_srv20_tail_in_a_real_terminal_shows_an_enqueue_and_its_processing(
         assert "attn exited with status 0" in screen, screen
         assert "Traceback" not in screen
     finally:
-        subprocess.run(["tmux", "-L", socket_name, "kill-server"], capture_output=True,
-                       timeout=30, check=False)
+        subprocess.run(
+            ["tmux", "-L", socket_name, "kill-server"], capture_output=True, timeout=30, check=False
+        )
         Path(socket_path).unlink(missing_ok=True)
 
 
@@ -322,8 +350,7 @@ def test_srv20_chat_streams_each_reply(server: LiveServer) -> None:
 
 
 def test_srv20_chat_json_prints_every_event(server: LiveServer) -> None:
-    result = _attn("chat", "bob", "--url", server.url, "--json", "--session", "s-9",
-                   stdin="ping\n")
+    result = _attn("chat", "bob", "--url", server.url, "--json", "--session", "s-9", stdin="ping\n")
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert [e["event"] for e in events] == ["item", "delta", "done"]

@@ -114,7 +114,8 @@ async def test_core_11_deferred_resurface_merged_and_every_decision_stored(
     await clock.advance(61)
     await runtime.run_until_idle()
     statuses = [
-        e.data["item"]["status"] for e in events
+        e.data["item"]["status"]
+        for e in events
         if e.type == ITEM_UPDATED and e.data["item"]["id"] == later
     ]
     # The claim (processing) is announced by the focus event, not as an item update.
@@ -128,7 +129,9 @@ async def test_core_11_deferred_resurface_merged_and_every_decision_stored(
         for decision in await runtime.store.find_decisions("a", item_id):
             assert decision.item_id == item_id and decision.decision_type and decision.reasoning
             assert {"currentFocus", "queueDepth", "queuedTypes"} <= set(decision.context), (
-                decision.decision_type, decision.context)
+                decision.decision_type,
+                decision.context,
+            )
 
 
 async def test_core_20_one_item_processing_at_a_time_in_store(runtime: Runtime) -> None:
@@ -527,8 +530,13 @@ async def test_core_42_next_item_runs_after_failure_without_new_enqueue(
         return "ok"
 
     brain = Recorder(work)
-    agent = await runtime.add_agent("a", brain, AgentConfig(backstop_s=1, max_attempts=1)
-                                    if how == "timeout" else AgentConfig(max_attempts=1))
+    agent = await runtime.add_agent(
+        "a",
+        brain,
+        AgentConfig(backstop_s=1, max_attempts=1)
+        if how == "timeout"
+        else AgentConfig(max_attempts=1),
+    )
     a = await agent.enqueue("a2a_message", {"content": "A"})
     b = await agent.enqueue("a2a_message", {"content": "B"})
     await settle()

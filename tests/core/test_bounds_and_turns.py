@@ -100,7 +100,8 @@ async def test_c1_backstop_fires_for_a_brain_that_never_suspends() -> None:
     stopped: list[float] = []
     async with Runtime(MemoryStore()) as runtime:
         agent = await runtime.add_agent(
-            "a", _spinner(5.0, stopped), AgentConfig(backstop_s=0.2, max_attempts=1))
+            "a", _spinner(5.0, stopped), AgentConfig(backstop_s=0.2, max_attempts=1)
+        )
         item_id = await agent.enqueue("system_event", {"content": "spin"})
         await asyncio.wait_for(runtime.run_until_idle(), 30)
         item = await runtime.store.get_item(item_id)
@@ -140,9 +141,10 @@ async def test_c1_health_answers_over_http_while_a_brain_spins(tmp_path: Path) -
     await runtime.start()
     try:
         agent = await runtime.add_agent("a", _spinner(2.0, stopped))
-        async with serve_app(create_app(runtime)) as url, httpx.AsyncClient(
-            base_url=url, timeout=30.0
-        ) as http:
+        async with (
+            serve_app(create_app(runtime)) as url,
+            httpx.AsyncClient(base_url=url, timeout=30.0) as http,
+        ):
             await agent.enqueue("system_event", {"content": "spin"})
             await asyncio.sleep(0.05)
             assert agent.focus_item is not None
@@ -162,14 +164,16 @@ async def test_c1_health_answers_over_http_while_a_brain_spins(tmp_path: Path) -
 
 async def _logs(runtime: Runtime, item_id: str) -> list[tuple[int, str]]:
     (activity,) = await runtime.store.find_activities("a", [item_id])
-    return [(entry.seq, entry.content) for entry in
-            await runtime.store.find_activity_logs(activity.id)]
+    return [
+        (entry.seq, entry.content) for entry in await runtime.store.find_activity_logs(activity.id)
+    ]
 
 
 async def test_c8_log_seq_continues_in_order_after_preempt_and_resume(clock: FakeClock) -> None:
     async with Runtime(MemoryStore(), clock=clock) as runtime:
-        agent = await runtime.add_agent("a", EchoBrain(steps=4, step_s=1.0),
-                                        AgentConfig(coalesce_window_ms=0))
+        agent = await runtime.add_agent(
+            "a", EchoBrain(steps=4, step_s=1.0), AgentConfig(coalesce_window_ms=0)
+        )
         work = await agent.enqueue("review_request", {"content": "review"})
         await clock.advance(1.5)  # step 1 logged, working on step 2
         await agent.enqueue("human_chat", {"content": "hi"})
@@ -247,9 +251,10 @@ async def test_c1_huge_heartbeat_interval_is_clamped_not_a_500(tmp_path: Path) -
         await runtime.add_agent("a", EchoBrain())
         info = await runtime.time.set_heartbeat_interval("a", -HUGE)
         assert info["intervalS"] == 300.0
-        async with serve_app(create_app(runtime)) as url, httpx.AsyncClient(
-            base_url=url, timeout=10.0
-        ) as http:
+        async with (
+            serve_app(create_app(runtime)) as url,
+            httpx.AsyncClient(base_url=url, timeout=10.0) as http,
+        ):
             response = await http.put("/api/agents/a/heartbeat", json={"intervalS": HUGE})
             assert response.status_code == 200, response.text
             assert response.json()["intervalS"] == 86_400.0

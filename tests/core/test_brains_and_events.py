@@ -108,11 +108,15 @@ async def test_every_new_focus_is_announced(runtime: Runtime, clock: FakeClock) 
     from attn import AgentConfig
     from attn.core.events import FOCUS_CHANGED
 
-    agent = await runtime.add_agent("a", EchoBrain(steps=3, step_s=1),
-                                    AgentConfig(coalesce_window_ms=0))
+    agent = await runtime.add_agent(
+        "a", EchoBrain(steps=3, step_s=1), AgentConfig(coalesce_window_ms=0)
+    )
     focuses: list[str | None] = []
-    runtime.bus.subscribe(lambda e: e.type == FOCUS_CHANGED and focuses.append(
-        (e.data["focus"] or {}).get("sourceType")))
+    runtime.bus.subscribe(
+        lambda e: (
+            e.type == FOCUS_CHANGED and focuses.append((e.data["focus"] or {}).get("sourceType"))
+        )
+    )
     await agent.enqueue("heartbeat", {"summary": "patrol"})
     await clock.advance(0.5)
     chat = asyncio.ensure_future(agent.send_message("now"))

@@ -25,8 +25,9 @@ class Watcher:
     with a yield point between steps. Records every text it is given: the item's
     content at each call, its batch, and what yield points merge in."""
 
-    def __init__(self, clock: FakeClock, *, step_s: float = 1.0, steps: int = 2,
-                 exec_steps: int = 10) -> None:
+    def __init__(
+        self, clock: FakeClock, *, step_s: float = 1.0, steps: int = 2, exec_steps: int = 10
+    ) -> None:
         self.clock, self.step_s, self.steps, self.exec_steps = clock, step_s, steps, exec_steps
         self.calls: list[tuple[float, MailboxItem, str]] = []
         self.seen: list[tuple[float, str]] = []  # (time, text) in the order the brain saw them
@@ -88,8 +89,11 @@ async def test_core_70_status_update_and_agent_comment_consolidated_reach_the_br
     await agent.enqueue("a2a_message", {"content": "busy"})  # queued together behind it
     await settle()
     status = await agent.enqueue("task_status_update", {"taskId": "T", "summary": "T blocked"})
-    comment = await agent.enqueue("task_comment", {"taskId": "T", "content": "flaky test"},
-                                  metadata={"senderId": "rita", "senderRole": "agent"})
+    comment = await agent.enqueue(
+        "task_comment",
+        {"taskId": "T", "content": "flaky test"},
+        metadata={"senderId": "rita", "senderRole": "agent"},
+    )
     await clock.advance(5)
     await runtime.run_until_idle()
     assert any("flaky test" in text for _, text in brain.seen)  # the comment reached a brain
@@ -108,8 +112,11 @@ async def test_core_70_requirement_comment_folded_into_update_reaches_the_brain(
     await agent.enqueue("a2a_message", {"content": "busy"})
     await settle()
     update = await agent.enqueue("requirement_update", {"requirementId": "R", "summary": "R"})
-    await agent.enqueue("requirement_comment", {"requirementId": "R", "content": "scope?"},
-                        metadata={"senderId": "omar", "senderRole": "agent"})
+    await agent.enqueue(
+        "requirement_comment",
+        {"requirementId": "R", "content": "scope?"},
+        metadata={"senderId": "omar", "senderRole": "agent"},
+    )
     await clock.advance(5)
     await runtime.run_until_idle()
     assert any("scope?" in text for _, text in brain.seen)
@@ -144,8 +151,9 @@ async def test_core_70_a_survivor_keeps_every_stimulus_when_it_is_merged_again(
     await agent.enqueue("task_comment", {"taskId": "T", "content": "nested comment"})
     await clock.advance(1.0)  # busy ends; before the chat, the update absorbs the comment
     assert (await _stored(runtime, first)).payload["content"].endswith("nested comment")
-    again = await agent.enqueue("task_status_update", {"taskId": "T", "summary": "T again"},
-                                priority=0)
+    again = await agent.enqueue(
+        "task_status_update", {"taskId": "T", "summary": "T again"}, priority=0
+    )
     await clock.advance(5)  # after the chat: the newer update absorbs the first survivor
     await runtime.run_until_idle()
     assert chat.done()
@@ -160,15 +168,26 @@ async def test_core_70_stale_purge_never_ages_out_a_survivor_with_a_comment(
     runtime: Runtime, clock: FakeClock
 ) -> None:
     brain = Watcher(clock, step_s=1.0, steps=1)
-    agent = await runtime.add_agent("a", brain, AgentConfig(stale_after_s=60,
-                                                             coalesce_window_ms=0))
+    agent = await runtime.add_agent("a", brain, AgentConfig(stale_after_s=60, coalesce_window_ms=0))
     survivor = MailboxItem(
-        id=new_id("mbx"), agent_id="a", source_type="task_status_update", priority=1,
-        status=ItemStatus.QUEUED, metadata={}, queued_at=clock.now() - timedelta(hours=1),
-        payload={"taskId": "T", "summary": "T blocked", "content": "[task_comment] keep me",
-                 "mergedItemIds": ["mbx_x"], "messages": [
-                     {"itemId": "s", "sourceType": "task_status_update", "content": ""},
-                     {"itemId": "mbx_x", "sourceType": "task_comment", "content": "keep me"}]})
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type="task_status_update",
+        priority=1,
+        status=ItemStatus.QUEUED,
+        metadata={},
+        queued_at=clock.now() - timedelta(hours=1),
+        payload={
+            "taskId": "T",
+            "summary": "T blocked",
+            "content": "[task_comment] keep me",
+            "mergedItemIds": ["mbx_x"],
+            "messages": [
+                {"itemId": "s", "sourceType": "task_status_update", "content": ""},
+                {"itemId": "mbx_x", "sourceType": "task_comment", "content": "keep me"},
+            ],
+        },
+    )
     await runtime.store.write([InsertItem(survivor)])
     stored = await _stored(runtime, survivor.id)
     agent.mailbox.restore([stored])
@@ -186,16 +205,35 @@ async def test_core_70_crash_recovery_keeps_a_survivor_with_a_comment(
     store = SQLiteStore(path)
     await store.open()
     left = MailboxItem(
-        id=new_id("mbx"), agent_id="a", source_type="task_status_update", priority=1,
-        status=ItemStatus.PROCESSING, metadata={}, queued_at=clock.now(),
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type="task_status_update",
+        priority=1,
+        status=ItemStatus.PROCESSING,
+        metadata={},
+        queued_at=clock.now(),
         started_at=clock.now(),
-        payload={"taskId": "T", "content": "[task_comment] keep me", "mergedItemIds": ["x"],
-                 "messages": [{"itemId": "s", "sourceType": "task_status_update"},
-                              {"itemId": "x", "sourceType": "task_comment"}]})
+        payload={
+            "taskId": "T",
+            "content": "[task_comment] keep me",
+            "mergedItemIds": ["x"],
+            "messages": [
+                {"itemId": "s", "sourceType": "task_status_update"},
+                {"itemId": "x", "sourceType": "task_comment"},
+            ],
+        },
+    )
     alone = MailboxItem(
-        id=new_id("mbx"), agent_id="a", source_type="task_status_update", priority=1,
-        status=ItemStatus.PROCESSING, metadata={}, queued_at=clock.now(),
-        started_at=clock.now(), payload={"taskId": "U", "summary": "U blocked"})
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type="task_status_update",
+        priority=1,
+        status=ItemStatus.PROCESSING,
+        metadata={},
+        queued_at=clock.now(),
+        started_at=clock.now(),
+        payload={"taskId": "U", "summary": "U blocked"},
+    )
     await store.write([InsertItem(left), InsertItem(alone)])
     await store.close()
     runtime = Runtime(SQLiteStore(path), clock=clock)
@@ -213,15 +251,33 @@ async def test_core_70_retry_cleanup_keeps_a_status_update_that_absorbed_a_comme
 ) -> None:
     agent = await runtime.add_agent("a", Watcher(clock, steps=1), start=False)
     carrier = MailboxItem(
-        id=new_id("mbx"), agent_id="a", source_type="task_status_update", priority=1,
-        status=ItemStatus.QUEUED, metadata={}, queued_at=clock.now(),
-        payload={"taskId": "X", "content": "[task_comment] keep me", "mergedItemIds": ["c"],
-                 "messages": [{"itemId": "s", "sourceType": "task_status_update"},
-                              {"itemId": "c", "sourceType": "task_comment"}]})
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type="task_status_update",
+        priority=1,
+        status=ItemStatus.QUEUED,
+        metadata={},
+        queued_at=clock.now(),
+        payload={
+            "taskId": "X",
+            "content": "[task_comment] keep me",
+            "mergedItemIds": ["c"],
+            "messages": [
+                {"itemId": "s", "sourceType": "task_status_update"},
+                {"itemId": "c", "sourceType": "task_comment"},
+            ],
+        },
+    )
     plain = MailboxItem(
-        id=new_id("mbx"), agent_id="a", source_type="task_status_update", priority=1,
-        status=ItemStatus.QUEUED, metadata={}, queued_at=clock.now(),
-        payload={"taskId": "X", "summary": "X blocked"})
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type="task_status_update",
+        priority=1,
+        status=ItemStatus.QUEUED,
+        metadata={},
+        queued_at=clock.now(),
+        payload={"taskId": "X", "summary": "X blocked"},
+    )
     await runtime.store.write([InsertItem(carrier), InsertItem(plain)])
     agent.mailbox.restore([await _stored(runtime, carrier.id), await _stored(runtime, plain.id)])
     dropped = await agent.mailbox.drop_status_updates("X")
@@ -249,8 +305,9 @@ async def test_core_71_arrival_after_the_last_yield_point_is_not_overtaken(
     await clock.advance(1.5)  # after m1's only yield point (t=1)
     # Idempotency keys: each is an item of its own (no enqueue-time dedup).
     await agent.enqueue("a2a_message", _msg("m2"), metadata=_from("sam"), idempotency_key="k2")
-    await agent.enqueue("a2a_message", _msg("r1"), priority=1, metadata=_from("rob"),
-                        idempotency_key="k3")
+    await agent.enqueue(
+        "a2a_message", _msg("r1"), priority=1, metadata=_from("rob"), idempotency_key="k3"
+    )
     await clock.advance(1.0)  # m1 ends at t=2; r1 (P1, same channel) is the next focus
     await clock.advance(0.2)
     await agent.enqueue("a2a_message", _msg("m3"), metadata=_from("sam"), idempotency_key="k4")
@@ -291,16 +348,16 @@ async def test_core_71_no_merge_ahead_of_an_earlier_queued_message_of_the_sender
     runtime: Runtime, clock: FakeClock
 ) -> None:
     brain = Watcher(clock, step_s=1.0, steps=3)
-    agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0),
-                                    judge=RefuseOne(runtime.registry, "m2"))
+    agent = await runtime.add_agent(
+        "a", brain, AgentConfig(coalesce_window_ms=0), judge=RefuseOne(runtime.registry, "m2")
+    )
     await agent.enqueue("a2a_message", _msg("r0"), metadata=_from("rob"))
     await clock.advance(0.5)
-    m2 = await agent.enqueue("a2a_message", _msg("m2"), metadata=_from("sam"),
-                             idempotency_key="k2")
-    m3 = await agent.enqueue("a2a_message", _msg("m3"), metadata=_from("sam"),
-                             idempotency_key="k3")
-    other = await agent.enqueue("a2a_message", _msg("o1"), metadata=_from("olga"),
-                                idempotency_key="k4")
+    m2 = await agent.enqueue("a2a_message", _msg("m2"), metadata=_from("sam"), idempotency_key="k2")
+    m3 = await agent.enqueue("a2a_message", _msg("m3"), metadata=_from("sam"), idempotency_key="k3")
+    other = await agent.enqueue(
+        "a2a_message", _msg("o1"), metadata=_from("olga"), idempotency_key="k4"
+    )
     await clock.advance(1.0)  # the yield point: m2 refused, so m3 must not merge; o1 may
     assert brain.decisions[0][1] == "merge"
     assert (await _stored(runtime, m3)).status == ItemStatus.QUEUED
@@ -320,11 +377,14 @@ async def test_core_71_a_continue_verdict_is_reconsidered_by_the_next_focus(
     follow-up must still merge into the next focus of the same session, in order."""
     brain = Watcher(clock, step_s=1.0, steps=1, exec_steps=4)
     agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0))
-    await agent.enqueue("task_status_update", {"taskId": "X", "triggerExecution": True,
-                                               "content": "long work"})
+    await agent.enqueue(
+        "task_status_update", {"taskId": "X", "triggerExecution": True, "content": "long work"}
+    )
     await clock.advance(0.5)
-    chats = [asyncio.ensure_future(agent.send_message(t, sender_id="u", session_id="s"))
-             for t in ("c1", "c2")]
+    chats = [
+        asyncio.ensure_future(agent.send_message(t, sender_id="u", session_id="s"))
+        for t in ("c1", "c2")
+    ]
     await settle()
     await clock.advance(0.6)  # yield point at t=1: c1 preempts, c2 continue
     await clock.advance(20)
@@ -363,8 +423,9 @@ async def test_core_72_preempted_p1_execution_resumes_before_p2_and_p3(
 ) -> None:
     brain = Watcher(clock, step_s=1.0, steps=1, exec_steps=5)
     agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0))
-    run = await agent.enqueue("task_status_update", {"taskId": "X", "triggerExecution": True,
-                                                     "content": "run X"})
+    run = await agent.enqueue(
+        "task_status_update", {"taskId": "X", "triggerExecution": True, "content": "run X"}
+    )
     await clock.advance(0.3)
     low = await agent.enqueue("a2a_message", {"content": "p3"}, priority=3)
     normal = await agent.enqueue("a2a_message", {"content": "p2"}, priority=2)
@@ -374,8 +435,7 @@ async def test_core_72_preempted_p1_execution_resumes_before_p2_and_p3(
     assert chat.result().text
     order = [item.id for _, item, _ in brain.calls]
     assert order == [run, chat.result().item_id, run, normal, low]
-    assert await _decision_types(runtime, "a", run) == [
-        "pick", "preempt", "resurface", "pick"]
+    assert await _decision_types(runtime, "a", run) == ["pick", "preempt", "resurface", "pick"]
 
 
 async def test_core_72_equal_priority_preemption_is_not_undone(
@@ -399,8 +459,13 @@ class PreemptFor:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    async def classify(self, focus: MailboxItem, new: MailboxItem, queue: list[MailboxItem],
-                       recent: list[dict[str, Any]]) -> str:
+    async def classify(
+        self,
+        focus: MailboxItem,
+        new: MailboxItem,
+        queue: list[MailboxItem],
+        recent: list[dict[str, Any]],
+    ) -> str:
         return "preempt" if new.content == self.text else "continue"
 
 
@@ -408,8 +473,9 @@ async def test_core_72_the_agent_switches_to_the_preempting_item_then_resumes(
     runtime: Runtime, clock: FakeClock
 ) -> None:
     brain = Watcher(clock, step_s=1.0, steps=3)
-    agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0),
-                                    classifier=PreemptFor("stop and look"))
+    agent = await runtime.add_agent(
+        "a", brain, AgentConfig(coalesce_window_ms=0), classifier=PreemptFor("stop and look")
+    )
     work = await agent.enqueue("review_request", {"content": "review"}, priority=1)
     await clock.advance(0.5)
     normal = await agent.enqueue("a2a_message", {"content": "p2"}, priority=2)
@@ -427,8 +493,9 @@ async def test_core_72_timed_deferral_resurfaces_by_priority_not_only_when_idle(
     agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0))
     later = await agent.enqueue("a2a_message", {"content": "later"}, priority=1)
     await agent.mailbox.defer(later, clock.now() + timedelta(seconds=2.5))
-    ids = [await agent.enqueue("a2a_message", {"content": f"bulk {i}"}, priority=3)
-           for i in range(6)]
+    ids = [
+        await agent.enqueue("a2a_message", {"content": f"bulk {i}"}, priority=3) for i in range(6)
+    ]
     await clock.advance(20)
     await runtime.run_until_idle()
     order = [item.id for _, item, _ in brain.calls]
@@ -442,8 +509,9 @@ async def test_core_72_untimed_deferral_still_waits_for_idle(
     agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0))
     parked = await agent.enqueue("a2a_message", {"content": "parked"}, priority=0)
     await agent.mailbox.defer(parked)
-    ids = [await agent.enqueue("a2a_message", {"content": f"bulk {i}"}, priority=3)
-           for i in range(3)]
+    ids = [
+        await agent.enqueue("a2a_message", {"content": f"bulk {i}"}, priority=3) for i in range(3)
+    ]
     await clock.advance(20)
     await runtime.run_until_idle()
     assert [item.id for _, item, _ in brain.calls] == [*ids, parked]
@@ -459,10 +527,12 @@ async def test_core_73_informational_update_never_preempts(
     agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0))
     work = await agent.enqueue("review_request", {"content": "review"}, priority=2)
     await clock.advance(0.5)
-    info = await agent.enqueue("task_status_update", {"taskId": "T", "summary": "T done"},
-                               priority=0)
-    acting = await agent.enqueue("requirement_update",
-                                 {"requirementId": "R", "actionRequired": True}, priority=3)
+    info = await agent.enqueue(
+        "task_status_update", {"taskId": "T", "summary": "T done"}, priority=0
+    )
+    acting = await agent.enqueue(
+        "requirement_update", {"requirementId": "R", "actionRequired": True}, priority=3
+    )
     await clock.advance(20)
     await runtime.run_until_idle()
     assert "preempt" not in await _decision_types(runtime, "a", work)
@@ -483,8 +553,13 @@ class SlowClassifier:
     def __init__(self, clock: FakeClock, latency_s: float) -> None:
         self.clock, self.latency_s, self.calls = clock, latency_s, 0
 
-    async def classify(self, focus: MailboxItem, new: MailboxItem, queue: list[MailboxItem],
-                       recent: list[dict[str, Any]]) -> str:
+    async def classify(
+        self,
+        focus: MailboxItem,
+        new: MailboxItem,
+        queue: list[MailboxItem],
+        recent: list[dict[str, Any]],
+    ) -> str:
         self.calls += 1
         await self.clock.sleep(self.latency_s)
         return "continue"
@@ -499,24 +574,30 @@ async def test_core_75_a_persons_chat_is_seen_within_one_yield_interval(
     try:
         brain = Watcher(clock, step_s=1.0, steps=2, exec_steps=30)
         agent = await runtime.add_agent(
-            "a", brain, AgentConfig(coalesce_window_ms=0),
-            classifier=SlowClassifier(clock, 0.3) if classifier else None)
-        await agent.enqueue("task_status_update", {"taskId": "X", "triggerExecution": True,
-                                                   "content": "run X"})
+            "a",
+            brain,
+            AgentConfig(coalesce_window_ms=0),
+            classifier=SlowClassifier(clock, 0.3) if classifier else None,
+        )
+        await agent.enqueue(
+            "task_status_update", {"taskId": "X", "triggerExecution": True, "content": "run X"}
+        )
         sent: dict[str, float] = {}
         replies = []
 
         async def chat(text: str, who: str, at_s: float) -> None:
             await clock.advance(at_s - clock.monotonic())
             sent[text] = clock.monotonic()
-            replies.append(asyncio.ensure_future(
-                agent.send_message(text, sender_id=who, session_id=who)))
+            replies.append(
+                asyncio.ensure_future(agent.send_message(text, sender_id=who, session_id=who))
+            )
             await settle()
 
         for i in range(4):  # other interrupts pending: agent messages, status updates
             await clock.advance(0.1)
-            await agent.enqueue("a2a_message", _msg(f"note {i}", channel=f"dm:{i}"),
-                                metadata=_from(f"bot{i}"))
+            await agent.enqueue(
+                "a2a_message", _msg(f"note {i}", channel=f"dm:{i}"), metadata=_from(f"bot{i}")
+            )
             await agent.enqueue("task_status_update", {"taskId": f"T{i}", "summary": "moved"})
         await chat("u1", "pat", 2.2)
         await chat("u2", "pat", 2.5)  # a follow-up, judged continue behind u1
@@ -538,16 +619,21 @@ async def test_core_70_a_comment_the_brain_handles_on_its_own_is_a_chat_activity
     """000 §6.3: a comment processed as its own item (no running work to inject it
     into), and a status update that absorbed one, get a chat activity with their
     log lines; an informational update alone gets none."""
+
     async def brain(item: MailboxItem, focus: Focus) -> Reply:
         focus.log("text", f"read {item.id}")
         return Reply("noted")
 
     agent = await runtime.add_agent("a", brain, AgentConfig(coalesce_window_ms=0), start=False)
-    comment = await agent.enqueue("task_comment", {"taskId": "T1", "content": "looks off"},
-                                  metadata={"senderId": "rev"})
+    comment = await agent.enqueue(
+        "task_comment", {"taskId": "T1", "content": "looks off"}, metadata={"senderId": "rev"}
+    )
     update = await agent.enqueue("task_status_update", {"taskId": "T2", "status": "done"})
-    await agent.enqueue("task_comment", {"taskId": "T2", "content": "but check the docs"},
-                        metadata={"senderId": "rev"})
+    await agent.enqueue(
+        "task_comment",
+        {"taskId": "T2", "content": "but check the docs"},
+        metadata={"senderId": "rev"},
+    )
     alone = await agent.enqueue("task_status_update", {"taskId": "T3", "status": "done"})
     agent.start()
     await runtime.run_until_idle()

@@ -302,7 +302,10 @@ asyncio.run(main(sys.argv[1], sys.argv[2] == "enqueue"))
 def _crashing_run(db: Path, enqueue: bool) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", CRASHING_RUN, str(db), "enqueue" if enqueue else "restart"],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == -signal.SIGKILL, done.stderr
     seen: list[str] = json.loads(done.stdout)

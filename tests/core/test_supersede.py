@@ -28,8 +28,9 @@ from attn.trace.model import type_from_json, type_to_json
 
 from .conftest import Recorder
 
-INBOXES = (Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-           / "claude-team-inboxes").resolve()
+INBOXES = (
+    Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "claude-team-inboxes"
+).resolve()
 
 
 class Holder:
@@ -50,15 +51,27 @@ class Holder:
         return None if decision.stop else f"done {item.id}"
 
 
-def _queued(clock: FakeClock, source_type: str, priority: int = 2, age_s: float = 0.0,
-            metadata: dict[str, Any] | None = None, **payload: Any) -> MailboxItem:
-    return MailboxItem(id=new_id("mbx"), agent_id="a", source_type=source_type,
-                       priority=priority, status=ItemStatus.QUEUED, payload=dict(payload),
-                       metadata=metadata or {}, queued_at=clock.now() - timedelta(seconds=age_s))
+def _queued(
+    clock: FakeClock,
+    source_type: str,
+    priority: int = 2,
+    age_s: float = 0.0,
+    metadata: dict[str, Any] | None = None,
+    **payload: Any,
+) -> MailboxItem:
+    return MailboxItem(
+        id=new_id("mbx"),
+        agent_id="a",
+        source_type=source_type,
+        priority=priority,
+        status=ItemStatus.QUEUED,
+        payload=dict(payload),
+        metadata=metadata or {},
+        queued_at=clock.now() - timedelta(seconds=age_s),
+    )
 
 
-async def _restart(db: Path, clock: FakeClock, config: AgentConfig, *items: MailboxItem
-                   ) -> Runtime:
+async def _restart(db: Path, clock: FakeClock, config: AgentConfig, *items: MailboxItem) -> Runtime:
     store = SQLiteStore(db)
     await store.open()
     await store.write([InsertItem(i) for i in items])
@@ -87,8 +100,10 @@ async def test_core_74_dedup_off_nothing_merges_or_collapses_on_restart(
 ) -> None:
     beats = [_queued(clock, "heartbeat", 3, age_s=30 - i) for i in range(3)]
     comments = [_queued(clock, "task_comment", p, content=f"c{p}", taskId="T") for p in (2, 1)]
-    channel = [_queued(clock, "a2a_message", content=f"m{i}", extra={"channelKey": "dm:x"})
-               for i in range(2)]
+    channel = [
+        _queued(clock, "a2a_message", content=f"m{i}", extra={"channelKey": "dm:x"})
+        for i in range(2)
+    ]
     items = [*beats, *comments, *channel]
     runtime = await _restart(tmp_path / "attn.db", clock, AgentConfig(dedup=False), *items)
     try:
@@ -111,7 +126,10 @@ async def test_core_74_dedup_on_restart_collapses_and_merges_like_enqueue(
     try:
         assert runtime.get_agent("a").depth == 2
         assert [await _status(runtime, b.id) for b in beats] == [
-            ItemStatus.DROPPED, ItemStatus.DROPPED, ItemStatus.QUEUED]
+            ItemStatus.DROPPED,
+            ItemStatus.DROPPED,
+            ItemStatus.QUEUED,
+        ]
         assert await _status(runtime, comments[1].id) == ItemStatus.MERGED
     finally:
         await runtime.close()
@@ -122,16 +140,21 @@ async def test_core_74_restart_refuses_merge_keys_that_enqueue_refuses(
 ) -> None:
     """Recovery had its own key rule: blank task ids and top-level execution flags merged."""
     blank = [_queued(clock, "task_comment", content=f"b{i}", taskId="") for i in range(2)]
-    flagged = [_queued(clock, "task_comment", content=f"f{i}", taskId="T",
-                       extra={"triggerExecution": True}) for i in range(2)]
+    flagged = [
+        _queued(
+            clock, "task_comment", content=f"f{i}", taskId="T", extra={"triggerExecution": True}
+        )
+        for i in range(2)
+    ]
     runtime = await _restart(tmp_path / "attn.db", clock, AgentConfig(), *blank, *flagged)
     try:
         agent = runtime.get_agent("a")
         assert agent.depth == 4
         # ...and enqueue agrees: neither merges there either.
         await agent.enqueue("task_comment", {"content": "b2", "taskId": ""})
-        await agent.enqueue("task_comment", {"content": "f2", "taskId": "T",
-                                             "extra": {"triggerExecution": True}})
+        await agent.enqueue(
+            "task_comment", {"content": "f2", "taskId": "T", "extra": {"triggerExecution": True}}
+        )
         assert agent.depth == 6
     finally:
         await runtime.close()
@@ -164,13 +187,16 @@ async def test_core_76_heartbeats_over_http_collapse_into_processing_one(
     await runtime.start()
     try:
         await runtime.add_agent("w", brain, AgentConfig(coalesce_window_ms=0))
-        async with serve_app(create_app(runtime)) as url, httpx.AsyncClient(
-            base_url=url, timeout=10.0
-        ) as http:
+        async with (
+            serve_app(create_app(runtime)) as url,
+            httpx.AsyncClient(base_url=url, timeout=10.0) as http,
+        ):
 
             async def beat(text: str) -> str:
-                response = await http.post("/api/agents/w/mailbox", json={
-                    "sourceType": "heartbeat", "payload": {"content": text}})
+                response = await http.post(
+                    "/api/agents/w/mailbox",
+                    json={"sourceType": "heartbeat", "payload": {"content": text}},
+                )
                 assert response.status_code == 202, response.text
                 return str(response.json()["id"])
 
@@ -215,13 +241,16 @@ async def test_core_76_same_status_notice_never_preempts_its_focus(runtime: Runt
     brain = Holder()
     agent = await runtime.add_agent("a", brain, AgentConfig(dedup=False, coalesce_window_ms=0))
     payload = {"extra": {"supersedeKey": "status"}}
-    first = await agent.enqueue("system_event", {"content": "busy", **payload},
-                                metadata={"senderId": "w1"})
+    first = await agent.enqueue(
+        "system_event", {"content": "busy", **payload}, metadata={"senderId": "w1"}
+    )
     await settle()
-    second = await agent.enqueue("system_event", {"content": "idle", **payload},
-                                 metadata={"senderId": "w1"})
-    other = await agent.enqueue("system_event", {"content": "other sender", **payload},
-                                metadata={"senderId": "w2"})
+    second = await agent.enqueue(
+        "system_event", {"content": "idle", **payload}, metadata={"senderId": "w1"}
+    )
+    other = await agent.enqueue(
+        "system_event", {"content": "other sender", **payload}, metadata={"senderId": "w2"}
+    )
     brain.release.set()
     await runtime.run_until_idle()
     assert brain.calls[0] == first and brain.yields[0] == "preempt"  # w2's notice is news
@@ -235,9 +264,11 @@ async def test_core_76_per_item_supersede_key(runtime: Runtime) -> None:
     agent = await runtime.add_agent("a", Recorder(), start=False)
 
     async def status(sender: str, key: str, text: str) -> str:
-        return await agent.enqueue("a2a_message", {"content": text,
-                                                   "extra": {"supersedeKey": key}},
-                                   metadata={"senderId": sender})
+        return await agent.enqueue(
+            "a2a_message",
+            {"content": text, "extra": {"supersedeKey": key}},
+            metadata={"senderId": sender},
+        )
 
     a1 = await status("w1", "status", "w1 busy")
     a2 = await status("w1", "status", "w1 idle")
@@ -261,15 +292,28 @@ async def test_core_76_malformed_supersede_key_is_refused_and_changes_nothing(
 async def test_core_76_people_are_never_superseded(runtime: Runtime) -> None:
     agent = await runtime.add_agent("a", Recorder(), start=False)
     for text in ("one", "two"):
-        await agent.enqueue("human_chat", {"content": text, "extra": {"supersedeKey": "k"}},
-                            metadata={"senderId": "u"})
+        await agent.enqueue(
+            "human_chat",
+            {"content": text, "extra": {"supersedeKey": "k"}},
+            metadata={"senderId": "u"},
+        )
     assert agent.depth == 2
     with pytest.raises(InvalidInput, match="superseding"):
-        TypeRegistry().register(ItemType("ping", "Ping", 3, Category.INTERACTION, "•",
-                                         user_interaction=True, supersedes=Supersede.SENDER))
+        TypeRegistry().register(
+            ItemType(
+                "ping",
+                "Ping",
+                3,
+                Category.INTERACTION,
+                "•",
+                user_interaction=True,
+                supersedes=Supersede.SENDER,
+            )
+        )
     with pytest.raises(InvalidInput, match="supersedes"):
-        TypeRegistry().register(ItemType("ping", "Ping", 3, Category.SYSTEM, "•",
-                                         supersedes="newest"))  # type: ignore[arg-type]
+        TypeRegistry().register(
+            ItemType("ping", "Ping", 3, Category.SYSTEM, "•", supersedes="newest")
+        )  # type: ignore[arg-type]
 
 
 async def test_core_76_full_mailbox_still_takes_a_superseding_notice(runtime: Runtime) -> None:
@@ -300,11 +344,13 @@ async def test_core_76_lead_spends_one_call_per_idle_teammate_not_per_ping(
         for spec in trace.types:
             runtime.registry.register(spec)
         (name,) = {e.agent for e in trace.events}
-        lead = await runtime.add_agent(name, brain, AgentConfig(coalesce_window_ms=0),
-                                       start=False)  # busy elsewhere
+        lead = await runtime.add_agent(
+            name, brain, AgentConfig(coalesce_window_ms=0), start=False
+        )  # busy elsewhere
         for event in trace.events:
-            await lead.enqueue(event.source_type, event.payload, event.priority,
-                               event.metadata, event.key)
+            await lead.enqueue(
+                event.source_type, event.payload, event.priority, event.metadata, event.key
+            )
         lead.start()
         await runtime.run_until_idle()
         items = await runtime.store.find_items(ItemQuery(name, limit=100, oldest_first=True))

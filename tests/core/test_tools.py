@@ -44,8 +44,10 @@ async def _snapshot(runtime: Runtime, agent: Agent) -> Any:
     items = await runtime.store.find_items(ItemQuery(agent.name, limit=1000))
     decisions = await runtime.store.find_decisions(agent.name, None, 1000)
     return (
-        [(i.id, i.status, i.priority, i.deferred_until, i.reason, json.dumps(i.payload))
-         for i in items],
+        [
+            (i.id, i.status, i.priority, i.deferred_until, i.reason, json.dumps(i.payload))
+            for i in items
+        ],
         [d.id for d in decisions],
         [(i.id, i.priority) for i in agent.mailbox.queued_items()],
         [i.id for i in agent.mailbox.deferred_items()],
@@ -69,13 +71,17 @@ async def test_coal_30_check_mailbox_reports_and_changes_nothing(runtime: Runtim
         return Reply("ok")
 
     agent = await runtime.add_agent("a", Recorder(wait), NO_WINDOW)
-    chat = await agent.enqueue("human_chat", {"content": "how is T1 going?"},
-                               metadata={"senderId": "u1", "senderName": "Alice"})
+    chat = await agent.enqueue(
+        "human_chat",
+        {"content": "how is T1 going?"},
+        metadata={"senderId": "u1", "senderName": "Alice"},
+    )
     await settle()
     assert agent.focus_item is not None and agent.focus_item.id == chat
     low = await agent.enqueue("heartbeat", {})
-    mid = await agent.enqueue("a2a_message", {"content": "please review " + "x" * 400,
-                                              "taskId": "T1"})
+    mid = await agent.enqueue(
+        "a2a_message", {"content": "please review " + "x" * 400, "taskId": "T1"}
+    )
     later = await agent.enqueue("a2a_message", {"content": "ping"})
     await agent.tools().defer_mailbox_item(later, "not now")
     before = await _snapshot(runtime, agent)
@@ -95,7 +101,9 @@ async def test_coal_30_check_mailbox_reports_and_changes_nothing(runtime: Runtim
     assert len(brief["preview"]) == 300 and brief["preview"].endswith("…")
     assert [i["id"] for i in seen["deferred"]] == [later]
     assert [(d["decisionType"], d["itemId"]) for d in seen["recentDecisions"]][:2] == [
-        ("defer", later), ("pick", chat)]
+        ("defer", later),
+        ("pick", chat),
+    ]
     json.dumps(seen)
     assert [i["id"] for i in (await agent.tools().check_mailbox(limit=1))["queued"]] == [mid]
     for bad in (0, 1001, True, "5", 2.0):
@@ -108,8 +116,16 @@ async def test_coal_30_check_mailbox_reports_and_changes_nothing(runtime: Runtim
 async def test_coal_30_check_mailbox_when_idle(runtime: Runtime) -> None:
     agent = await _stopped(runtime)
     seen = await agent.tools().check_mailbox()
-    assert seen == {"agentId": "a", "state": "idle", "depth": 0, "deferredCount": 0,
-                    "currentFocus": None, "queued": [], "deferred": [], "recentDecisions": []}
+    assert seen == {
+        "agentId": "a",
+        "state": "idle",
+        "depth": 0,
+        "deferredCount": 0,
+        "currentFocus": None,
+        "queued": [],
+        "deferred": [],
+        "recentDecisions": [],
+    }
 
 
 # ------------------------------------------------------------------ COAL-31
@@ -126,8 +142,12 @@ async def test_coal_31_defer_sets_deferred_until_and_records_a_decision(
     result = await tools.defer_mailbox_item(first, "waiting for the build", delay_minutes=15)
 
     until = clock.now() + timedelta(minutes=15)
-    assert result == {"itemId": first, "status": "deferred",
-                      "deferredUntil": until.isoformat(), "reason": "waiting for the build"}
+    assert result == {
+        "itemId": first,
+        "status": "deferred",
+        "deferredUntil": until.isoformat(),
+        "reason": "waiting for the build",
+    }
     assert [i.id for i in agent.mailbox.queued_items()] == [second]
     stored = await runtime.store.get_item(first)
     assert stored is not None and stored.status == ItemStatus.DEFERRED
@@ -156,22 +176,24 @@ async def test_coal_31_deferred_item_resurfaces_after_the_delay(
     assert brain.ids == [item]
 
 
-@pytest.mark.parametrize(("args", "error", "message"), [
-    ({"item_id": "", "reason": "r"}, InvalidInput, "item_id must be a non-blank"),
-    ({"item_id": None, "reason": "r"}, InvalidInput, "item_id must be a non-blank"),
-    ({"item_id": "ITEM", "reason": ""}, InvalidInput, "reason must be a non-blank"),
-    ({"item_id": "ITEM", "reason": "   "}, InvalidInput, "reason must be a non-blank"),
-    ({"item_id": "ITEM", "reason": None}, InvalidInput, "reason must be a non-blank"),
-    ({"item_id": "ITEM", "reason": "r" * 2001}, InvalidInput, "limit is 2000"),
-    ({"item_id": "ITEM", "reason": "r", "delay_minutes": 0}, InvalidInput, "more than 0"),
-    ({"item_id": "ITEM", "reason": "r", "delay_minutes": -5}, InvalidInput, "more than 0"),
-    ({"item_id": "ITEM", "reason": "r", "delay_minutes": 43_201}, InvalidInput, "30 days"),
-    ({"item_id": "ITEM", "reason": "r", "delay_minutes": "5"}, InvalidInput, "number"),
-    ({"item_id": "ITEM", "reason": "r", "delay_minutes": True}, InvalidInput, "number"),
-    ({"item_id": "ITEM", "reason": "r", "delay_minutes": float("nan")}, InvalidInput,
-     "number"),
-    ({"item_id": "mbx_nope", "reason": "r"}, ItemNotFound, "'mbx_nope'"),
-])
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ({"item_id": "", "reason": "r"}, InvalidInput, "item_id must be a non-blank"),
+        ({"item_id": None, "reason": "r"}, InvalidInput, "item_id must be a non-blank"),
+        ({"item_id": "ITEM", "reason": ""}, InvalidInput, "reason must be a non-blank"),
+        ({"item_id": "ITEM", "reason": "   "}, InvalidInput, "reason must be a non-blank"),
+        ({"item_id": "ITEM", "reason": None}, InvalidInput, "reason must be a non-blank"),
+        ({"item_id": "ITEM", "reason": "r" * 2001}, InvalidInput, "limit is 2000"),
+        ({"item_id": "ITEM", "reason": "r", "delay_minutes": 0}, InvalidInput, "more than 0"),
+        ({"item_id": "ITEM", "reason": "r", "delay_minutes": -5}, InvalidInput, "more than 0"),
+        ({"item_id": "ITEM", "reason": "r", "delay_minutes": 43_201}, InvalidInput, "30 days"),
+        ({"item_id": "ITEM", "reason": "r", "delay_minutes": "5"}, InvalidInput, "number"),
+        ({"item_id": "ITEM", "reason": "r", "delay_minutes": True}, InvalidInput, "number"),
+        ({"item_id": "ITEM", "reason": "r", "delay_minutes": float("nan")}, InvalidInput, "number"),
+        ({"item_id": "mbx_nope", "reason": "r"}, ItemNotFound, "'mbx_nope'"),
+    ],
+)
 async def test_coal_31_defer_rejects_bad_arguments_and_changes_nothing(
     runtime: Runtime, args: dict[str, Any], error: type[Exception], message: str
 ) -> None:
@@ -185,20 +207,24 @@ async def test_coal_31_defer_rejects_bad_arguments_and_changes_nothing(
 
 
 async def test_coal_31_defer_needs_an_id_and_a_reason_through_the_tool_call(
-    runtime: Runtime
+    runtime: Runtime,
 ) -> None:
     agent = await _stopped(runtime)
     item = await agent.enqueue("a2a_message", {"content": "x"})
     before = await _snapshot(runtime, agent)
     tools = agent.tools()
     answer = await tools.call("defer_mailbox_item", {"item_id": item})
-    assert answer == {"ok": False, "error": "invalid_input",
-                      "message": "defer_mailbox_item needs the argument 'reason'"}
+    assert answer == {
+        "ok": False,
+        "error": "invalid_input",
+        "message": "defer_mailbox_item needs the argument 'reason'",
+    }
     answer = await tools.call("defer_mailbox_item", {"reason": "because"})
     assert answer["ok"] is False and "'item_id'" in answer["message"]
     assert await _snapshot(runtime, agent) == before
-    answer = await tools.call("defer_mailbox_item",
-                              {"item_id": item, "reason": "because", "delay_minutes": 5})
+    answer = await tools.call(
+        "defer_mailbox_item", {"item_id": item, "reason": "because", "delay_minutes": 5}
+    )
     assert answer["ok"] is True and answer["status"] == "deferred"
 
 
@@ -212,8 +238,9 @@ async def test_coal_31_deferring_twice_is_an_invalid_transition(runtime: Runtime
     assert await _snapshot(runtime, agent) == before
 
 
-@pytest.mark.parametrize(("given", "stored"), [
-    (1.7, 2), (0, 0), (4, 4), (3, 3), (0.49, 0), (2.5, 3), (3.5, 4), (1.0, 1)])
+@pytest.mark.parametrize(
+    ("given", "stored"), [(1.7, 2), (0, 0), (4, 4), (3, 3), (0.49, 0), (2.5, 3), (3.5, 4), (1.0, 1)]
+)
 async def test_coal_31_prioritize_accepts_numbers_0_to_4_rounded(
     runtime: Runtime, given: float, stored: int
 ) -> None:
@@ -237,8 +264,9 @@ async def test_coal_31_prioritize_changes_the_queue_order(runtime: Runtime) -> N
     assert await _decisions(runtime, agent, second) == [("prioritize", "blocks the release")]
 
 
-@pytest.mark.parametrize("bad", [-1, -0.01, 4.01, 5, "2", None, True, False, float("nan"),
-                                 float("inf"), [2]])
+@pytest.mark.parametrize(
+    "bad", [-1, -0.01, 4.01, 5, "2", None, True, False, float("nan"), float("inf"), [2]]
+)
 async def test_coal_31_prioritize_rejects_anything_else_and_changes_nothing(
     runtime: Runtime, bad: object
 ) -> None:
@@ -248,8 +276,7 @@ async def test_coal_31_prioritize_rejects_anything_else_and_changes_nothing(
     with pytest.raises(InvalidPriority, match="number from 0"):
         await agent.tools().prioritize_mailbox_item(item, bad)  # type: ignore[arg-type]
     assert await _snapshot(runtime, agent) == before
-    answer = await agent.tools().call("prioritize_mailbox_item",
-                                      {"item_id": item, "priority": bad})
+    answer = await agent.tools().call("prioritize_mailbox_item", {"item_id": item, "priority": bad})
     assert answer["ok"] is False and answer["error"] == "invalid_priority"
     assert await _snapshot(runtime, agent) == before
 
@@ -262,10 +289,15 @@ async def test_coal_31_drop_records_a_drop_decision(runtime: Runtime) -> None:
     tools = agent.tools()
     await tools.defer_mailbox_item(deferred, "later")
     assert await tools.drop_mailbox_item(stale, "superseded by the next heartbeat") == {
-        "itemId": stale, "status": "dropped", "reason": "superseded by the next heartbeat"}
+        "itemId": stale,
+        "status": "dropped",
+        "reason": "superseded by the next heartbeat",
+    }
     await tools.drop_mailbox_item(deferred, "no longer needed")  # deferred items too
-    for item_id, reason in ((stale, "superseded by the next heartbeat"),
-                            (deferred, "no longer needed")):
+    for item_id, reason in (
+        (stale, "superseded by the next heartbeat"),
+        (deferred, "no longer needed"),
+    ):
         saved = await runtime.store.get_item(item_id)
         assert saved is not None and saved.status == ItemStatus.DROPPED
         assert saved.reason == reason
@@ -309,11 +341,10 @@ async def test_coal_32_human_chat_is_protected_from_every_tool(runtime: Runtime)
     assert result.process_item_id == chat
 
 
-@pytest.mark.parametrize("name", ["defer_mailbox_item", "drop_mailbox_item",
-                                  "prioritize_mailbox_item"])
-async def test_coal_32_an_unknown_id_is_an_error_naming_the_id(
-    runtime: Runtime, name: str
-) -> None:
+@pytest.mark.parametrize(
+    "name", ["defer_mailbox_item", "drop_mailbox_item", "prioritize_mailbox_item"]
+)
+async def test_coal_32_an_unknown_id_is_an_error_naming_the_id(runtime: Runtime, name: str) -> None:
     agent = await _stopped(runtime)
     await agent.enqueue("a2a_message", {"content": "x"})
     before = await _snapshot(runtime, agent)
@@ -328,9 +359,7 @@ async def test_coal_32_an_unknown_id_is_an_error_naming_the_id(
     assert await _snapshot(runtime, agent) == before
 
 
-async def test_coal_32_finished_items_and_the_focus_cannot_be_managed(
-    runtime: Runtime
-) -> None:
+async def test_coal_32_finished_items_and_the_focus_cannot_be_managed(runtime: Runtime) -> None:
     gate = asyncio.Event()
 
     async def wait(item: MailboxItem, focus: Focus) -> Reply:
@@ -368,25 +397,34 @@ async def test_coal_32_another_agents_item_is_unknown(runtime: Runtime) -> None:
 async def test_coal_33_working_memory_tools(runtime: Runtime, clock: FakeClock) -> None:
     agent = await _stopped(runtime)
     tools = agent.tools()
-    answer = await tools.call("update_working_memory",
-                              {"key": "plan", "content": "review T1, then T2"})
-    assert answer == {"ok": True, "key": "plan", "updatedAt": clock.now().isoformat(),
-                      "entries": 1}
+    answer = await tools.call(
+        "update_working_memory", {"key": "plan", "content": "review T1, then T2"}
+    )
+    assert answer == {"ok": True, "key": "plan", "updatedAt": clock.now().isoformat(), "entries": 1}
     await clock.advance(120)
     await tools.update_working_memory("blockers", "none")
     assert "- plan (updated 2 min ago): review T1, then T2" in agent.working_memory.render()
     before = await _snapshot(runtime, agent)
-    for args in ({"key": "", "content": "x"}, {"key": "k", "content": "x" * 5000},
-                 {"key": "k", "content": 5}):
+    for args in (
+        {"key": "", "content": "x"},
+        {"key": "k", "content": "x" * 5000},
+        {"key": "k", "content": 5},
+    ):
         answer = await tools.call("update_working_memory", args)
         assert answer["ok"] is False and answer["error"] == "invalid_input"
     assert await _snapshot(runtime, agent) == before
     assert await tools.call("clear_working_memory", {"key": "plan"}) == {
-        "ok": True, "cleared": ["plan"], "entries": 1}
+        "ok": True,
+        "cleared": ["plan"],
+        "entries": 1,
+    }
     assert await tools.clear_working_memory("plan") == {"cleared": [], "entries": 1}
     await tools.update_working_memory("x", "y")
     assert await tools.call("clear_working_memory") == {
-        "ok": True, "cleared": ["blockers", "x"], "entries": 0}
+        "ok": True,
+        "cleared": ["blockers", "x"],
+        "entries": 0,
+    }
 
 
 async def test_coal_33_a_brain_uses_its_tools_while_focused(runtime: Runtime) -> None:
@@ -423,53 +461,84 @@ async def test_complete_deliberation_builds_the_result(runtime: Runtime) -> None
     ids = [await agent.enqueue("a2a_message", {"content": f"m{i}"}) for i in range(5)]
     tools = agent.tools()
     result = await tools.complete_deliberation(
-        ids[1], "batch the channel chatter",
+        ids[1],
+        "batch the channel chatter",
         process_item_ids=[ids[2], ids[1], ids[2]],
         batch_context="answer both in one message",
-        defer_item_ids=[ids[3]], drop_item_ids=[ids[4]], inline_completed_ids=[ids[0]],
+        defer_item_ids=[ids[3]],
+        drop_item_ids=[ids[4]],
+        inline_completed_ids=[ids[0]],
         situational_awareness="Channel is busy; Bob waits on a review.",
-        memory_updates=[{"key": "channel", "content": "busy"},
-                        {"key": "prefs", "content": "short", "type": "longterm"}])
+        memory_updates=[
+            {"key": "channel", "content": "busy"},
+            {"key": "prefs", "content": "short", "type": "longterm"},
+        ],
+    )
     assert result == DeliberationResult(
-        process_item_id=ids[1], reasoning="batch the channel chatter",
-        process_item_ids=(ids[1], ids[2]), batch_context="answer both in one message",
-        defer_item_ids=(ids[3],), drop_item_ids=(ids[4],), inline_completed_ids=(ids[0],),
+        process_item_id=ids[1],
+        reasoning="batch the channel chatter",
+        process_item_ids=(ids[1], ids[2]),
+        batch_context="answer both in one message",
+        defer_item_ids=(ids[3],),
+        drop_item_ids=(ids[4],),
+        inline_completed_ids=(ids[0],),
         situational_awareness="Channel is busy; Bob waits on a review.",
-        memory_updates=(MemoryUpdate("channel", "busy"),
-                        MemoryUpdate("prefs", "short", "longterm")))
+        memory_updates=(
+            MemoryUpdate("channel", "busy"),
+            MemoryUpdate("prefs", "short", "longterm"),
+        ),
+    )
     assert tools.deliberation is result
     # Nothing is applied by the tool: the controller does that.
     assert agent.mailbox.depth == 5 and len(agent.working_memory) == 0
     single = await tools.complete_deliberation(ids[0], "just this", process_item_ids=[ids[0]])
     assert single.process_item_ids is None
-    answer = await tools.call("complete_deliberation",
-                              {"process_item_id": ids[0], "reasoning": "r"})
-    assert answer == {"ok": True, "deliberation": {
-        "processItemId": ids[0], "processItemIds": [], "batchContext": None,
-        "deferItemIds": [], "dropItemIds": [], "inlineCompletedIds": [], "reasoning": "r",
-        "situationalAwareness": None, "memoryUpdates": []}}
+    answer = await tools.call(
+        "complete_deliberation", {"process_item_id": ids[0], "reasoning": "r"}
+    )
+    assert answer == {
+        "ok": True,
+        "deliberation": {
+            "processItemId": ids[0],
+            "processItemIds": [],
+            "batchContext": None,
+            "deferItemIds": [],
+            "dropItemIds": [],
+            "inlineCompletedIds": [],
+            "reasoning": "r",
+            "situationalAwareness": None,
+            "memoryUpdates": [],
+        },
+    }
     json.dumps(answer)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    ({"process_item_id": ""}, "process_item_id must be a non-blank"),
-    ({"reasoning": " "}, "reasoning must be a non-blank"),
-    ({"process_item_ids": "mbx_1"}, "process_item_ids must be a list"),
-    ({"process_item_ids": ["mbx_1", 7]}, r"process_item_ids\[1\] must be a non-blank"),
-    ({"defer_item_ids": ["mbx_p"]}, "cannot be both processed and deferred"),
-    ({"drop_item_ids": ["mbx_x"], "inline_completed_ids": ["mbx_x"]},
-     "cannot be both dropped and completed inline"),
-    ({"drop_item_ids": ["i"] * 1001}, "limit is 1000"),
-    ({"batch_context": 5}, "batch_context must be a string"),
-    ({"situational_awareness": "x" * 5000}, "5000 bytes; the limit is 4096"),
-    ({"memory_updates": {"key": "k"}}, "memory_updates must be a list"),
-    ({"memory_updates": ["k"]}, r"memory_updates\[0\] must be an object"),
-    ({"memory_updates": [{"key": "k", "content": "c", "ttl": 1}]}, "unknown fields 'ttl'"),
-    ({"memory_updates": [{"key": "k", "content": "c", "type": "episodic"}]},
-     "must be 'working' or 'longterm'"),
-    ({"memory_updates": [{"key": "", "content": "c"}]}, r"memory_updates\[0\]: working memory"),
-    ({"memory_updates": [{"key": "k", "content": "c"}] * 65}, "limit is 64"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"process_item_id": ""}, "process_item_id must be a non-blank"),
+        ({"reasoning": " "}, "reasoning must be a non-blank"),
+        ({"process_item_ids": "mbx_1"}, "process_item_ids must be a list"),
+        ({"process_item_ids": ["mbx_1", 7]}, r"process_item_ids\[1\] must be a non-blank"),
+        ({"defer_item_ids": ["mbx_p"]}, "cannot be both processed and deferred"),
+        (
+            {"drop_item_ids": ["mbx_x"], "inline_completed_ids": ["mbx_x"]},
+            "cannot be both dropped and completed inline",
+        ),
+        ({"drop_item_ids": ["i"] * 1001}, "limit is 1000"),
+        ({"batch_context": 5}, "batch_context must be a string"),
+        ({"situational_awareness": "x" * 5000}, "5000 bytes; the limit is 4096"),
+        ({"memory_updates": {"key": "k"}}, "memory_updates must be a list"),
+        ({"memory_updates": ["k"]}, r"memory_updates\[0\] must be an object"),
+        ({"memory_updates": [{"key": "k", "content": "c", "ttl": 1}]}, "unknown fields 'ttl'"),
+        (
+            {"memory_updates": [{"key": "k", "content": "c", "type": "episodic"}]},
+            "must be 'working' or 'longterm'",
+        ),
+        ({"memory_updates": [{"key": "", "content": "c"}]}, r"memory_updates\[0\]: working memory"),
+        ({"memory_updates": [{"key": "k", "content": "c"}] * 65}, "limit is 64"),
+    ],
+)
 async def test_complete_deliberation_rejects_bad_arguments(
     runtime: Runtime, args: dict[str, Any], message: str
 ) -> None:
@@ -487,9 +556,15 @@ async def test_complete_deliberation_rejects_bad_arguments(
 
 
 def test_tool_schemas_describe_every_tool_and_match_the_methods() -> None:
-    assert TOOL_NAMES == ("check_mailbox", "defer_mailbox_item", "drop_mailbox_item",
-                          "prioritize_mailbox_item", "update_working_memory",
-                          "clear_working_memory", "complete_deliberation")
+    assert TOOL_NAMES == (
+        "check_mailbox",
+        "defer_mailbox_item",
+        "drop_mailbox_item",
+        "prioritize_mailbox_item",
+        "update_working_memory",
+        "clear_working_memory",
+        "complete_deliberation",
+    )
     json.dumps(TOOL_SCHEMAS)
     for schema in TOOL_SCHEMAS:
         assert set(schema) == {"name", "description", "parameters"}

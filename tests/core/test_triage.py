@@ -479,14 +479,24 @@ async def test_core_71_a_follow_up_never_overtakes_a_deliberated_batch(runtime: 
 
     def plan(head: MailboxItem, queued: list[MailboxItem]) -> DeliberationResult:
         by_text = {i.content: i.id for i in [head, *queued]}
-        return DeliberationResult(by_text["m1"], process_item_ids=(
-            by_text["m1"], by_text["m2"], by_text["m3"]))
+        return DeliberationResult(
+            by_text["m1"], process_item_ids=(by_text["m1"], by_text["m2"], by_text["m3"])
+        )
 
-    agent = await runtime.add_agent("a", Recorder(work), AgentConfig(coalesce_window_ms=0),
-                                    deliberator=Deliberate(plan), start=False)
+    agent = await runtime.add_agent(
+        "a",
+        Recorder(work),
+        AgentConfig(coalesce_window_ms=0),
+        deliberator=Deliberate(plan),
+        start=False,
+    )
     for n in range(1, 5):
-        await agent.enqueue("a2a_message", {"content": f"m{n}", "extra": {"channelKey": "c"}},
-                            metadata={"senderId": "w"}, idempotency_key=f"k{n}")
+        await agent.enqueue(
+            "a2a_message",
+            {"content": f"m{n}", "extra": {"channelKey": "c"}},
+            metadata={"senderId": "w"},
+            idempotency_key=f"k{n}",
+        )
     agent.start()
     await runtime.run_until_idle()
     assert [t for t in seen if t.startswith("m")] == ["m1", "m2", "m3", "m4"]

@@ -27,8 +27,11 @@ async def test_coal_33_entries_are_keyed_and_carry_their_update_time(clock: Fake
     again = memory.update("task-priorities", "T2 first now")
     assert again.updated_at == clock.now() and again.content == "T2 first now"
     assert len(memory) == 2 and "blockers" in memory
-    assert memory.to_list()[1] == {"key": "task-priorities", "content": "T2 first now",
-                                   "updatedAt": clock.now().isoformat()}
+    assert memory.to_list()[1] == {
+        "key": "task-priorities",
+        "content": "T2 first now",
+        "updatedAt": clock.now().isoformat(),
+    }
 
 
 async def test_coal_33_render_lists_every_entry_with_its_age(clock: FakeClock) -> None:
@@ -39,17 +42,30 @@ async def test_coal_33_render_lists_every_entry_with_its_age(clock: FakeClock) -
     memory.update("alpha", "fresh")
     await clock.advance(5)
     text = memory.render(clock.now())
-    assert text == ("## Working Memory\n\n"
-                    "- alpha (updated 5 s ago): fresh\n"
-                    "- zeta (updated 3 min ago): line one\n  line two")
+    assert text == (
+        "## Working Memory\n\n"
+        "- alpha (updated 5 s ago): fresh\n"
+        "- zeta (updated 3 min ago): line one\n  line two"
+    )
     assert memory.render() == text  # defaults to the clock's now
 
 
-@pytest.mark.parametrize(("age_s", "label"), [
-    (-5, "just now"), (0, "just now"), (0.9, "just now"), (1, "1 s ago"), (59.9, "59 s ago"),
-    (60, "1 min ago"), (3599, "59 min ago"), (3600, "1 h ago"), (86_399, "23 h ago"),
-    (86_400, "1 d ago"), (10 * 86_400, "10 d ago"),
-])
+@pytest.mark.parametrize(
+    ("age_s", "label"),
+    [
+        (-5, "just now"),
+        (0, "just now"),
+        (0.9, "just now"),
+        (1, "1 s ago"),
+        (59.9, "59 s ago"),
+        (60, "1 min ago"),
+        (3599, "59 min ago"),
+        (3600, "1 h ago"),
+        (86_399, "23 h ago"),
+        (86_400, "1 d ago"),
+        (10 * 86_400, "10 d ago"),
+    ],
+)
 def test_format_age(age_s: float, label: str) -> None:
     assert format_age(age_s) == label
 
@@ -71,7 +87,8 @@ async def test_coal_33_situational_awareness_is_stored_under_deliberation(
         skipped = memory.apply_deliberation(result)
     assert memory.get(DELIBERATION_KEY) is not None
     assert memory.get("deliberation").content == (  # type: ignore[union-attr]
-        "Three reviews pending; Alice is waiting on T1.")
+        "Three reviews pending; Alice is waiting on T1."
+    )
     assert memory.get("focus").content == "T1, then T2"  # type: ignore[union-attr]
     assert "prefs" not in memory
     assert skipped == [MemoryUpdate("prefs", "Alice prefers short replies", "longterm")]
@@ -81,20 +98,23 @@ async def test_coal_33_situational_awareness_is_stored_under_deliberation(
     assert memory.get(DELIBERATION_KEY) is not None
 
 
-@pytest.mark.parametrize(("key", "content", "message"), [
-    ("", "x", "non-blank string"),
-    ("   ", "x", "non-blank string"),
-    (None, "x", "non-blank string"),
-    (3, "x", "non-blank string"),
-    ("a\nb", "x", "one line"),
-    ("k" * 101, "x", "at most 100"),
-    ("k", None, "must be a string"),
-    ("k", 42, "must be a string"),
-    ("k", "  \n", "blank"),
-    ("k", "x" * 4097, "4097 bytes; the limit is 4096"),
-    ("k", "é" * 2049, "4098 bytes"),
-    ("k", "bad \ud800", "lone surrogate"),
-])
+@pytest.mark.parametrize(
+    ("key", "content", "message"),
+    [
+        ("", "x", "non-blank string"),
+        ("   ", "x", "non-blank string"),
+        (None, "x", "non-blank string"),
+        (3, "x", "non-blank string"),
+        ("a\nb", "x", "one line"),
+        ("k" * 101, "x", "at most 100"),
+        ("k", None, "must be a string"),
+        ("k", 42, "must be a string"),
+        ("k", "  \n", "blank"),
+        ("k", "x" * 4097, "4097 bytes; the limit is 4096"),
+        ("k", "é" * 2049, "4098 bytes"),
+        ("k", "bad \ud800", "lone surrogate"),
+    ],
+)
 async def test_coal_33_bad_writes_are_rejected_and_change_nothing(
     clock: FakeClock, key: object, content: object, message: str
 ) -> None:
@@ -111,9 +131,7 @@ async def test_exactly_4_kb_is_accepted_and_keys_are_stripped(clock: FakeClock) 
     assert memory.get("big") is not None
 
 
-async def test_coal_33_memory_is_bounded_and_a_bad_batch_changes_nothing(
-    clock: FakeClock
-) -> None:
+async def test_coal_33_memory_is_bounded_and_a_bad_batch_changes_nothing(clock: FakeClock) -> None:
     memory = WorkingMemory(clock, max_entries=3)
     memory.update_many([("a", "1"), ("b", "2"), ("c", "3")])
     with pytest.raises(InvalidInput, match="holds 3 of 3 entries; cannot add 'd'"):
@@ -121,12 +139,14 @@ async def test_coal_33_memory_is_bounded_and_a_bad_batch_changes_nothing(
     memory.update("a", "one")  # replacing an entry needs no room
     with pytest.raises(InvalidInput, match="blank"):
         memory.update_many([("b", "two"), ("c", "")])
-    bad = DeliberationResult(process_item_id="mbx_1", situational_awareness="new note",
-                             memory_updates=(MemoryUpdate("b", "two"),))
+    bad = DeliberationResult(
+        process_item_id="mbx_1",
+        situational_awareness="new note",
+        memory_updates=(MemoryUpdate("b", "two"),),
+    )
     with pytest.raises(InvalidInput, match="cannot add 'deliberation'"):
         memory.apply_deliberation(bad)
-    assert [(e.key, e.content) for e in memory.entries()] == [("a", "one"), ("b", "2"),
-                                                              ("c", "3")]
+    assert [(e.key, e.content) for e in memory.entries()] == [("a", "one"), ("b", "2"), ("c", "3")]
 
 
 async def test_clear_one_key_or_all(clock: FakeClock) -> None:
@@ -168,22 +188,29 @@ class _Aware:
     def __init__(self) -> None:
         self.calls = 0
 
-    async def deliberate(self, head: MailboxItem, queued: list[MailboxItem],
-                         context: dict[str, Any]) -> DeliberationResult:
+    async def deliberate(
+        self, head: MailboxItem, queued: list[MailboxItem], context: dict[str, Any]
+    ) -> DeliberationResult:
         self.calls += 1
         return DeliberationResult(
-            process_item_id=head.id, reasoning="head first",
+            process_item_id=head.id,
+            reasoning="head first",
             situational_awareness=f"{len(queued)} more waiting after {head.content}",
-            memory_updates=(MemoryUpdate("", "bad key: skipped"), MemoryUpdate("plan", "in order"),
-                            MemoryUpdate("prefs", "terse", "longterm")))
+            memory_updates=(
+                MemoryUpdate("", "bad key: skipped"),
+                MemoryUpdate("plan", "in order"),
+                MemoryUpdate("prefs", "terse", "longterm"),
+            ),
+        )
 
 
 async def test_coal_33_the_loop_stores_deliberation_notes_in_working_memory(
     runtime: Runtime, caplog: pytest.LogCaptureFixture
 ) -> None:
     deliberator = _Aware()
-    agent = await runtime.add_agent("a", Recorder(), AgentConfig(coalesce_window_ms=0),
-                                    deliberator=deliberator, start=False)
+    agent = await runtime.add_agent(
+        "a", Recorder(), AgentConfig(coalesce_window_ms=0), deliberator=deliberator, start=False
+    )
     for text in ("m1", "m2", "m3"):
         await agent.enqueue("a2a_message", {"content": text})
     agent.start()
@@ -199,14 +226,16 @@ async def test_coal_33_the_loop_stores_deliberation_notes_in_working_memory(
     assert "working memory update from deliberation skipped" in caplog.text
 
 
-async def test_remember_deliberation_cuts_long_awareness_and_never_raises(
-    clock: FakeClock
-) -> None:
+async def test_remember_deliberation_cuts_long_awareness_and_never_raises(clock: FakeClock) -> None:
     memory = WorkingMemory(clock, max_entries=2)
     memory.update("a", "1")
-    memory.remember_deliberation(DeliberationResult(
-        process_item_id="mbx_1", situational_awareness="é" * 3000,
-        memory_updates=(MemoryUpdate("b", "full now"), MemoryUpdate("c", "no room"))))
+    memory.remember_deliberation(
+        DeliberationResult(
+            process_item_id="mbx_1",
+            situational_awareness="é" * 3000,
+            memory_updates=(MemoryUpdate("b", "full now"), MemoryUpdate("c", "no room")),
+        )
+    )
     note = memory.get(DELIBERATION_KEY)
     assert note is not None and note.content.endswith("…")
     assert len(note.content.encode()) <= 4096

@@ -45,8 +45,9 @@ async def test_history_lists_queued_items_only_in_queued(runtime: Runtime) -> No
     assert [i["summary"] for i in queued_only["history"]] == ["waiting"]
 
 
-@pytest.mark.parametrize(("limit", "offset"), [(0, 0), (1001, 0), (10, -1), (10, 2**63),
-                                                (True, 0), (10, "3")])
+@pytest.mark.parametrize(
+    ("limit", "offset"), [(0, 0), (1001, 0), (10, -1), (10, 2**63), (True, 0), (10, "3")]
+)
 async def test_paging_bounds(runtime: Runtime, limit: object, offset: object) -> None:
     agent = await runtime.add_agent("a", EchoBrain())
     with pytest.raises(InvalidInput):

@@ -115,8 +115,12 @@ asyncio.run(main(sys.argv[1]))
 
 
 def _kill_at_first_brain_step(path: Path) -> list[str]:
-    with subprocess.Popen([sys.executable, "-c", BRAIN_CHILD, str(path)],
-                          stdout=subprocess.PIPE, text=True, env=os.environ.copy()) as child:
+    with subprocess.Popen(
+        [sys.executable, "-c", BRAIN_CHILD, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    ) as child:
         assert child.stdout is not None
         try:
             line = child.stdout.readline().split()

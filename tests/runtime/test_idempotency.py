@@ -32,8 +32,9 @@ async def test_coal_07_a_repeat_answers_duplicate_with_the_first_items_state() -
         await rt.run_until_idle()
         done = await agent.enqueue_result("a2a_message", {"content": "yes"}, idempotency_key="k1")
         assert (done.id, done.duplicate, done.status) == (first.id, True, "completed")
-        assert await agent.enqueue("a2a_message", {"content": "yes"}, idempotency_key="k1") \
-            == first.id
+        assert (
+            await agent.enqueue("a2a_message", {"content": "yes"}, idempotency_key="k1") == first.id
+        )
         assert len(await rt.store.find_items(ItemQuery("a"))) == 1  # nothing new stored
 
 
@@ -41,17 +42,23 @@ async def test_a_repeat_after_a_restart_says_the_first_item_was_dropped(tmp_path
     path = tmp_path / "keys.db"
     async with Runtime(SQLiteStore(path)) as rt:
         agent = await rt.add_agent("a", _done, start=False)
-        first = await agent.enqueue_result("heartbeat", {"content": "patrol"},
-                                           idempotency_key="beat")
+        first = await agent.enqueue_result(
+            "heartbeat", {"content": "patrol"}, idempotency_key="beat"
+        )
         # A crash while it is processing: recovery drops heartbeats.
         await rt.store.write([UpdateItem(first.id, {"status": "processing"})])
     async with Runtime(SQLiteStore(path)) as rt:
         agent = await rt.add_agent("a", _done, start=False)
-        again = await agent.enqueue_result("heartbeat", {"content": "patrol"},
-                                           idempotency_key="beat")
+        again = await agent.enqueue_result(
+            "heartbeat", {"content": "patrol"}, idempotency_key="beat"
+        )
         assert (again.id, again.duplicate, again.status) == (first.id, True, "dropped")
         assert again.item.reason is not None and "crash" in again.item.reason
-        assert again.to_dict() == {"id": first.id, "duplicate": True, "merged": False,
-                                   "status": "dropped",
-                                   "reason": again.item.reason}
+        assert again.to_dict() == {
+            "id": first.id,
+            "duplicate": True,
+            "merged": False,
+            "status": "dropped",
+            "reason": again.item.reason,
+        }
         assert agent.depth == 0  # accepted nothing that would never be processed

@@ -77,8 +77,9 @@ async def _get(http: httpx.AsyncClient, path: str, **params: Any) -> Any:
     return response.json()
 
 
-async def _enqueue(http: httpx.AsyncClient, agent: str, source_type: str, content: str,
-                   **extra: Any) -> str:
+async def _enqueue(
+    http: httpx.AsyncClient, agent: str, source_type: str, content: str, **extra: Any
+) -> str:
     response = await http.post(
         f"/api/agents/{agent}/mailbox",
         json={"sourceType": source_type, "payload": {"content": content, **extra}},
@@ -98,12 +99,16 @@ async def test_srv01_mind_shows_focus_queue_deferred_decisions_and_triage(
     config = AgentConfig(coalesce_window_ms=0)
     async with _serving(tmp_path, w=(gate, config, {})) as (http, _, runtime):
         agent = runtime.get_agent("w")
-        hold = await _enqueue(http, "w", "task_status_update", "hold",
-                              extra={"taskId": "tsk_1", "triggerExecution": True})
+        hold = await _enqueue(
+            http,
+            "w",
+            "task_status_update",
+            "hold",
+            extra={"taskId": "tsk_1", "triggerExecution": True},
+        )
         await gate.started.wait()
         queued = await _enqueue(http, "w", "a2a_message", "queued one")
-        later = await _enqueue(http, "w", "a2a_message", "later one",
-                               extra={"channelKey": "other"})
+        later = await _enqueue(http, "w", "a2a_message", "later one", extra={"channelKey": "other"})
         await agent.mailbox.defer(later, runtime.clock.now() + timedelta(hours=1))
 
         mind = await _get(http, "/api/agents/w/mind")
@@ -138,10 +143,14 @@ async def test_srv02_timeline_fields_filters_paging_and_newest_first(tmp_path: P
     async with _serving(tmp_path, w=(gate, config, {})) as (http, _, runtime):
         types = {t["name"]: t["category"] for t in (await _get(http, "/api/types"))["types"]}
         done = []
-        for source_type, content in (("a2a_message", "first"), ("mention", "second"),
-                                     ("system_event", "third")):
-            done.append(await _enqueue(http, "w", source_type, content,
-                                       extra={"channelKey": content}))
+        for source_type, content in (
+            ("a2a_message", "first"),
+            ("mention", "second"),
+            ("system_event", "third"),
+        ):
+            done.append(
+                await _enqueue(http, "w", source_type, content, extra={"channelKey": content})
+            )
             await runtime.run_until_idle()
         hold = await _enqueue(http, "w", "a2a_message", "hold", extra={"channelKey": "h"})
         await gate.started.wait()
@@ -166,16 +175,19 @@ async def test_srv02_timeline_fields_filters_paging_and_newest_first(tmp_path: P
         category = types["mention"]
         by_category = await _get(http, "/api/agents/w/mailbox", category=category)
         assert by_category["history"] and all(
-            types[i["sourceType"]] == category for i in by_category["history"])
+            types[i["sourceType"]] == category for i in by_category["history"]
+        )
         by_status = await _get(http, "/api/agents/w/mailbox", status="queued,processing")
         assert [i["id"] for i in by_status["history"]] == [waiting, hold]
         paged = await _get(http, "/api/agents/w/mailbox", limit=2, offset=1)
         assert [i["id"] for i in paged["history"]] == [done[2], done[1]]
         assert paged["total"] == 4
 
-        for params, allowed in (({"type": "nope"}, "human_chat"),
-                                ({"category": "nope"}, "interaction"),
-                                ({"status": "nope"}, "completed")):
+        for params, allowed in (
+            ({"type": "nope"}, "human_chat"),
+            ({"category": "nope"}, "interaction"),
+            ({"status": "nope"}, "completed"),
+        ):
             bad = await http.get("/api/agents/w/mailbox", params=params)
             assert bad.status_code == 422, (params, bad.text)
             assert allowed in bad.json()["error"]["message"], bad.text
@@ -205,8 +217,7 @@ async def test_srv03_decision_timeline_and_activity_logs_in_order(tmp_path: Path
 
         history = (await _get(http, "/api/agents/w/mailbox"))["history"]
         activity = next(i["activity"] for i in history if i["id"] == hold)
-        logs = (await _get(http, "/api/agents/w/activity-logs",
-                           activityId=activity["id"]))["logs"]
+        logs = (await _get(http, "/api/agents/w/activity-logs", activityId=activity["id"]))["logs"]
         seqs = [entry["seq"] for entry in logs]
         assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
         contents = [entry["content"] for entry in logs]
@@ -232,8 +243,9 @@ class Poison:
 class PickLast:
     """A deliberator (tier 2 triage) that picks the last queued item."""
 
-    async def deliberate(self, head: MailboxItem, queued: list[MailboxItem],
-                         context: dict[str, Any]) -> DeliberationResult:
+    async def deliberate(
+        self, head: MailboxItem, queued: list[MailboxItem], context: dict[str, Any]
+    ) -> DeliberationResult:
         return DeliberationResult(queued[-1].id, reasoning="the last one unblocks the team")
 
 
@@ -241,8 +253,11 @@ async def test_srv10_triage_and_incomplete_events_reach_subscribers(tmp_path: Pa
     config = AgentConfig(coalesce_window_ms=0, max_attempts=1)
     agents = {
         "p": (Poison(), config, {}),
-        "t": (Poison(), AgentConfig(coalesce_window_ms=0),
-              {"deliberator": PickLast(), "start": False}),
+        "t": (
+            Poison(),
+            AgentConfig(coalesce_window_ms=0),
+            {"deliberator": PickLast(), "start": False},
+        ),
     }
     async with _serving(tmp_path, **agents) as (http, url, runtime):
         async with connect(url.replace("http://", "ws://") + "/ws") as ws:

@@ -174,8 +174,13 @@ def test_idempotency_key_returns_the_same_item(client: httpx.Client) -> None:
     first = client.post("/api/agents/alice/mailbox", json=body, headers={"Idempotency-Key": "k1"})
     again = client.post("/api/agents/alice/mailbox", json=body, headers={"Idempotency-Key": "k1"})
     assert (first.status_code, again.status_code) == (202, 200)
-    assert first.json() == {"id": first.json()["id"], "duplicate": False, "merged": False,
-                            "status": "queued", "reason": None}
+    assert first.json() == {
+        "id": first.json()["id"],
+        "duplicate": False,
+        "merged": False,
+        "status": "queued",
+        "reason": None,
+    }
     assert again.json()["id"] == first.json()["id"] and again.json()["duplicate"] is True
     _barrier(client)
     after = _snapshot(client)
@@ -218,11 +223,16 @@ def test_mind(client: httpx.Client) -> None:
 
 def test_mind_focus_has_label_start_and_task_id(client: httpx.Client) -> None:
     # SRV-01: the focus names the item, its type, a label, its start and its task
-    client.post("/api/agents/slow/mailbox", json={
-        "sourceType": "task_status_update",
-        "payload": {"content": "Implement feature X",
-                    "extra": {"taskId": "tsk_9", "triggerExecution": True}},
-    }).raise_for_status()
+    client.post(
+        "/api/agents/slow/mailbox",
+        json={
+            "sourceType": "task_status_update",
+            "payload": {
+                "content": "Implement feature X",
+                "extra": {"taskId": "tsk_9", "triggerExecution": True},
+            },
+        },
+    ).raise_for_status()
     focus = None
     for _ in range(500):
         focus = client.get("/api/agents/slow/mind").json()["currentFocus"]
@@ -235,8 +245,9 @@ def test_mind_focus_has_label_start_and_task_id(client: httpx.Client) -> None:
 
 def test_mailbox_counts_by_status_and_type(client: httpx.Client) -> None:
     # SRV-02: counts cover every item of the agent, whatever the page
-    client.post("/api/agents/alice/mailbox",
-                json={"sourceType": "mention", "payload": {"content": "m"}}).raise_for_status()
+    client.post(
+        "/api/agents/alice/mailbox", json={"sourceType": "mention", "payload": {"content": "m"}}
+    ).raise_for_status()
     _barrier(client)
     page = client.get("/api/agents/alice/mailbox", params={"limit": 1}).json()
     assert page["countsByType"] == {"mention": 1, "a2a_message": 1}

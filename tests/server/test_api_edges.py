@@ -48,30 +48,45 @@ def _raw(url: str, request: bytes) -> tuple[int, dict[str, object]]:
         while b"\r\n\r\n" not in data:
             data += sock.recv(65536)
         head, _, body = data.partition(b"\r\n\r\n")
-        length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length"))
+        length = next(
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        )
         while len(body) < length:
             body += sock.recv(65536)
     return int(head.split(b" ")[1]), json.loads(body)
 
 
 def _post(path: str, body: bytes, *headers: str) -> bytes:
-    lines = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json",
-             f"Content-Length: {len(body)}", *headers, "Connection: close"]
+    lines = [
+        f"POST {path} HTTP/1.1",
+        "Host: 127.0.0.1",
+        "Content-Type: application/json",
+        f"Content-Length: {len(body)}",
+        *headers,
+        "Connection: close",
+    ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
-@pytest.mark.parametrize("path", ["/api/agents/spare/mailbox", "/api/agents/spare/mailbox?x=1",
-                                  "/api/agents/spare/chat"])
+@pytest.mark.parametrize(
+    "path", ["/api/agents/spare/mailbox", "/api/agents/spare/mailbox?x=1", "/api/agents/spare/chat"]
+)
 def test_a_number_too_long_to_convert_is_400_not_500(server: LiveServer, path: str) -> None:
-    body = (b'{"sourceType": "a2a_message", "payload": {"content": "x"}, "priority": '
-            + BIG.encode() + b"}")
+    body = (
+        b'{"sourceType": "a2a_message", "payload": {"content": "x"}, "priority": '
+        + BIG.encode()
+        + b"}"
+    )
     if path.endswith("chat"):
         body = b'{"text": "hi", "timeoutS": ' + BIG.encode() + b"}"
     status, answer = _raw(server.url, _post(path, body))
     assert status == 400
-    assert answer["error"] == {"code": "malformed_json",
-                               "message": "the body holds a number with more than 4,300 digits"}
+    assert answer["error"] == {
+        "code": "malformed_json",
+        "message": "the body holds a number with more than 4,300 digits",
+    }
     assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["depth"] == 0
 
 
@@ -145,9 +160,11 @@ def test_a_client_leaving_mid_body_is_not_an_error(
     caplog.set_level(logging.DEBUG, logger="attn.server.app")
     host, port = server.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(b"POST /api/agents/spare/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
-                     b"5\r\n{\"sou\r\n")
+        sock.sendall(
+            b"POST /api/agents/spare/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b'5\r\n{"sou\r\n'
+        )
     deadline = time.monotonic() + 10
     while not any("client left" in r.getMessage() for r in caplog.records):
         assert time.monotonic() < deadline, "the server never saw the client leave"
@@ -166,8 +183,11 @@ EVIL = {"Origin": "http://evil.example"}
     [
         ("POST", "/api/agents/spare/control/stop", b"x"),
         ("POST", "/api/agents/spare/cancel", None),
-        ("POST", "/api/agents/spare/mailbox",
-         b'{"sourceType": "a2a_message", "payload": {"content": "x"}}'),
+        (
+            "POST",
+            "/api/agents/spare/mailbox",
+            b'{"sourceType": "a2a_message", "payload": {"content": "x"}}',
+        ),
         ("DELETE", "/api/agents/spare", None),
         ("PATCH", "/api/agents/spare/config", b'{"heartbeatIntervalS": 600}'),
     ],
@@ -215,8 +235,10 @@ async def test_concurrent_creates_and_deletes_of_one_name_answer_truthfully(
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as http:
 
         async def create() -> int:
-            response = await http.post("/api/agents", json={
-                "name": "racer", "brain": "echo", "config": {"heartbeatIntervalS": 600}})
+            response = await http.post(
+                "/api/agents",
+                json={"name": "racer", "brain": "echo", "config": {"heartbeatIntervalS": 600}},
+            )
             return response.status_code
 
         async def delete() -> int:
@@ -241,9 +263,13 @@ def test_a_websocket_frame_that_is_not_utf8_is_one_warning_not_a_traceback(
     host, port = server.url.removeprefix("http://").split(":")
     key = base64.b64encode(os.urandom(16)).decode()
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                      "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        sock.sendall(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                "Sec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
         head = b""
         while b"\r\n\r\n" not in head:
             head += sock.recv(4096)

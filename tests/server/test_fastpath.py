@@ -87,28 +87,66 @@ async def _chunks(data: bytes) -> AsyncIterator[bytes]:
 #: (case, headers, body): bodies are bytes as sent, or a JSON value to encode.
 CASES: list[tuple[str, dict[str, str], Any]] = [
     ("minimal", JSON, {"sourceType": "system_event", "payload": {"content": "hi"}}),
-    ("everything", JSON, {"sourceType": "a2a_message", "priority": 0,
-                          "payload": {"content": "yo", "n": [1, 2.5, None]},
-                          "metadata": {"senderId": "bob", "senderRole": "user"}}),
-    ("user priority", JSON, {"sourceType": "human_chat", "payload": {"content": "q"},
-                             "metadata": {"senderRole": "user"}}),
-    ("key", {**JSON, "idempotency-key": "k-1"},
-     {"sourceType": "system_event", "payload": {"content": "once"}}),
-    ("key again", {**JSON, "idempotency-key": "k-1"},
-     {"sourceType": "system_event", "payload": {"content": "twice"}}),
-    ("tab in key", {**JSON, "idempotency-key": "a\tb"},
-     {"sourceType": "system_event", "payload": {"content": "x"}}),
-    ("long key", {**JSON, "idempotency-key": "k" * 201},
-     {"sourceType": "system_event", "payload": {"content": "x"}}),
+    (
+        "everything",
+        JSON,
+        {
+            "sourceType": "a2a_message",
+            "priority": 0,
+            "payload": {"content": "yo", "n": [1, 2.5, None]},
+            "metadata": {"senderId": "bob", "senderRole": "user"},
+        },
+    ),
+    (
+        "user priority",
+        JSON,
+        {
+            "sourceType": "human_chat",
+            "payload": {"content": "q"},
+            "metadata": {"senderRole": "user"},
+        },
+    ),
+    (
+        "key",
+        {**JSON, "idempotency-key": "k-1"},
+        {"sourceType": "system_event", "payload": {"content": "once"}},
+    ),
+    (
+        "key again",
+        {**JSON, "idempotency-key": "k-1"},
+        {"sourceType": "system_event", "payload": {"content": "twice"}},
+    ),
+    (
+        "tab in key",
+        {**JSON, "idempotency-key": "a\tb"},
+        {"sourceType": "system_event", "payload": {"content": "x"}},
+    ),
+    (
+        "long key",
+        {**JSON, "idempotency-key": "k" * 201},
+        {"sourceType": "system_event", "payload": {"content": "x"}},
+    ),
     ("unknown type", JSON, {"sourceType": "nope", "payload": {"content": "x"}}),
-    ("priority 7", JSON, {"sourceType": "system_event", "priority": 7,
-                          "payload": {"content": "x"}}),
-    ("priority text", JSON, {"sourceType": "system_event", "priority": "1",
-                             "payload": {"content": "x"}}),
-    ("priority float", JSON, {"sourceType": "system_event", "priority": 1.0,
-                              "payload": {"content": "x"}}),
-    ("priority bool", JSON, {"sourceType": "system_event", "priority": True,
-                             "payload": {"content": "x"}}),
+    (
+        "priority 7",
+        JSON,
+        {"sourceType": "system_event", "priority": 7, "payload": {"content": "x"}},
+    ),
+    (
+        "priority text",
+        JSON,
+        {"sourceType": "system_event", "priority": "1", "payload": {"content": "x"}},
+    ),
+    (
+        "priority float",
+        JSON,
+        {"sourceType": "system_event", "priority": 1.0, "payload": {"content": "x"}},
+    ),
+    (
+        "priority bool",
+        JSON,
+        {"sourceType": "system_event", "priority": True, "payload": {"content": "x"}},
+    ),
     ("no text", JSON, {"sourceType": "human_chat", "payload": {}}),
     ("payload list", JSON, {"sourceType": "system_event", "payload": [1]}),
     ("extra field", JSON, {"sourceType": "system_event", "payload": {"content": "x"}, "z": 1}),
@@ -116,19 +154,36 @@ CASES: list[tuple[str, dict[str, str], Any]] = [
     ("empty", JSON, b""),
     ("bad json", JSON, b'{"sourceType": '),
     ("nan", JSON, b'{"sourceType": "system_event", "payload": {"content": "x", "v": NaN}}'),
-    ("deep", JSON, {"sourceType": "system_event",
-                    "payload": {"content": "x", "d": json.loads("[" * 40 + "]" * 40)}}),
-    ("too large for the type", JSON,
-     {"sourceType": "system_event", "payload": {"content": "x" * 3000}}),
-    ("lone surrogate", JSON,
-     b'{"sourceType": "system_event", "payload": {"content": "\\ud800"}}'),
+    (
+        "deep",
+        JSON,
+        {
+            "sourceType": "system_event",
+            "payload": {"content": "x", "d": json.loads("[" * 40 + "]" * 40)},
+        },
+    ),
+    (
+        "too large for the type",
+        JSON,
+        {"sourceType": "system_event", "payload": {"content": "x" * 3000}},
+    ),
+    ("lone surrogate", JSON, b'{"sourceType": "system_event", "payload": {"content": "\\ud800"}}'),
     ("bom", JSON, b'\xef\xbb\xbf{"sourceType": "system_event", "payload": {"content": "b"}}'),
-    ("utf-16", JSON,
-     '{"sourceType": "system_event", "payload": {"content": "u"}}'.encode("utf-16")),
-    ("text/plain", {"content-type": "text/plain"},
-     {"sourceType": "system_event", "payload": {"content": "x"}}),
-    ("charset", {"content-type": "application/json; charset=utf-8"},
-     {"sourceType": "system_event", "payload": {"content": "cs"}}),
+    (
+        "utf-16",
+        JSON,
+        '{"sourceType": "system_event", "payload": {"content": "u"}}'.encode("utf-16"),
+    ),
+    (
+        "text/plain",
+        {"content-type": "text/plain"},
+        {"sourceType": "system_event", "payload": {"content": "x"}},
+    ),
+    (
+        "charset",
+        {"content-type": "application/json; charset=utf-8"},
+        {"sourceType": "system_event", "payload": {"content": "cs"}},
+    ),
     ("no content type", {}, {"sourceType": "system_event", "payload": {"content": "x"}}),
     ("full", JSON, {"sourceType": "system_event", "payload": {"content": "4th"}}),
     ("full, but chat", JSON, {"sourceType": "human_chat", "payload": {"content": "hey"}}),
@@ -140,16 +195,24 @@ def _encode(body: Any) -> bytes:
 
 
 def _normal(response: httpx.Response) -> tuple[int, str, str]:
-    return response.status_code, response.headers.get("content-type", ""), _ID.sub(
-        "<id>", response.text
+    return (
+        response.status_code,
+        response.headers.get("content-type", ""),
+        _ID.sub("<id>", response.text),
     )
 
 
 async def _mailbox(http: httpx.AsyncClient) -> list[tuple[Any, ...]]:
     listing = (await http.get(PATH, params={"limit": 100})).json()
     return [
-        (i["sourceType"], i["priority"], i["status"], i["payload"], i["metadata"],
-         i.get("idempotencyKey"))
+        (
+            i["sourceType"],
+            i["priority"],
+            i["status"],
+            i["payload"],
+            i["metadata"],
+            i.get("idempotencyKey"),
+        )
         for i in listing["history"]
     ]
 
@@ -191,8 +254,12 @@ async def test_unknown_and_odd_agent_names_answer_as_the_route_does(
 ) -> None:
     fast, route = pair
     data = _encode({"sourceType": "system_event", "payload": {"content": "x"}})
-    for path in ("/api/agents/bob/mailbox", "/api/agents/a%2Fb/mailbox",
-                 "/api/agents//mailbox", "/api/agents/" + "n" * 500 + "/mailbox"):
+    for path in (
+        "/api/agents/bob/mailbox",
+        "/api/agents/a%2Fb/mailbox",
+        "/api/agents//mailbox",
+        "/api/agents/" + "n" * 500 + "/mailbox",
+    ):
         answers = []
         for served in (fast, route):
             async with httpx.AsyncClient(base_url=served.url, timeout=10) as http:
@@ -211,8 +278,9 @@ async def test_the_token_is_checked_before_the_fast_path(tmp_path: Path) -> None
             refused = await http.post(PATH, content=data, headers={**JSON, **auth})
             assert refused.status_code == 401
         assert served.runtime.get_agent("alice").depth == 0
-        ok = await http.post(PATH, content=data,
-                             headers={**JSON, "authorization": f"Bearer {TOKEN}"})
+        ok = await http.post(
+            PATH, content=data, headers={**JSON, "authorization": f"Bearer {TOKEN}"}
+        )
         assert ok.status_code == 202
         assert served.runtime.get_agent("alice").depth == 1
     assert served.fast_path is not None and served.fast_path.served == 1
@@ -246,8 +314,13 @@ async def test_srv_04_a_repeated_key_after_a_restart_is_answered_as_a_duplicate(
             answer = await http.post(PATH, content=body, headers=headers)
         assert answer.status_code == 202
         accepted = answer.json()
-        assert accepted == {"id": accepted["id"], "duplicate": False, "merged": False,
-                            "status": "queued", "reason": None}
+        assert accepted == {
+            "id": accepted["id"],
+            "duplicate": False,
+            "merged": False,
+            "status": "queued",
+            "reason": None,
+        }
         # The process dies while the heartbeat is processing.
         await first.runtime.store.write([UpdateItem(accepted["id"], {"status": "processing"})])
     answers = []
@@ -259,9 +332,12 @@ async def test_srv_04_a_repeated_key_after_a_restart_is_answered_as_a_duplicate(
             stored = await served.runtime.store.find_items(ItemQuery("alice"))
         answers.append((answer.status_code, answer.headers["content-type"], answer.content))
         assert answer.status_code == 200
-        assert answer.json() == {"id": accepted["id"], "duplicate": True, "merged": False,
-                                 "status": "dropped",
-                                 "reason": "left processing by a crash; this type is not "
-                                           "redelivered"}
+        assert answer.json() == {
+            "id": accepted["id"],
+            "duplicate": True,
+            "merged": False,
+            "status": "dropped",
+            "reason": "left processing by a crash; this type is not redelivered",
+        }
         assert [(i.id, i.status) for i in stored] == [(accepted["id"], "dropped")]
     assert answers[0] == answers[1]  # byte for byte

@@ -327,9 +327,7 @@ async def test_srv12_slow_client_gets_bounded_queue_and_resync(tmp_path: Path) -
             payload = {"content": "x" * 400}
             while hub.statistics()["resyncs"] == 0:
                 assert enqueued < 20_000, "the slow client never overflowed"
-                await asyncio.gather(
-                    *(quiet.enqueue("a2a_message", payload) for _ in range(50))
-                )
+                await asyncio.gather(*(quiet.enqueue("a2a_message", payload) for _ in range(50)))
                 enqueued += 50
                 stats = hub.statistics()
                 assert stats["queued"] <= queue_size + 1, stats
@@ -340,8 +338,8 @@ async def test_srv12_slow_client_gets_bounded_queue_and_resync(tmp_path: Path) -
             # Reading now: a resync arrives, then the client is live again.
             last = await quiet.enqueue("a2a_message", {"content": "the end"})
             seen = await _until(
-                slow, lambda m: m.get("event") == "agent:mailbox"
-                and m["data"]["item"]["id"] == last,
+                slow,
+                lambda m: m.get("event") == "agent:mailbox" and m["data"]["item"]["id"] == last,
             )
         types = [m["type"] for m in seen]
         assert "resync" in types
@@ -537,20 +535,54 @@ async def test_srv13_reply_timeout_is_an_error_event(server: LiveServer) -> None
         ("/api/agents/alice/chat/stream", {"text": "  "}, None, 422, "invalid_input"),
         ("/api/agents/alice/chat/stream", {"text": 5}, None, 422, "validation_error"),
         ("/api/agents/alice/chat/stream", {"text": "x", "oops": 1}, None, 422, "validation_error"),
-        ("/api/agents/alice/chat/stream", {"text": "x", "sourceType": "nope"}, None, 422,
-         "unknown_item_type"),
-        ("/api/agents/alice/chat/stream", {"text": "x", "timeoutS": -1}, None, 422,
-         "validation_error"),
-        ("/api/agents/alice/chat/stream", b"{not json", {"Content-Type": "application/json"},
-         400, "malformed_json"),
-        ("/api/agents/alice/chat/stream", b'{"text": "x"}', {"Content-Type": "text/plain"},
-         415, "unsupported_media_type"),
-        ("/api/agents/alice/chat/stream", b"x" * 2_000_000, {"Content-Type": "application/json"},
-         413, "body_too_large"),
+        (
+            "/api/agents/alice/chat/stream",
+            {"text": "x", "sourceType": "nope"},
+            None,
+            422,
+            "unknown_item_type",
+        ),
+        (
+            "/api/agents/alice/chat/stream",
+            {"text": "x", "timeoutS": -1},
+            None,
+            422,
+            "validation_error",
+        ),
+        (
+            "/api/agents/alice/chat/stream",
+            b"{not json",
+            {"Content-Type": "application/json"},
+            400,
+            "malformed_json",
+        ),
+        (
+            "/api/agents/alice/chat/stream",
+            b'{"text": "x"}',
+            {"Content-Type": "text/plain"},
+            415,
+            "unsupported_media_type",
+        ),
+        (
+            "/api/agents/alice/chat/stream",
+            b"x" * 2_000_000,
+            {"Content-Type": "application/json"},
+            413,
+            "body_too_large",
+        ),
         ("/api/agents/nobody/chat/stream", {"text": "x"}, None, 404, "unknown_agent"),
     ],
-    ids=["blank", "wrong-type", "unknown-field", "unknown-source-type", "negative-timeout",
-         "malformed", "not-json-type", "oversized", "unknown-agent"],
+    ids=[
+        "blank",
+        "wrong-type",
+        "unknown-field",
+        "unknown-source-type",
+        "negative-timeout",
+        "malformed",
+        "not-json-type",
+        "oversized",
+        "unknown-agent",
+    ],
 )
 async def test_srv13_bad_input_is_a_json_error_and_enqueues_nothing(
     server: LiveServer,

@@ -54,8 +54,9 @@ def test_schedule_list_with_next_fire_time_and_cancel(http: httpx.Client) -> Non
     due = datetime.fromisoformat(wakeup["nextFireAt"])
     assert abs((due - datetime.now(UTC)).total_seconds() - 3600) < 60
     at = (datetime.now(UTC) + timedelta(hours=2)).isoformat()
-    daily = http.post("/api/agents/alice/wakeups",
-                      json={"at": at, "recurringS": 86_400, "note": "daily"}).json()["wakeup"]
+    daily = http.post(
+        "/api/agents/alice/wakeups", json={"at": at, "recurringS": 86_400, "note": "daily"}
+    ).json()["wakeup"]
     assert daily["recurringS"] == 86_400 and daily["deliveryMode"] == "mailbox"
 
     listed = _callbacks(http)
@@ -63,16 +64,21 @@ def test_schedule_list_with_next_fire_time_and_cancel(http: httpx.Client) -> Non
     assert all(c["nextFireAt"] and c["expiresAt"] is None for c in listed)
     only = http.get("/api/agents/alice/callbacks", params={"type": "wakeup"}).json()
     assert only["count"] == 2
-    assert http.get("/api/agents/alice/callbacks",
-                    params={"type": "background_exec"}).json()["callbacks"] == []
+    assert (
+        http.get("/api/agents/alice/callbacks", params={"type": "background_exec"}).json()[
+            "callbacks"
+        ]
+        == []
+    )
     assert _callbacks(http, "bob") == []
 
     cancelled = http.delete(f"/api/agents/alice/callbacks/{wakeup['id']}")
     assert cancelled.status_code == 200, cancelled.text
     assert cancelled.json()["cancelled"]["id"] == wakeup["id"]
     assert [c["id"] for c in _callbacks(http)] == [daily["id"]]
-    message = _error(http.delete(f"/api/agents/alice/callbacks/{wakeup['id']}"), 404,
-                     "callback_not_found")
+    message = _error(
+        http.delete(f"/api/agents/alice/callbacks/{wakeup['id']}"), 404, "callback_not_found"
+    )
     assert wakeup["id"] in message
     # Another agent cannot cancel it.
     _error(http.delete(f"/api/agents/bob/callbacks/{daily['id']}"), 404, "callback_not_found")
@@ -122,13 +128,24 @@ def test_unknown_agents_types_and_bodies(http: httpx.Client) -> None:
     _error(http.get("/api/agents/nobody/callbacks"), 404, "unknown_agent")
     _error(http.post("/api/agents/nobody/wakeups", json={"delayS": 5}), 404, "unknown_agent")
     _error(http.get("/api/agents/nobody/heartbeat"), 404, "unknown_agent")
-    _error(http.get("/api/agents/alice/callbacks", params={"type": "nap"}), 422,
-           "invalid_input")
+    _error(http.get("/api/agents/alice/callbacks", params={"type": "nap"}), 422, "invalid_input")
     _error(http.delete("/api/agents/alice/callbacks/cb_missing"), 404, "callback_not_found")
-    _error(http.post("/api/agents/alice/wakeups", content=b'{"delayS": 5}',
-                     headers={"Content-Type": "text/plain"}), 415, "unsupported_media_type")
-    _error(http.post("/api/agents/alice/wakeups", content=b"{",
-                     headers={"Content-Type": "application/json"}), 400, "malformed_json")
+    _error(
+        http.post(
+            "/api/agents/alice/wakeups",
+            content=b'{"delayS": 5}',
+            headers={"Content-Type": "text/plain"},
+        ),
+        415,
+        "unsupported_media_type",
+    )
+    _error(
+        http.post(
+            "/api/agents/alice/wakeups", content=b"{", headers={"Content-Type": "application/json"}
+        ),
+        400,
+        "malformed_json",
+    )
     assert _callbacks(http) == []
 
 
@@ -142,11 +159,14 @@ def test_heartbeat_read_and_change_live(http: httpx.Client) -> None:
     assert info["enabled"] is True and info["intervalS"] == 300.0
     next_at = datetime.fromisoformat(info["nextAt"])
     assert abs((next_at - datetime.now(UTC)).total_seconds() - 300) < 60
-    assert http.put("/api/agents/alice/heartbeat",
-                    json={"intervalS": 48 * 3600}).json()["intervalS"] == 86_400.0
-    assert http.put("/api/agents/alice/heartbeat",
-                    json={"intervalS": "hourly"}).json()["intervalS"] == 21_600.0
-    _error(http.put("/api/agents/alice/heartbeat", json={"interval": 60}), 422,
-           "validation_error")
+    assert (
+        http.put("/api/agents/alice/heartbeat", json={"intervalS": 48 * 3600}).json()["intervalS"]
+        == 86_400.0
+    )
+    assert (
+        http.put("/api/agents/alice/heartbeat", json={"intervalS": "hourly"}).json()["intervalS"]
+        == 21_600.0
+    )
+    _error(http.put("/api/agents/alice/heartbeat", json={"interval": 60}), 422, "validation_error")
     bob = http.get("/api/agents/bob/heartbeat").json()  # bob keeps the default
     assert bob["enabled"] is True and bob["intervalS"] == 21_600.0

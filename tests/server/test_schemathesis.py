@@ -55,7 +55,6 @@ RANDOM = bool(os.environ.get("ATTN_FUZZ_RANDOM"))
 BUDGET_S = 90.0 * SCALE
 
 
-
 def no_server_error(ctx: Any, response: Any, case: Any) -> None:
     """No 5xx, but for the one designed one: a chat whose ``timeoutS`` passed is 504
     ``reply_timeout`` naming the item (the item stays in the mailbox)."""

@@ -60,9 +60,18 @@ ITEMS = 20_000
 def _collections(tmp_path: Path, *, settle: bool) -> list[int]:
     """Collections of generations 0, 1 and 2 while ITEMS items are queued."""
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path / f"heap-{settle}.db"), str(ITEMS),
-         "settle" if settle else "freeze-only"],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-c",
+            SCRIPT,
+            str(tmp_path / f"heap-{settle}.db"),
+            str(ITEMS),
+            "settle" if settle else "freeze-only",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.splitlines()[-1])

@@ -59,13 +59,22 @@ def test_c3_a_rebound_host_name_is_refused_on_every_route(server: LiveServer) ->
     headers = {"Host": evil, "Origin": f"http://{evil}"}
     with httpx.Client(base_url=server.url, timeout=10) as http:
         before = http.get("/api/agents/ada/mind").json()
-        for method, path in [("GET", "/api/agents"), ("GET", "/api/agents/ada/mailbox"),
-                             ("GET", "/health"), ("GET", "/"), ("GET", "/ui/app.js"),
-                             ("POST", "/api/agents/ada/control/stop"),
-                             ("POST", "/api/agents/ada/mailbox")]:
+        for method, path in [
+            ("GET", "/api/agents"),
+            ("GET", "/api/agents/ada/mailbox"),
+            ("GET", "/health"),
+            ("GET", "/"),
+            ("GET", "/ui/app.js"),
+            ("POST", "/api/agents/ada/control/stop"),
+            ("POST", "/api/agents/ada/mailbox"),
+        ]:
             body = b'{"sourceType": "a2a_message", "payload": {"content": "x"}}'
-            refused = http.request(method, path, headers={**headers, "Content-Type":
-                                   "application/json"}, content=body if method == "POST" else None)
+            refused = http.request(
+                method,
+                path,
+                headers={**headers, "Content-Type": "application/json"},
+                content=body if method == "POST" else None,
+            )
             assert refused.status_code == 421, (path, refused.text)
             error = refused.json()["error"]
             assert error["code"] == "misdirected_host"
@@ -76,8 +85,15 @@ def test_c3_a_rebound_host_name_is_refused_on_every_route(server: LiveServer) ->
         assert http.get("/api/agents/ada").json()["depth"] == 0
         # Loopback names are served, with or without a port, in any case.
         port = _port(server)
-        for host in (f"127.0.0.1:{port}", f"LOCALHOST:{port}", "localhost", f"[::1]:{port}",
-                     f"127.0.0.2:{port}", f"app.localhost:{port}", "localhost."):
+        for host in (
+            f"127.0.0.1:{port}",
+            f"LOCALHOST:{port}",
+            "localhost",
+            f"[::1]:{port}",
+            f"127.0.0.2:{port}",
+            f"app.localhost:{port}",
+            "localhost.",
+        ):
             assert http.get("/api/agents", headers={"Host": host}).status_code == 200, host
 
 
@@ -85,9 +101,13 @@ def _ws_handshake(port: int, host: str) -> bytes:
     """A raw WebSocket handshake with one ``Host`` header; everything the server sends."""
     key = base64.b64encode(os.urandom(16)).decode()
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\n"
-                      f"Upgrade: websocket\r\nConnection: Upgrade\r\n"
-                      f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        sock.sendall(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\n"
+                f"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
         data = b""
         while not _has_close_frame(data.partition(b"\r\n\r\n")[2]):
             chunk = sock.recv(65536)
@@ -103,7 +123,7 @@ def _has_close_frame(frames: bytes) -> bool:
     while at + 2 <= len(frames):
         size, head = frames[at + 1] & 0x7F, 2
         if size == 126:
-            size, head = int.from_bytes(frames[at + 2:at + 4], "big"), 4
+            size, head = int.from_bytes(frames[at + 2 : at + 4], "big"), 4
         if frames[at] & 0x0F == 0x8:
             return at + head + size <= len(frames)
         at += head + size
@@ -119,7 +139,7 @@ def test_c3_a_rebound_websocket_is_closed(server: LiveServer) -> None:
     assert head.startswith(b"HTTP/1.1 101")
     assert frames[0] == 0x81 and frames[1] <= 126  # one text frame, then the close
     size, at = (frames[1], 2) if frames[1] < 126 else (int.from_bytes(frames[2:4], "big"), 4)
-    text, close = frames[at:at + size], frames[at + size:]
+    text, close = frames[at : at + size], frames[at + size :]
     refusal = json.loads(text)
     assert refusal["type"] == "error" and refusal["code"] == "misdirected_host"
     assert close[0] == 0x88 and int.from_bytes(close[2:4], "big") == 4421
@@ -136,8 +156,10 @@ def test_c3_a_rebound_websocket_is_closed(server: LiveServer) -> None:
 
 def test_c3_the_configured_host_and_a_token_serve_other_names(tmp_path: Path) -> None:
     token = "rebind-test-token"
-    with LiveServer(team_config(TEAM, tmp_path / "t.db", token=token)) as live, \
-            httpx.Client(base_url=live.url, timeout=10) as http:
+    with (
+        LiveServer(team_config(TEAM, tmp_path / "t.db", token=token)) as live,
+        httpx.Client(base_url=live.url, timeout=10) as http,
+    ):
         evil = {"Host": "rebind.evil.example", "Authorization": f"Bearer {token}"}
         assert http.get("/api/agents", headers=evil).status_code == 200
         assert http.get("/api/agents", headers={"Host": "rebind.evil.example"}).status_code == 401
@@ -156,9 +178,15 @@ def test_c3_the_configured_host_and_a_token_serve_other_names(tmp_path: Path) ->
 
 @pytest.mark.parametrize(
     ("token", "why"),
-    [(" secret-token ", "spaces"), ("secret-token\t", "spaces"), ("          ", "blank"),
-     ("pässwort-123", "visible ASCII"), ("secret token", "visible ASCII"),
-     ("tokén-ü-sécret", "'é'"), ("short", "at least 8")],
+    [
+        (" secret-token ", "spaces"),
+        ("secret-token\t", "spaces"),
+        ("          ", "blank"),
+        ("pässwort-123", "visible ASCII"),
+        ("secret token", "visible ASCII"),
+        ("tokén-ü-sécret", "'é'"),
+        ("short", "at least 8"),
+    ],
 )
 def test_c5_an_unusable_token_is_refused_at_start(
     token: str, why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -198,11 +226,14 @@ def test_c5_a_client_token_that_cannot_be_sent_is_a_usage_error(
 
 # -- C6: slow and half-sent requests ----------------------------------------------------
 
-SLOW_TEAM = TEAM + """
+SLOW_TEAM = (
+    TEAM
+    + """
 [server]
 header_timeout_s = 0.5
 body_timeout_s = 0.5
 """
+)
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -221,9 +252,9 @@ def test_c6_half_sent_requests_are_answered_408_and_closed(tmp_path: Path) -> No
             b"GET /api/agen",
             b"GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\n",
             b"POST /api/agents/ada/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nContent-Length: 60\r\n\r\n{\"sourceType\"",
+            b'Content-Type: application/json\r\nContent-Length: 60\r\n\r\n{"sourceType"',
             b"POST /api/agents/ada/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"sou\r\n",
+            b'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"sou\r\n',
         ]
         socks = []
         started = time.monotonic()
@@ -254,8 +285,13 @@ def test_c6_read_deadlines_are_bounded_and_configurable() -> None:
     assert 0 < config.server.body_timeout_s <= 120
     set_ = parse_config("[server]\nheader_timeout_s = 5\nbody_timeout_s = 7.5\n").server
     assert (set_.header_timeout_s, set_.body_timeout_s) == (5.0, 7.5)
-    for bad in ("header_timeout_s = 0", "body_timeout_s = -1", "body_timeout_s = 1e9",
-                "header_timeout_s = nan", "header_timeout_s = 'x'"):
+    for bad in (
+        "header_timeout_s = 0",
+        "body_timeout_s = -1",
+        "body_timeout_s = 1e9",
+        "header_timeout_s = nan",
+        "header_timeout_s = 'x'",
+    ):
         with pytest.raises(ConfigError, match=r"server\.(header|body)_timeout_s \(line 2\)"):
             parse_config(f"[server]\n{bad}\n")
     with pytest.raises(ValueError, match="header_timeout_s"):
@@ -282,8 +318,11 @@ async def test_c6_both_uvicorn_protocols_get_the_deadlines(base: str) -> None:
 
     cls = HttpToolsProtocol if base == "httptools" else H11Protocol
     sock = bind_socket("127.0.0.1", 0)
-    server = _ReadyServer(uvicorn.Config(app, lifespan="off", log_level="warning",
-                                         http=timed_protocol(0.3, 0.3, base=cls)))
+    server = _ReadyServer(
+        uvicorn.Config(
+            app, lifespan="off", log_level="warning", http=timed_protocol(0.3, 0.3, base=cls)
+        )
+    )
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         async with asyncio.timeout(10):
@@ -362,11 +401,15 @@ def test_headers_longer_than_the_limit_are_refused_with_431(server: LiveServer) 
     small = b"y" * (MAX_HEAD_BYTES - 1024)
     ok = _exchange(port, head + small + b"\r\nConnection: close\r\n\r\n")
     assert ok.startswith(b"HTTP/1.1 200"), ok[:200]
-    payload = json.dumps({"sourceType": "a2a_message",
-                          "payload": {"content": "x" * 300_000}}).encode()
-    big = _exchange(port, b"POST /api/agents/ada/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    b"Content-Type: application/json\r\nConnection: close\r\n"
-                    b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+    payload = json.dumps(
+        {"sourceType": "a2a_message", "payload": {"content": "x" * 300_000}}
+    ).encode()
+    big = _exchange(
+        port,
+        b"POST /api/agents/ada/mailbox HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nConnection: close\r\n"
+        b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload,
+    )
     assert big.startswith(b"HTTP/1.1 413"), big[:200]
     assert b"payload_too_large" in big
     assert httpx.get(f"{server.url}/health").status_code == 200

@@ -78,9 +78,10 @@ def _text_of(events: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def _sse(url: str, agent: str, text: str) -> list[tuple[str, dict[str, Any]]]:
-    with httpx.Client(base_url=url, timeout=30) as http, http.stream(
-        "POST", f"/api/agents/{agent}/chat/stream", json={"text": text}
-    ) as response:
+    with (
+        httpx.Client(base_url=url, timeout=30) as http,
+        http.stream("POST", f"/api/agents/{agent}/chat/stream", json={"text": text}) as response,
+    ):
         assert response.status_code == 200
         return list(iter_sse(response.iter_lines()))
 
@@ -97,8 +98,7 @@ def test_c9_sse_deltas_add_up_to_the_reply(server: LiveServer, agent: str) -> No
 
 def test_c9_carol_streams_the_words_she_says(server: LiveServer) -> None:
     events = _sse(server.url, "carol", "hi")
-    assert [d["text"] for e, d in events if e == "delta"] == ["hello, carol here",
-                                                              " done thinking"]
+    assert [d["text"] for e, d in events if e == "delta"] == ["hello, carol here", " done thinking"]
     assert events[-1][1]["reply"] == "hello, carol here done thinking"
     scripted = _sse(server.url, "scripted", "hi")
     assert [e for e, _ in scripted] == ["item", "delta", "reset", "delta", "done"]
@@ -108,8 +108,10 @@ def test_c9_carol_streams_the_words_she_says(server: LiveServer) -> None:
 async def test_c9_websocket_stream_events_add_up_to_the_reply(
     server: LiveServer, agent: str
 ) -> None:
-    async with connect(server.url.replace("http://", "ws://") + "/ws") as ws, \
-            httpx.AsyncClient(base_url=server.url, timeout=30) as http:
+    async with (
+        connect(server.url.replace("http://", "ws://") + "/ws") as ws,
+        httpx.AsyncClient(base_url=server.url, timeout=30) as http,
+    ):
         await ws.send(json.dumps({"type": "subscribe", "agents": [agent]}))
         while (await recv_json(ws))["type"] != "subscribed":
             pass
@@ -131,8 +133,7 @@ def test_c9_attn_chat_prints_the_reply(server: LiveServer, monkeypatch: pytest.M
     result = CliRunner().invoke(cli_app, ["chat", "carol", "--url", server.url], input="hi\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == ["hello, carol here done thinking"]
-    revised = CliRunner().invoke(cli_app, ["chat", "scripted", "--url", server.url],
-                                 input="hi\n")
+    revised = CliRunner().invoke(cli_app, ["chat", "scripted", "--url", server.url], input="hi\n")
     assert revised.exit_code == 0, revised.output
     assert revised.stdout.splitlines()[-1] == "the answer is 42"
     assert "revised" in revised.stderr
@@ -155,8 +156,11 @@ def _toml_inline(agents: tuple[dict[str, Any], ...]) -> str:
             return "[" + ", ".join(value(x) for x in v) + "]"
         return json.dumps(v)
 
-    return "\n".join(f"[[agents]]\nname = {value(a['name'])}\nbrain = {value(a['brain'])}\n"
-                     f"options = {value(a['options'])}\n" for a in agents)
+    return "\n".join(
+        f"[[agents]]\nname = {value(a['name'])}\nbrain = {value(a['brain'])}\n"
+        f"options = {value(a['options'])}\n"
+        for a in agents
+    )
 
 
 class _FailsOnce:
@@ -178,8 +182,10 @@ async def test_c9_a_retried_attempt_resets_the_stream(tmp_path: Path) -> None:
     await runtime.start()
     try:
         await runtime.add_agent("flaky", _FailsOnce(), AgentConfig(max_attempts=2))
-        async with serve_app(create_app(runtime)) as url, \
-                httpx.AsyncClient(base_url=url, timeout=30) as http:
+        async with (
+            serve_app(create_app(runtime)) as url,
+            httpx.AsyncClient(base_url=url, timeout=30) as http,
+        ):
             answer = await http.post("/api/agents/flaky/chat/stream", json={"text": "hi"})
         events = list(iter_sse(iter(answer.text.splitlines())))
         assert [e for e, _ in events] == ["item", "delta", "delta", "reset", "delta", "done"]

@@ -23,8 +23,9 @@ TOKEN = "static-test-token"
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(Runtime(), token=TOKEN)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://ui.test") as http:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://ui.test"
+    ) as http:
         yield http
 
 

@@ -34,21 +34,24 @@ LOGS = ScriptBrain([{"log": "working"}, {"say": "done"}])
 
 
 @contextlib.asynccontextmanager
-async def _serving(db: Path, *, start: bool = True
-                   ) -> AsyncIterator[tuple[httpx.AsyncClient, Runtime]]:
+async def _serving(
+    db: Path, *, start: bool = True
+) -> AsyncIterator[tuple[httpx.AsyncClient, Runtime]]:
     runtime = Runtime(SQLiteStore(db))
     await runtime.start()
     try:
         await runtime.add_agent("w", LOGS, CONFIG, start=start)
-        async with (serve_app(create_app(runtime)) as url,
-                    httpx.AsyncClient(base_url=url, timeout=30.0) as http):
+        async with (
+            serve_app(create_app(runtime)) as url,
+            httpx.AsyncClient(base_url=url, timeout=30.0) as http,
+        ):
             yield http, runtime
     finally:
         await runtime.close()
 
 
 async def _state(http: httpx.AsyncClient) -> tuple[Any, ...]:
-    mailbox = (await http.get("/api/agents/w/mailbox", params={"status": "queued,completed"}))
+    mailbox = await http.get("/api/agents/w/mailbox", params={"status": "queued,completed"})
     agents = (await http.get("/api/agents")).json()
     return mailbox.json()["total"], mailbox.json()["queueDepth"], agents
 
@@ -63,9 +66,11 @@ def _deep(levels: int) -> Any:
 async def test_c4_a_huge_heartbeat_interval_is_clamped_not_a_500(tmp_path: Path) -> None:
     async with _serving(tmp_path / "a.db") as (http, runtime):
         for value, expected in ((10**400, 86_400.0), (-(10**400), 300.0), (10**18, 86_400.0)):
-            response = await http.put("/api/agents/w/heartbeat",
-                                      content=json.dumps({"intervalS": value}),
-                                      headers={"Content-Type": "application/json"})
+            response = await http.put(
+                "/api/agents/w/heartbeat",
+                content=json.dumps({"intervalS": value}),
+                headers={"Content-Type": "application/json"},
+            )
             assert response.status_code == 200, response.text
             assert response.json()["intervalS"] == expected
             echoed = response.json()["requested"]
@@ -75,21 +80,27 @@ async def test_c4_a_huge_heartbeat_interval_is_clamped_not_a_500(tmp_path: Path)
         assert info["intervalS"] == 86_400.0
 
 
-@pytest.mark.parametrize("options", [
-    {"brain": "echo", "options": {"step_s": 10**400}},
-    {"brain": "echo", "options": {"steps": 10**400}},
-    {"brain": "echo", "options": {"step_s": 1e308}},
-    {"brain": "echo", "options": {"steps": 10**18}},
-    {"brain": "script", "options": {"steps": [{"sleep_s": 10**30}]}},
-    {"brain": "echo", "options": {"prefix": _deep(40)}},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"brain": "echo", "options": {"step_s": 10**400}},
+        {"brain": "echo", "options": {"steps": 10**400}},
+        {"brain": "echo", "options": {"step_s": 1e308}},
+        {"brain": "echo", "options": {"steps": 10**18}},
+        {"brain": "script", "options": {"steps": [{"sleep_s": 10**30}]}},
+        {"brain": "echo", "options": {"prefix": _deep(40)}},
+    ],
+)
 async def test_c4_huge_numbers_in_a_new_agent_are_422_and_create_nothing(
     tmp_path: Path, options: dict[str, Any]
 ) -> None:
     async with _serving(tmp_path / "a.db") as (http, _):
         before = await _state(http)
-        response = await http.post("/api/agents", content=json.dumps({"name": "b", **options}),
-                                   headers={"Content-Type": "application/json"})
+        response = await http.post(
+            "/api/agents",
+            content=json.dumps({"name": "b", **options}),
+            headers={"Content-Type": "application/json"},
+        )
         assert response.status_code == 422, response.text
         assert response.json()["error"]["message"].startswith("body.options")
         assert await _state(http) == before
@@ -103,11 +114,14 @@ def test_c4_the_python_api_refuses_the_same_brain_options() -> None:
         ScriptBrain([{"sleep_s": 10**400}])
 
 
-@pytest.mark.parametrize(("payload", "message"), [
-    ({"content": "hi", "deep": _deep(252)}, "nested more than 32 levels deep"),
-    ({"content": "hi", "n": float("nan")}, "numbers must be finite"),
-    ({"content": "hi", "n": 2**64}, "integers must fit in 64 bits"),
-])
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"content": "hi", "deep": _deep(252)}, "nested more than 32 levels deep"),
+        ({"content": "hi", "n": float("nan")}, "numbers must be finite"),
+        ({"content": "hi", "n": 2**64}, "integers must fit in 64 bits"),
+    ],
+)
 async def test_c4_the_python_api_and_http_refuse_the_same_json_and_change_nothing(
     tmp_path: Path, payload: dict[str, Any], message: str
 ) -> None:
@@ -121,16 +135,25 @@ async def test_c4_the_python_api_and_http_refuse_the_same_json_and_change_nothin
         with pytest.raises(InvalidJson, match=f"metadata: {message}"):
             await agent.send_message("hi", metadata=payload, timeout_s=1)
         body = {"sourceType": "a2a_message", "payload": payload}
-        response = await http.post("/api/agents/w/mailbox", content=json.dumps(body),
-                                   headers={"Content-Type": "application/json"})
+        response = await http.post(
+            "/api/agents/w/mailbox",
+            content=json.dumps(body),
+            headers={"Content-Type": "application/json"},
+        )
         assert response.status_code == 422, response.text
         assert message in response.json()["error"]["message"]
         assert await _state(http) == before
 
 
 # Written by an older version or another process: not JSON attn would accept.
-ODD = ('{"content":"odd","nan":NaN,"inf":-Infinity,"big":' + "9" * 5000
-       + ',"deep":' + "[" * 300 + "]" * 300 + "}")
+ODD = (
+    '{"content":"odd","nan":NaN,"inf":-Infinity,"big":'
+    + "9" * 5000
+    + ',"deep":'
+    + "[" * 300
+    + "]" * 300
+    + "}"
+)
 TOO_DEEP_TEXT = '{"content":' + "[" * 5000 + "]" * 5000 + "}"
 
 
@@ -141,8 +164,10 @@ async def test_c4_views_answer_200_on_odd_stored_data(tmp_path: Path) -> None:
             response = await http.post("/api/agents/w/chat", json={"text": text})
             assert response.status_code == 200, response.text
         await runtime.get_agent("w").stop()
-        response = await http.post("/api/agents/w/mailbox", json={
-            "sourceType": "a2a_message", "payload": {"content": "waiting"}})
+        response = await http.post(
+            "/api/agents/w/mailbox",
+            json={"sourceType": "a2a_message", "payload": {"content": "waiting"}},
+        )
         assert response.status_code == 202
     with contextlib.closing(sqlite3.connect(db)) as raw, raw:
         raw.execute("UPDATE mailbox_items SET payload = ?, metadata = ?", (ODD, ODD))

@@ -60,8 +60,10 @@ class HeldClaims(SQLiteStore):
         self._last: asyncio.Future[list[Any]] | None = None
 
     def submit(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
-        claims = any(isinstance(op, UpdateItem) and op.values.get("status")
-                     == ItemStatus.PROCESSING for op in ops)
+        claims = any(
+            isinstance(op, UpdateItem) and op.values.get("status") == ItemStatus.PROCESSING
+            for op in ops
+        )
         if not (self.held and claims) and self._last is None:
             return super().submit(ops)
         before = self._last
@@ -77,14 +79,17 @@ class HeldClaims(SQLiteStore):
 
 
 @contextlib.asynccontextmanager
-async def _serving(tmp_path: Path, brain: Any, store: SQLiteStore | None = None
-                   ) -> AsyncIterator[tuple[httpx.AsyncClient, Runtime]]:
+async def _serving(
+    tmp_path: Path, brain: Any, store: SQLiteStore | None = None
+) -> AsyncIterator[tuple[httpx.AsyncClient, Runtime]]:
     runtime = Runtime(store or SQLiteStore(tmp_path / "views.db"))
     await runtime.start()
     try:
         await runtime.add_agent("w", brain, CONFIG)
-        async with (serve_app(create_app(runtime)) as url,
-                    httpx.AsyncClient(base_url=url, timeout=30.0) as http):
+        async with (
+            serve_app(create_app(runtime)) as url,
+            httpx.AsyncClient(base_url=url, timeout=30.0) as http,
+        ):
             yield http, runtime
     finally:
         await runtime.close()
@@ -99,8 +104,10 @@ async def _get(http: httpx.AsyncClient, path: str, **params: Any) -> Any:
 async def _send(http: httpx.AsyncClient, *texts: str) -> list[str]:
     ids = []
     for text in texts:
-        response = await http.post("/api/agents/w/mailbox", json={
-            "sourceType": "a2a_message", "payload": {"content": text}})
+        response = await http.post(
+            "/api/agents/w/mailbox",
+            json={"sourceType": "a2a_message", "payload": {"content": text}},
+        )
         assert response.status_code == 202, response.text
         ids.append(response.json()["id"])
     return ids
@@ -132,11 +139,13 @@ async def test_c2_activity_logs_are_paged_by_cursor_with_a_bounded_default(
         last = await _get(http, path, activityId=activity, limit=1000)
         assert last["nextCursor"] is None and len(last["logs"]) == 450
         # Bad paging is a 422 naming the parameter; nothing is read.
-        assert "limit" in await _error(await http.get(path, params={
-            "activityId": activity, "limit": 1001}))
+        assert "limit" in await _error(
+            await http.get(path, params={"activityId": activity, "limit": 1001})
+        )
         for bad in ("abc", "-1", "9" * 30, "1.5"):
-            assert "cursor" in await _error(await http.get(path, params={
-                "activityId": activity, "cursor": bad}))
+            assert "cursor" in await _error(
+                await http.get(path, params={"activityId": activity, "cursor": bad})
+            )
 
 
 async def test_c2_a_page_of_huge_log_entries_stops_at_the_size_budget(tmp_path: Path) -> None:
@@ -160,8 +169,9 @@ async def test_c2_a_page_of_huge_log_entries_stops_at_the_size_budget(tmp_path: 
         assert len(pages) > 1 and len(entries) == 6
         huge = [e for e in entries if e.get("truncated")]
         assert len(huge) == 6
-        assert all(len(e["content"]) == MAX_LOG_CONTENT_CHARS and e["contentChars"] == size
-                   for e in huge)
+        assert all(
+            len(e["content"]) == MAX_LOG_CONTENT_CHARS and e["contentChars"] == size for e in huge
+        )
 
 
 async def test_c2_decisions_and_callbacks_page_by_cursor_without_repeats(
@@ -177,13 +187,18 @@ async def test_c2_decisions_and_callbacks_page_by_cursor_without_repeats(
         rest = await _get(http, "/api/agents/w/decisions", limit=1000, cursor=first["nextCursor"])
         ids = [d["id"] for d in first["decisions"] + rest["decisions"]]
         assert len(ids) == len(set(ids)) == 6 and rest["nextCursor"] is None
-        assert "cursor" in await _error(await http.get("/api/agents/w/decisions",
-                                                       params={"cursor": "not-a-cursor"}))
-        assert "not both" in await _error(await http.get(
-            "/api/agents/w/decisions", params={"cursor": first["nextCursor"], "offset": 1}))
+        assert "cursor" in await _error(
+            await http.get("/api/agents/w/decisions", params={"cursor": "not-a-cursor"})
+        )
+        assert "not both" in await _error(
+            await http.get(
+                "/api/agents/w/decisions", params={"cursor": first["nextCursor"], "offset": 1}
+            )
+        )
         for n in range(5):
-            response = await http.post("/api/agents/w/wakeups",
-                                       json={"delayS": 3600 + n, "note": f"n{n}"})
+            response = await http.post(
+                "/api/agents/w/wakeups", json={"delayS": 3600 + n, "note": f"n{n}"}
+            )
             assert response.status_code == 201, response.text
         page = await _get(http, "/api/agents/w/callbacks", limit=2)
         assert page["count"] == 5 and len(page["callbacks"]) == 2
@@ -210,8 +225,11 @@ async def test_c7_mailbox_pages_by_cursor_without_repeats_while_items_complete(
         assert rest["total"] == 8
         # The old offset parameter still works; with a cursor it is refused.
         assert len((await _get(http, "/api/agents/w/mailbox", limit=3, offset=6))["history"]) == 2
-        assert "not both" in await _error(await http.get(
-            "/api/agents/w/mailbox", params={"cursor": first["nextCursor"], "offset": 2}))
+        assert "not both" in await _error(
+            await http.get(
+                "/api/agents/w/mailbox", params={"cursor": first["nextCursor"], "offset": 2}
+            )
+        )
 
 
 async def test_c7_mailbox_lists_the_item_being_claimed_exactly_once(tmp_path: Path) -> None:
@@ -241,9 +259,9 @@ async def test_c7_mailbox_lists_the_item_being_claimed_exactly_once(tmp_path: Pa
 @pytest.mark.parametrize("path", ["/mailbox", "/decisions", "/callbacks"])
 async def test_c2_every_listing_refuses_pages_over_the_maximum(tmp_path: Path, path: str) -> None:
     async with _serving(tmp_path, Logger()) as (http, _):
-        assert "limit" in await _error(await http.get(f"/api/agents/w{path}",
-                                                      params={"limit": 1001}))
-        assert "limit" in await _error(await http.get(f"/api/agents/w{path}",
-                                                      params={"limit": 0}))
+        assert "limit" in await _error(
+            await http.get(f"/api/agents/w{path}", params={"limit": 1001})
+        )
+        assert "limit" in await _error(await http.get(f"/api/agents/w{path}", params={"limit": 0}))
         page = await _get(http, f"/api/agents/w{path}")
         assert page["nextCursor"] is None

@@ -63,8 +63,9 @@ async def test_callbacks_round_trip_every_field_and_are_scoped_per_agent(store: 
         data={"cwd": "/tmp", "n": [1, 2.5, None, True]},
     )
     wakeup = callback(recurring_s=86_400.0, registered_at=at(1))
-    claimed = callback(status=CallbackStatus.CLAIMED, claimed_by="rt_1", claimed_at=at(2),
-                       registered_at=at(2))
+    claimed = callback(
+        status=CallbackStatus.CLAIMED, claimed_by="rt_1", claimed_at=at(2), registered_at=at(2)
+    )
     await insert(store, full, wakeup, claimed)
     assert await store.get_callback("alice", full.id) == full
     assert await store.find_callbacks("alice") == [full, wakeup, claimed]
@@ -73,8 +74,9 @@ async def test_callbacks_round_trip_every_field_and_are_scoped_per_agent(store: 
     # Another agent never sees, changes or removes them.
     assert await store.get_callback("bob", full.id) is None
     assert await store.find_callbacks("bob") == []
-    assert await store.write([UpdateCallback(full.id, "bob", {"status": "claimed"}),
-                              DeleteCallback(full.id, "bob")]) == [False, False]
+    assert await store.write(
+        [UpdateCallback(full.id, "bob", {"status": "claimed"}), DeleteCallback(full.id, "bob")]
+    ) == [False, False]
     assert await store.get_callback("alice", full.id) == full
 
 
@@ -91,15 +93,26 @@ async def test_returned_callbacks_are_independent_of_the_store(store: Store) -> 
 async def test_update_callback_sets_columns_with_a_status_guard(store: Store) -> None:
     stored = callback()
     await insert(store, stored)
-    values = {"status": CallbackStatus.RESOLVED, "claimed_by": "rt_9", "claimed_at": at(5),
-              "data": {"result": {"exitCode": 3}}, "due_at": None}
+    values = {
+        "status": CallbackStatus.RESOLVED,
+        "claimed_by": "rt_9",
+        "claimed_at": at(5),
+        "data": {"result": {"exitCode": 3}},
+        "due_at": None,
+    }
     [applied] = await store.write([UpdateCallback(stored.id, "alice", values, ("claimed",))])
     assert applied is False
     [applied] = await store.write([UpdateCallback(stored.id, "alice", values, ("pending",))])
     assert applied is True
     loaded = await store.get_callback("alice", stored.id)
-    assert loaded == replace(stored, status=CallbackStatus.RESOLVED, claimed_by="rt_9",
-                             claimed_at=at(5), data={"result": {"exitCode": 3}}, due_at=None)
+    assert loaded == replace(
+        stored,
+        status=CallbackStatus.RESOLVED,
+        claimed_by="rt_9",
+        claimed_at=at(5),
+        data={"result": {"exitCode": 3}},
+        due_at=None,
+    )
     assert await store.write([UpdateCallback("cb_missing", "alice", {"status": "pending"})]) == [
         False
     ]
@@ -109,15 +122,21 @@ async def test_update_callback_with_a_due_at_guard_is_a_compare_and_set(store: S
     """Two runtimes moving one due time (after a wall-clock jump) move it once."""
     stored = callback()
     await insert(store, stored)
-    move = UpdateCallback(stored.id, "alice", {"due_at": at(-3540)}, ("pending",),
-                          only_if_due_at=at(60))
+    move = UpdateCallback(
+        stored.id, "alice", {"due_at": at(-3540)}, ("pending",), only_if_due_at=at(60)
+    )
     assert await store.write([move]) == [True]
     assert await store.write([move]) == [False]  # the second mover finds it moved
     loaded = await store.get_callback("alice", stored.id)
     assert loaded == replace(stored, due_at=at(-3540))
     with pytest.raises(StoreError):
-        await store.write([UpdateCallback(stored.id, "alice", {"due_at": at(0)},
-                                          only_if_due_at=T0.replace(tzinfo=None))])
+        await store.write(
+            [
+                UpdateCallback(
+                    stored.id, "alice", {"due_at": at(0)}, only_if_due_at=T0.replace(tzinfo=None)
+                )
+            ]
+        )
     assert await store.get_callback("alice", stored.id) == loaded
 
 
@@ -152,13 +171,15 @@ async def test_bad_callback_ops_raise_and_change_nothing(store: Store, bad_op: A
     await insert(store, stored)
     newcomer = callback()
     with pytest.raises(StoreError):
-        await store.write([
-            InsertItem(item()),
-            InsertCallback(newcomer),
-            UpdateCallback(stored.id, "alice", {"status": "claimed"}),
-            PutAgentSetting("alice", "heartbeat_interval_s", 600.0, T0),
-            bad_op(stored),
-        ])
+        await store.write(
+            [
+                InsertItem(item()),
+                InsertCallback(newcomer),
+                UpdateCallback(stored.id, "alice", {"status": "claimed"}),
+                PutAgentSetting("alice", "heartbeat_interval_s", 600.0, T0),
+                bad_op(stored),
+            ]
+        )
     assert await store.find_callbacks("alice") == [stored]
     assert await store.get_agent_settings("alice") == {}
     assert await store.count_by_status("alice") == {}
@@ -175,8 +196,9 @@ async def test_claim_due_takes_due_pending_callbacks_earliest_first(store: Store
 
     claimed = await store.claim_due_callbacks(at(50), "rt_a", agent_ids=["alice"], limit=1)
     assert [c.id for c in claimed] == [early.id]
-    assert claimed[0] == replace(early, status=CallbackStatus.CLAIMED, claimed_by="rt_a",
-                                 claimed_at=at(50))
+    assert claimed[0] == replace(
+        early, status=CallbackStatus.CLAIMED, claimed_by="rt_a", claimed_at=at(50)
+    )
     claimed = await store.claim_due_callbacks(at(50), "rt_a", agent_ids=["alice", "carol"])
     assert [c.id for c in claimed] == [late.id]
     assert await store.claim_due_callbacks(at(50), "rt_b", agent_ids=["alice"]) == []
@@ -199,8 +221,15 @@ async def test_stale_claims_are_reclaimed_and_released_ones_come_back(store: Sto
     taken = await store.claim_due_callbacks(at(90), "rt_b", stale_before=at(31), limit=1)
     assert [(c.id, c.claimed_by, c.claimed_at) for c in taken] == [(one.id, "rt_b", at(90))]
     # Released (re-armed) callbacks are due again at their new time.
-    await store.write([UpdateCallback(one.id, "alice", {
-        "status": "pending", "due_at": at(100), "claimed_by": None, "claimed_at": None})])
+    await store.write(
+        [
+            UpdateCallback(
+                one.id,
+                "alice",
+                {"status": "pending", "due_at": at(100), "claimed_by": None, "claimed_at": None},
+            )
+        ]
+    )
     assert await store.claim_due_callbacks(at(99), "rt_b") == []
     assert [c.id for c in await store.claim_due_callbacks(at(100), "rt_b")] == [one.id]
 
@@ -225,12 +254,18 @@ async def test_claim_arguments_are_checked(store: Store) -> None:
 
 
 async def test_agent_settings_are_upserted_json_values_per_agent(store: Store) -> None:
-    await store.write([PutAgentSetting("alice", "heartbeat_interval_s", 600.0, T0),
-                       PutAgentSetting("alice", "flags", {"a": [1, None]}, T0),
-                       PutAgentSetting("bob", "heartbeat_interval_s", 300, T0)])
+    await store.write(
+        [
+            PutAgentSetting("alice", "heartbeat_interval_s", 600.0, T0),
+            PutAgentSetting("alice", "flags", {"a": [1, None]}, T0),
+            PutAgentSetting("bob", "heartbeat_interval_s", 300, T0),
+        ]
+    )
     await store.write([PutAgentSetting("alice", "heartbeat_interval_s", 900.5, at(1))])
     assert await store.get_agent_settings("alice") == {
-        "flags": {"a": [1, None]}, "heartbeat_interval_s": 900.5}
+        "flags": {"a": [1, None]},
+        "heartbeat_interval_s": 900.5,
+    }
     assert await store.get_agent_settings("bob") == {"heartbeat_interval_s": 300}
     assert await store.get_agent_settings("carol") == {}
 
@@ -258,8 +293,11 @@ async def test_two_sqlite_stores_on_one_file_claim_each_callback_once(tmp_path: 
         callbacks = [callback(due_at=at(n)) for n in range(60)]
         await insert(first, *callbacks)
         results = await asyncio.gather(
-            *(s.claim_due_callbacks(at(100), f"rt_{n}", limit=5)
-              for n in range(10) for s in (first, second))
+            *(
+                s.claim_due_callbacks(at(100), f"rt_{n}", limit=5)
+                for n in range(10)
+                for s in (first, second)
+            )
         )
         claimed = [c.id for batch in results for c in batch]
         assert sorted(claimed) == sorted(c.id for c in callbacks)

@@ -95,12 +95,16 @@ async def test_nul_is_kept_in_json_and_never_fails_a_write(store: Store) -> None
     loaded = await store.get_item(stored.id)
     assert loaded is not None and loaded.payload == {"content": "a\x00b", "k\x00": 1}
     act = replace(activity(item_id=stored.id), label="label \x00")
-    await store.write([
-        UpdateItem(stored.id, {"status": ItemStatus.COMPLETED, "completed_at": at(1),
-                               "reason": "why \x00"}),
-        InsertActivity(act),
-        InsertLogs((log(act.id, 1, content="said \x00"),)),
-    ])
+    await store.write(
+        [
+            UpdateItem(
+                stored.id,
+                {"status": ItemStatus.COMPLETED, "completed_at": at(1), "reason": "why \x00"},
+            ),
+            InsertActivity(act),
+            InsertLogs((log(act.id, 1, content="said \x00"),)),
+        ]
+    )
     done = await store.get_item(stored.id)
     assert done is not None and done.status == ItemStatus.COMPLETED
     assert done.reason in ("why \x00", "why \ufffd")

@@ -169,8 +169,10 @@ _DECISION_ROWS = [  # inserted in this order; the wall clock jumped back between
 def _insert_0002_decisions(connection: sa.Connection, stamp: Any = str) -> None:
     for decision_id, created_at in _DECISION_ROWS:
         connection.execute(
-            sa.text("INSERT INTO agent_decisions (id, agent_id, decision_type, mailbox_item_id,"
-                    " created_at) VALUES (:id, 'alice', 'pick', 'mbx_1', :at)"),
+            sa.text(
+                "INSERT INTO agent_decisions (id, agent_id, decision_type, mailbox_item_id,"
+                " created_at) VALUES (:id, 'alice', 'pick', 'mbx_1', :at)"
+            ),
             {"id": decision_id, "at": stamp(created_at)},
         )
 

@@ -82,9 +82,14 @@ async def test_c7_read_timeline_answers_every_part_from_one_state(store: Store) 
     queued = await _insert(store, 3)
     done = await _insert(store, 4, status=ItemStatus.COMPLETED)
     act = activity(done[-1])
-    await store.write([InsertDecision(decision(done[-1], seconds=1)),
-                       InsertDecision(decision(done[-1], seconds=2)),
-                       InsertDecision(decision(done[0], seconds=3)), InsertActivity(act)])
+    await store.write(
+        [
+            InsertDecision(decision(done[-1], seconds=1)),
+            InsertDecision(decision(done[-1], seconds=2)),
+            InsertDecision(decision(done[0], seconds=3)),
+            InsertActivity(act),
+        ]
+    )
     history = (ItemStatus.PROCESSING, ItemStatus.COMPLETED)
     snap = await store.read_timeline(ItemQuery("alice", statuses=history, limit=2), 2)
     assert [i.id for i in snap.queued] == queued[:2]  # claim order, capped
@@ -100,7 +105,8 @@ async def test_c7_read_timeline_answers_every_part_from_one_state(store: Store) 
     assert queued[0] not in [i.id for i in snap.queued]
     assert queued[0] in [i.id for i in snap.history]
     nxt = await store.read_timeline(
-        ItemQuery("alice", statuses=history, limit=10, before_seq=snap.history[2].seq), 0)
+        ItemQuery("alice", statuses=history, limit=10, before_seq=snap.history[2].seq), 0
+    )
     assert [i.id for i in nxt.history] == [i.id for i in snap.history[3:]]
     assert nxt.queued == [] and nxt.total == 5
 

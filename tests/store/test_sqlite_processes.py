@@ -367,9 +367,13 @@ def test_a_second_host_through_a_symlink_or_hard_link_is_refused(tmp_path: Path)
     other_dir = tmp_path / "elsewhere"
     other_dir.mkdir()
     symlink = other_dir / "via-symlink.db"
-    holder = subprocess.Popen([sys.executable, "-c", PRELUDE + textwrap.dedent(HOST), str(db)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                              env=_env())
+    holder = subprocess.Popen(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(HOST), str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     try:
         assert holder.stdout is not None
         assert json.loads(holder.stdout.readline()) == {"hosting": True}

@@ -28,4 +28,3 @@ async def runtime(clock: FakeClock) -> AsyncIterator[Runtime]:
     await rt.start()
     yield rt
     await rt.close()
-

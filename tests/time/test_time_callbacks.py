@@ -20,7 +20,8 @@ async def test_time_01_background_result_reaches_only_its_agent_once(
     await runtime.add_agent("alice", alice)
     await runtime.add_agent("bob", bob)
     callback = await runtime.time.background_exec(
-        "alice", "echo building; echo done; exit 0", origin_session_id="ses-build")
+        "alice", "echo building; echo done; exit 0", origin_session_id="ses-build"
+    )
     assert callback.type == CallbackType.BACKGROUND_EXEC
     assert callback.delivery_mode == DeliveryMode.IN_SESSION
     assert callback.origin_session_id == "ses-build"
@@ -55,8 +56,11 @@ async def test_time_01_a_failing_command_reports_its_stderr_tail(
 ) -> None:
     await runtime.add_agent("alice", Recorder(clock))
     callback = await runtime.time.background_exec(
-        "alice", "echo fine; echo 'broken: no such target' >&2; exit 3",
-        origin_session_id="s1", timeout_s=30)
+        "alice",
+        "echo fine; echo 'broken: no such target' >&2; exit 3",
+        origin_session_id="s1",
+        timeout_s=30,
+    )
     assert callback.timeout_s == 90.0  # its own timeout plus 60 s
     await runtime.time.background.wait(callback.id)
     await settle_all(runtime)
@@ -72,7 +76,8 @@ async def test_time_01_a_failing_command_reports_its_stderr_tail(
 async def test_time_01_output_keeps_only_the_tail(runtime: Runtime, clock: FakeClock) -> None:
     await runtime.add_agent("alice", Recorder(clock))
     callback = await runtime.time.background_exec(
-        "alice", "i=0; while [ $i -lt 3000 ]; do echo line-$i; i=$((i+1)); done")
+        "alice", "i=0; while [ $i -lt 3000 ]; do echo line-$i; i=$((i+1)); done"
+    )
     await runtime.time.background.wait(callback.id)
     await settle_all(runtime)
     [result] = await items(runtime.store, "alice", "callback_result")
@@ -88,10 +93,16 @@ async def test_background_exec_rejects_bad_input_and_registers_nothing(
 ) -> None:
     await runtime.add_agent("alice", Recorder(clock))
     bad = [
-        {"command": ""}, {"command": "   "}, {"command": 42}, {"command": "x" * 8193},
-        {"command": "true", "timeout_s": 0}, {"command": "true", "timeout_s": -1},
-        {"command": "true", "timeout_s": float("nan")}, {"command": "true", "timeout_s": "9"},
-        {"command": "true", "timeout_s": 86_401}, {"command": "true", "cwd": "/no/such/dir"},
+        {"command": ""},
+        {"command": "   "},
+        {"command": 42},
+        {"command": "x" * 8193},
+        {"command": "true", "timeout_s": 0},
+        {"command": "true", "timeout_s": -1},
+        {"command": "true", "timeout_s": float("nan")},
+        {"command": "true", "timeout_s": "9"},
+        {"command": "true", "timeout_s": 86_401},
+        {"command": "true", "cwd": "/no/such/dir"},
     ]
     for arguments in bad:
         with pytest.raises(InvalidInput):
@@ -108,13 +119,21 @@ async def test_time_02_in_session_gives_callback_result_and_mailbox_gives_system
     brain = Recorder(clock)
     await runtime.add_agent("alice", brain)
     registry = runtime.time.callbacks
-    in_session = await registry.register("alice", CallbackType.A2A_REPLY,
-                                         origin_session_id="ses-1", correlation_id="conv-1",
-                                         timeout_s=1800)
-    mailbox = await registry.register("alice", CallbackType.A2A_REPLY,
-                                      delivery_mode=DeliveryMode.MAILBOX,
-                                      origin_session_id="ses-1", correlation_id="conv-2",
-                                      timeout_s=1800)
+    in_session = await registry.register(
+        "alice",
+        CallbackType.A2A_REPLY,
+        origin_session_id="ses-1",
+        correlation_id="conv-1",
+        timeout_s=1800,
+    )
+    mailbox = await registry.register(
+        "alice",
+        CallbackType.A2A_REPLY,
+        delivery_mode=DeliveryMode.MAILBOX,
+        origin_session_id="ses-1",
+        correlation_id="conv-2",
+        timeout_s=1800,
+    )
     assert in_session.delivery_mode == DeliveryMode.IN_SESSION
     await runtime.time.deliver_reply("alice", in_session.id, "reply one", sender_id="bob")
     await runtime.time.deliver_reply("alice", mailbox.id, "reply two", sender_id="bob")
@@ -139,8 +158,12 @@ async def test_time_02_callback_result_resumes_a_live_origin_session_else_a_fres
     await agent.send_message("start the build", session_id="ses-live")
     for session in ("ses-live", "ses-gone"):
         callback = await runtime.time.callbacks.register(
-            "alice", CallbackType.BACKGROUND_EXEC, origin_session_id=session, command="make",
-            timeout_s=600)
+            "alice",
+            CallbackType.BACKGROUND_EXEC,
+            origin_session_id=session,
+            command="make",
+            timeout_s=600,
+        )
         await runtime.time.callbacks.complete(callback, f"done in {session}", {"exitCode": 0})
     await settle_all(runtime)
     live, gone = brain.of("callback_result")
@@ -166,33 +189,45 @@ async def test_time_07_timed_out_callbacks_are_listed_in_their_agents_next_heart
         await runtime.time.set_heartbeat_interval("alice", 3600)
         await runtime.time.set_heartbeat_interval("bob", 1200)
         registry = runtime.time.callbacks
-        build = await registry.register("alice", CallbackType.BACKGROUND_EXEC,
-                                        command="make release", timeout_s=600)
-        ask = await registry.register("alice", CallbackType.A2A_REPLY, correlation_id="conv-7",
-                                      note="asked carol for the numbers", timeout_s=1800)
+        build = await registry.register(
+            "alice", CallbackType.BACKGROUND_EXEC, command="make release", timeout_s=600
+        )
+        ask = await registry.register(
+            "alice",
+            CallbackType.A2A_REPLY,
+            correlation_id="conv-7",
+            note="asked carol for the numbers",
+            timeout_s=1800,
+        )
         wakeup = await runtime.time.schedule_wakeup("alice", delay_s=7200, note="later")
-        fresh = await registry.register("alice", CallbackType.BACKGROUND_EXEC,
-                                        command="sleep 99999", timeout_s=10_800)
+        fresh = await registry.register(
+            "alice", CallbackType.BACKGROUND_EXEC, command="sleep 99999", timeout_s=10_800
+        )
 
         await clock.advance(1200)  # bob's heartbeat: 20 min, alice's build already timed out
         await settle_all(runtime)
         [bob_beat] = bob.of("heartbeat")
         assert "timedOutOperations" not in bob_beat.payload  # never sees alice's
         assert {c.id for c in await runtime.store.find_callbacks("alice")} == {
-            build.id, ask.id, wakeup.id, fresh.id}
+            build.id,
+            ask.id,
+            wakeup.id,
+            fresh.id,
+        }
 
         await clock.advance(2400)  # alice's heartbeat at 60 min
         await settle_all(runtime)
         [beat] = alice.of("heartbeat")
         listed = beat.payload["timedOutOperations"]
         assert [(op["callbackId"], op["type"]) for op in listed] == [
-            (build.id, "background_exec"), (ask.id, "a2a_reply")]
+            (build.id, "background_exec"),
+            (ask.id, "a2a_reply"),
+        ]
         assert listed[0]["command"] == "make release"
         assert "Timed-Out Async Operations" in beat.payload["content"]
         assert "make release" in beat.payload["content"]
         # Expired and removed; the wakeup (never times out) and the fresh one stay.
-        assert {c.id for c in await runtime.store.find_callbacks("alice")} == {
-            wakeup.id, fresh.id}
+        assert {c.id for c in await runtime.store.find_callbacks("alice")} == {wakeup.id, fresh.id}
         [stored] = await items(runtime.store, "alice", "heartbeat")
         assert stored.payload["timedOutOperations"] == listed
         # The next heartbeat lists nothing new.
@@ -208,15 +243,18 @@ async def test_time_08_a_late_reply_never_resolves_a_newer_callback(
 ) -> None:
     brain = Recorder(clock)
     await runtime.add_agent("alice", brain)
-    old = await runtime.time.await_reply("alice", "conv-1", origin_session_id="s1",
-                                         note="first ask")
+    old = await runtime.time.await_reply(
+        "alice", "conv-1", origin_session_id="s1", note="first ask"
+    )
     assert old.timeout_s == 1800.0  # awaited agent reply: 30 min
     await clock.advance(1801)
     # The agent asks again in the same conversation; a new callback, same correlation.
-    new = await runtime.time.await_reply("alice", "conv-1", origin_session_id="s1",
-                                         note="second ask")
-    late_id = await runtime.time.deliver_reply("alice", old.id, "answer to the FIRST ask",
-                                               sender_id="bob")
+    new = await runtime.time.await_reply(
+        "alice", "conv-1", origin_session_id="s1", note="second ask"
+    )
+    late_id = await runtime.time.deliver_reply(
+        "alice", old.id, "answer to the FIRST ask", sender_id="bob"
+    )
     await settle_all(runtime)
     assert [c.id for c in await runtime.store.find_callbacks("alice")] == [new.id]
     [late] = await items(runtime.store, "alice", "system_event")
@@ -246,8 +284,9 @@ async def test_time_08_every_late_reply_to_one_callback_is_stored(
     old = await runtime.time.await_reply("alice", "conv-1", timeout_s=60)
     await clock.advance(61)
     texts = ["yes", "yes", "no, wait: the other one"]  # same text twice: two replies
-    ids = [await runtime.time.deliver_reply("alice", old.id, text, sender_id="bob")
-           for text in texts]
+    ids = [
+        await runtime.time.deliver_reply("alice", old.id, text, sender_id="bob") for text in texts
+    ]
     await settle_all(runtime)
     assert len(set(ids)) == 3 and None not in ids
     late = await items(runtime.store, "alice", "system_event")
@@ -257,8 +296,7 @@ async def test_time_08_every_late_reply_to_one_callback_is_stored(
     assert all(i.payload["extra"]["callbackId"] == old.id for i in late)
 
 
-async def test_replies_are_checked_and_scoped_per_agent(runtime: Runtime, clock: FakeClock
-                                                        ) -> None:
+async def test_replies_are_checked_and_scoped_per_agent(runtime: Runtime, clock: FakeClock) -> None:
     await runtime.add_agent("alice", Recorder(clock))
     await runtime.add_agent("bob", Recorder(clock))
     waiting = await runtime.time.await_reply("alice", "conv-1")

@@ -23,8 +23,10 @@ HOUR_S = 3600.0
 
 async def _fired(runtime: Runtime) -> list[tuple[str, bool]]:
     await settle_all(runtime)
-    return [(i.payload["extra"]["callbackId"], i.payload["extra"]["catchUp"])
-            for i in await items(runtime.store, "alice", "system_event")]
+    return [
+        (i.payload["extra"]["callbackId"], i.payload["extra"]["catchUp"])
+        for i in await items(runtime.store, "alice", "system_event")
+    ]
 
 
 async def test_time_03_a_wakeup_in_600_s_fires_600_s_later_after_the_clock_went_back(
@@ -144,8 +146,10 @@ async def test_two_runtimes_that_notice_one_jump_move_a_due_time_once(tmp_path: 
         await clock.advance(500)
         for rt in (first, second):
             await settle_all(rt)
-        fired = [i.payload["extra"]["callbackId"]
-                 for i in await items(first.store, "alice", "system_event")]
+        fired = [
+            i.payload["extra"]["callbackId"]
+            for i in await items(first.store, "alice", "system_event")
+        ]
         assert sorted(fired) == sorted([nudge.id, later.id])
     finally:
         await first.close()

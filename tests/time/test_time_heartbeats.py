@@ -45,8 +45,16 @@ async def test_time_09_default_six_hours_and_the_clamp(clock: FakeClock) -> None
         info = runtime.time.heartbeat("alice")
         assert info["enabled"] is True and info["intervalS"] == 6 * HOUR_S
         assert info["nextAt"] == (START + timedelta(hours=6)).isoformat()
-        cases = [(60, 300.0), (48 * HOUR_S, 86_400.0), ("abc", 21_600.0), (None, 21_600.0),
-                 (float("nan"), 21_600.0), (True, 21_600.0), (299.5, 300.0), (1800, 1800.0)]
+        cases = [
+            (60, 300.0),
+            (48 * HOUR_S, 86_400.0),
+            ("abc", 21_600.0),
+            (None, 21_600.0),
+            (float("nan"), 21_600.0),
+            (True, 21_600.0),
+            (299.5, 300.0),
+            (1800, 1800.0),
+        ]
         for requested, expected in cases:
             result = await runtime.time.set_heartbeat_interval("alice", requested)
             assert result["intervalS"] == expected, requested
@@ -71,13 +79,11 @@ async def test_time_09_a_new_interval_applies_at_once_persists_and_emits_an_even
     await runtime.add_agent("alice", brain)
     assert runtime.time.heartbeat("alice")["enabled"] is False
     assert len(runtime.time.scheduler) == 0  # no timer for an agent without a heartbeat
-    result = await runtime.time.tools("alice").call("set_heartbeat_interval",
-                                                    {"interval_s": 60})
+    result = await runtime.time.tools("alice").call("set_heartbeat_interval", {"interval_s": 60})
     assert result["ok"] is True and result["intervalS"] == 300.0
     [changed] = [e for e in seen if e.type == HEARTBEAT_INTERVAL_CHANGED]
     assert changed.agent_id == "alice"
-    assert changed.data == {"intervalS": 300.0, "previousS": None, "requested": 60,
-                            "by": "agent"}
+    assert changed.data == {"intervalS": 300.0, "previousS": None, "requested": 60, "by": "agent"}
     assert await runtime.store.get_agent_settings("alice") == {"heartbeat_interval_s": 300.0}
     await clock.advance(300)  # applies at once: due five minutes after the change
     await settle_all(runtime)
@@ -106,8 +112,11 @@ async def test_time_10_no_heartbeat_while_a_human_chat_is_focused(clock: FakeClo
         brain = Recorder(clock, {"human_chat": _sleeper(500)})  # under the 600 s backstop
         agent = await runtime.add_agent("alice", brain)
         await runtime.time.set_heartbeat_interval("alice", 300)
-        await agent.enqueue("human_chat", {"content": "help me with this"},
-                            metadata={"senderRole": "user", "senderId": "u1"})
+        await agent.enqueue(
+            "human_chat",
+            {"content": "help me with this"},
+            metadata={"senderRole": "user", "senderId": "u1"},
+        )
         for _ in range(499):
             await clock.advance(1)
             await settle_time(runtime)
@@ -130,8 +139,9 @@ async def test_time_10_no_heartbeat_while_a_human_chat_is_queued(clock: FakeCloc
         brain = Recorder(clock)
         agent = await runtime.add_agent("alice", brain, start=False)
         await runtime.time.set_heartbeat_interval("alice", 600)
-        await agent.enqueue("human_chat", {"content": "are you there?"},
-                            metadata={"senderRole": "user"})
+        await agent.enqueue(
+            "human_chat", {"content": "are you there?"}, metadata={"senderRole": "user"}
+        )
         await clock.advance(3 * 600)
         await settle_all(runtime)
         assert agent.mailbox.queued_types() == {"human_chat": 1}
@@ -160,9 +170,15 @@ async def test_time_10_a_dequeued_heartbeat_skips_its_model_call_and_records_why
             focus = event.data.get("currentFocus") if event.type == STATE_CHANGED else None
             if focus and focus["sourceType"] == "heartbeat" and not chats:
                 # Runs before the brain task: the chat is queued when the heartbeat starts.
-                chats.append(asyncio.ensure_future(agent.enqueue(
-                    "human_chat", {"content": "quick question"},
-                    metadata={"senderRole": "user"})))
+                chats.append(
+                    asyncio.ensure_future(
+                        agent.enqueue(
+                            "human_chat",
+                            {"content": "quick question"},
+                            metadata={"senderRole": "user"},
+                        )
+                    )
+                )
 
         runtime.bus.subscribe(chat_arrives_as_heartbeat_starts)
         heartbeat_id = await agent.enqueue("heartbeat", {"content": "patrol"})
@@ -195,10 +211,13 @@ async def test_time_11_heartbeats_never_pile_up_behind_long_work(clock: FakeCloc
         await clock.advance(1)  # t=30: the work ends, the one heartbeat runs
         await settle_time(runtime)
         assert [(c.source_type, c.at) for c in brain.calls] == [
-            ("a2a_message", 0), ("heartbeat", 30)]
+            ("a2a_message", 0),
+            ("heartbeat", 30),
+        ]
         # The next is scheduled from when that one was handled.
-        assert runtime.time.heartbeat("alice")["nextAt"] == (
-            START + timedelta(seconds=40)).isoformat()
+        assert (
+            runtime.time.heartbeat("alice")["nextAt"] == (START + timedelta(seconds=40)).isoformat()
+        )
         await clock.advance(10)
         await settle_time(runtime)
         assert [c.at for c in brain.of("heartbeat")] == [30, 40]
@@ -216,7 +235,8 @@ async def test_time_11_a_processing_heartbeat_also_counts(clock: FakeClock) -> N
             await clock.advance(1)
             await settle_time(runtime)
             assert agent.mailbox.queued_types().get("heartbeat", 0) == 0 or (
-                agent.focus_item is None)
+                agent.focus_item is None
+            )
         # One heartbeat ran 10..35; none was queued behind it; the next comes at 45.
         assert [c.at for c in brain.of("heartbeat")] == [10]
         assert len(await items(runtime.store, "alice", "heartbeat")) == 1
@@ -238,9 +258,12 @@ async def test_time_12_self_caused_items_never_reset_the_heartbeat_timer(
             await runtime.time.schedule_wakeup("alice", delay_s=delay_s, note="follow up")
         await runtime.time.callbacks.complete(
             await runtime.time.callbacks.register("alice", runtime_type(), timeout_s=600),
-            "self-started job done", {"exitCode": 0})
-        await runtime.get_agent("alice").enqueue("a2a_message", {"content": "note to self"},
-                                                 metadata={"senderId": "alice"})
+            "self-started job done",
+            {"exitCode": 0},
+        )
+        await runtime.get_agent("alice").enqueue(
+            "a2a_message", {"content": "note to self"}, metadata={"senderId": "alice"}
+        )
         return Reply("patrolled")
 
     try:

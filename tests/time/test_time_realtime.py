@@ -21,8 +21,11 @@ async def test_background_exec_runs_a_real_subprocess_on_the_real_clock() -> Non
     async with Runtime() as runtime:  # the system clock
         await runtime.add_agent("alice", _brain)
         callback = await runtime.time.background_exec(
-            "alice", "sh -c 'echo hi; echo oops >&2; exit 3'", origin_session_id="ses-1",
-            timeout_s=30)
+            "alice",
+            "sh -c 'echo hi; echo oops >&2; exit 3'",
+            origin_session_id="ses-1",
+            timeout_s=30,
+        )
         await runtime.time.background.wait(callback.id)
         await settle_all(runtime)
         [result] = await items(runtime.store, "alice", "callback_result")

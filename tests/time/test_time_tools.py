@@ -18,8 +18,12 @@ from attn.time.scheduler import Scheduler
 
 def test_tool_schemas_are_json_schema_function_descriptions() -> None:
     names = [s["name"] for s in TOOL_SCHEMAS]
-    assert names == ["schedule_wakeup", "cancel_wakeup", "set_heartbeat_interval",
-                     "background_exec"]
+    assert names == [
+        "schedule_wakeup",
+        "cancel_wakeup",
+        "set_heartbeat_interval",
+        "background_exec",
+    ]
     for schema in TOOL_SCHEMAS:
         params = schema["parameters"]
         assert params["type"] == "object" and params["additionalProperties"] is False
@@ -35,8 +39,9 @@ async def test_tools_called_from_a_brain_act_for_its_agent_and_session(
     async def brain(item: MailboxItem, focus: Focus) -> Reply:
         if item.source_type == "human_chat":
             tools = runtime.time.tools_for(focus)
-            answers.append(await tools.call("schedule_wakeup",
-                                            {"delay_s": 600, "note": "check on it"}))
+            answers.append(
+                await tools.call("schedule_wakeup", {"delay_s": 600, "note": "check on it"})
+            )
             answers.append(await tools.call("background_exec", {"command": "echo built"}))
         return Reply("ok")
 
@@ -44,8 +49,7 @@ async def test_tools_called_from_a_brain_act_for_its_agent_and_session(
     agent = await runtime.add_agent("alice", recorder)
     await agent.send_message("build it and remind me", session_id="ses-7")
     wakeup, job = answers
-    assert wakeup["ok"] is True and wakeup["dueAt"] == (
-        START + timedelta(seconds=600)).isoformat()
+    assert wakeup["ok"] is True and wakeup["dueAt"] == (START + timedelta(seconds=600)).isoformat()
     assert job["ok"] is True and job["timeoutS"] == 600.0
     await runtime.time.background.wait(str(job["callbackId"]))
     await settle_all(runtime)

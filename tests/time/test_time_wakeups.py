@@ -92,7 +92,8 @@ async def test_wakeups_are_scoped_to_their_agent(runtime: Runtime, clock: FakeCl
         await runtime.time.schedule_wakeup("carol", delay_s=60)
     assert await runtime.time.list_callbacks("bob") == []
     background = await runtime.time.callbacks.register(
-        "alice", CallbackType.BACKGROUND_EXEC, command="make", timeout_s=600)
+        "alice", CallbackType.BACKGROUND_EXEC, command="make", timeout_s=600
+    )
     with pytest.raises(CallbackNotFound, match="not a wakeup"):
         await runtime.time.cancel_wakeup("alice", background.id)
 
@@ -103,8 +104,9 @@ async def test_time_04_a_due_wakeup_is_delivered_once_and_recurring_ones_re_arm(
     brain = Recorder(clock)
     await runtime.add_agent("alice", brain)
     once = await runtime.time.schedule_wakeup("alice", delay_s=60, note="once")
-    hourly = await runtime.time.schedule_wakeup("alice", delay_s=120, recurring_s=3600,
-                                                note="hourly")
+    hourly = await runtime.time.schedule_wakeup(
+        "alice", delay_s=120, recurring_s=3600, note="hourly"
+    )
     await clock.advance(59)
     await settle_all(runtime)
     assert brain.calls == []
@@ -118,8 +120,13 @@ async def test_time_04_a_due_wakeup_is_delivered_once_and_recurring_ones_re_arm(
     await clock.advance(3 * 3600 + 60)
     await settle_all(runtime)
     fired = [(c.payload["extra"]["callbackId"], c.at) for c in brain.of("system_event")]
-    assert fired == [(once.id, 60), (hourly.id, 120), (hourly.id, 3720), (hourly.id, 7320),
-                     (hourly.id, 10920)]
+    assert fired == [
+        (once.id, 60),
+        (hourly.id, 120),
+        (hourly.id, 3720),
+        (hourly.id, 7320),
+        (hourly.id, 10920),
+    ]
     [stored] = await runtime.store.find_callbacks("alice")
     # Re-armed at "delivered time plus interval", pending again.
     assert stored.id == hourly.id and stored.status == CallbackStatus.PENDING
@@ -160,8 +167,10 @@ async def test_time_04_two_runtimes_on_one_database_fire_each_wakeup_once(
     await second.start()
     try:
         await first.add_agent("alice", Recorder(clock))
-        wakeups = [await first.time.schedule_wakeup("alice", delay_s=60 + n, note=f"w{n}")
-                   for n in range(20)]
+        wakeups = [
+            await first.time.schedule_wakeup("alice", delay_s=60 + n, note=f"w{n}")
+            for n in range(20)
+        ]
         recurring = await first.time.schedule_wakeup("alice", delay_s=30, recurring_s=600)
         # The second runtime hosts the same agent and restores every wakeup on its timer.
         await second.add_agent("alice", Recorder(clock))
@@ -190,16 +199,23 @@ async def test_time_05_callbacks_and_wakeups_survive_a_restart(
     first = Runtime(SQLiteStore(db), clock=clock)
     await first.start()
     await first.add_agent("alice", Recorder(clock))
-    daily = await first.time.schedule_wakeup("alice", at="2026-01-05T08:00:00Z",
-                                             recurring_s=DAY_S, note="morning review")
-    once = await first.time.schedule_wakeup("alice", delay_s=3600, note="once",
-                                            delivery_mode="in_session",
-                                            origin_session_id="ses-9")
+    daily = await first.time.schedule_wakeup(
+        "alice", at="2026-01-05T08:00:00Z", recurring_s=DAY_S, note="morning review"
+    )
+    once = await first.time.schedule_wakeup(
+        "alice", delay_s=3600, note="once", delivery_mode="in_session", origin_session_id="ses-9"
+    )
     build = await first.time.callbacks.register(
-        "alice", CallbackType.BACKGROUND_EXEC, command="make", origin_session_id="ses-1",
-        timeout_s=660.0, data={"ownTimeoutS": 600.0})
-    ask = await first.time.await_reply("alice", "conv-3", origin_session_id="ses-2",
-                                       note="asked bob")
+        "alice",
+        CallbackType.BACKGROUND_EXEC,
+        command="make",
+        origin_session_id="ses-1",
+        timeout_s=660.0,
+        data={"ownTimeoutS": 600.0},
+    )
+    ask = await first.time.await_reply(
+        "alice", "conv-3", origin_session_id="ses-2", note="asked bob"
+    )
     before = await first.time.list_callbacks("alice")
     await first.close()
 
@@ -229,16 +245,18 @@ async def test_time_05_callbacks_and_wakeups_survive_a_restart(
         await second.close()
 
 
-async def _restart_after(tmp_path: Path, down_s: float, config: TimeConfig | None = None
-                         ) -> tuple[Runtime, Recorder, FakeClock, str]:
+async def _restart_after(
+    tmp_path: Path, down_s: float, config: TimeConfig | None = None
+) -> tuple[Runtime, Recorder, FakeClock, str]:
     """A daily 08:00 wakeup; the runtime goes down at 07:59 and comes back ``down_s`` later."""
     db = tmp_path / "attn.db"
     clock = FakeClock(START)
     first = Runtime(SQLiteStore(db), clock=clock)
     await first.start()
     await first.add_agent("alice", Recorder(clock))
-    daily = await first.time.schedule_wakeup("alice", at="2026-01-05T08:00:00Z",
-                                             recurring_s=DAY_S, note="morning review")
+    daily = await first.time.schedule_wakeup(
+        "alice", at="2026-01-05T08:00:00Z", recurring_s=DAY_S, note="morning review"
+    )
     await first.close()
     later = FakeClock(START + timedelta(seconds=down_s))
     second = Runtime(SQLiteStore(db), clock=later, time=config)
@@ -293,8 +311,12 @@ async def test_time_06_missed_wakeups_can_be_recorded_instead(tmp_path: Path) ->
         [record] = await items(runtime.store, "alice", "system_event")
         assert record.status == ItemStatus.DROPPED
         assert record.reason is not None and record.reason.startswith("missed:")
-        assert record.payload["extra"] == {"callbackId": daily, "callbackType": "wakeup",
-                                           "missed": True, "missedFires": 4}
+        assert record.payload["extra"] == {
+            "callbackId": daily,
+            "callbackType": "wakeup",
+            "missed": True,
+            "missedFires": 4,
+        }
         [decision] = await runtime.store.find_decisions("alice", record.id)
         assert decision.decision_type == DecisionType.DROP
         [stored] = await runtime.store.find_callbacks("alice")  # still scheduled, not lost
@@ -324,8 +346,7 @@ async def test_a_claim_left_by_a_dead_host_is_taken_over_on_start(
         brain = Recorder(clock2)
         await second.add_agent("alice", brain)
         await settle_all(second)
-        assert [c.payload["extra"]["callbackId"] for c in brain.of("system_event")] == [
-            wakeup.id]
+        assert [c.payload["extra"]["callbackId"] for c in brain.of("system_event")] == [wakeup.id]
         assert await second.store.find_callbacks("alice") == []
     finally:
         await second.close()

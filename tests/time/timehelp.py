@@ -35,16 +35,25 @@ class Call:
 class Recorder:
     """A brain recording every call; ``work[source_type]`` scripts per type."""
 
-    def __init__(self, clock: FakeClock,
-                 work: dict[str, Callable[[MailboxItem, Focus], Awaitable[Any]]] | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        clock: FakeClock,
+        work: dict[str, Callable[[MailboxItem, Focus], Awaitable[Any]]] | None = None,
+    ) -> None:
         self.clock = clock
         self.calls: list[Call] = []
         self.work = work or {}
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Any:
-        self.calls.append(Call(item.id, item.source_type, self.clock.monotonic(),
-                               dict(item.payload), dict(item.metadata)))
+        self.calls.append(
+            Call(
+                item.id,
+                item.source_type,
+                self.clock.monotonic(),
+                dict(item.payload),
+                dict(item.metadata),
+            )
+        )
         handler = self.work.get(item.source_type)
         if handler is not None:
             return await handler(item, focus)
@@ -54,8 +63,6 @@ class Recorder:
         return [c for c in self.calls if c.source_type == source_type]
 
 
-
-
 def heartbeat_config(**values: Any) -> TimeConfig:
     """Heartbeats for every agent, with the clamp opened for short test intervals."""
     values.setdefault("heartbeats", True)
@@ -63,12 +70,20 @@ def heartbeat_config(**values: Any) -> TimeConfig:
     return TimeConfig(**values)
 
 
-async def items(store: Store, agent: str, source_type: str | None = None,
-                statuses: tuple[ItemStatus, ...] | None = None) -> list[MailboxItem]:
+async def items(
+    store: Store,
+    agent: str,
+    source_type: str | None = None,
+    statuses: tuple[ItemStatus, ...] | None = None,
+) -> list[MailboxItem]:
     """The agent's stored items, oldest first, optionally of one type."""
-    query = ItemQuery(agent, statuses=statuses,
-                      source_types=(source_type,) if source_type else None,
-                      limit=10_000, oldest_first=True)
+    query = ItemQuery(
+        agent,
+        statuses=statuses,
+        source_types=(source_type,) if source_type else None,
+        limit=10_000,
+        oldest_first=True,
+    )
     return await store.find_items(query)
 
 

@@ -152,8 +152,12 @@ def test_json_text_without_a_type_is_plain_text(tmp_path: Path) -> None:
 
 
 def _msg(**fields: object) -> dict[str, object]:
-    message: dict[str, object] = {"from": "team-lead", "text": "hello",
-                                  "timestamp": "2026-02-09T15:08:17.410Z", "read": False}
+    message: dict[str, object] = {
+        "from": "team-lead",
+        "text": "hello",
+        "timestamp": "2026-02-09T15:08:17.410Z",
+        "read": False,
+    }
     message.update(fields)
     return {k: v for k, v in message.items() if v is not None}
 
@@ -178,8 +182,7 @@ def test_malformed_json_file_names_the_file(good_tree: Path) -> None:
 
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [({"from": "a", "text": "b"}, "got an object"), ("just text", "got a string"),
-     (42, "got int")],
+    [({"from": "a", "text": "b"}, "got an object"), ("just text", "got a string"), (42, "got int")],
 )
 def test_a_non_array_inbox_names_the_file(good_tree: Path, data: object, expected: str) -> None:
     _write(good_tree / "team1" / "odd.json", json.dumps(data))

@@ -27,8 +27,9 @@ def test_import_then_replay(inbox_dir: Path, tmp_path: Path) -> None:
     assert report["events"] == 60 and report["agents"] == 20
     assert len(read_trace(out).events) == 60
 
-    code, stdout, _ = _run("replay", str(out), "--database", f"sqlite:///{tmp_path / 'r.db'}",
-                           "--json")
+    code, stdout, _ = _run(
+        "replay", str(out), "--database", f"sqlite:///{tmp_path / 'r.db'}", "--json"
+    )
     assert code == 0
     summary = json.loads(stdout)
     assert summary["ok"] and summary["lost"] == []
@@ -41,8 +42,9 @@ def test_import_then_replay(inbox_dir: Path, tmp_path: Path) -> None:
 
 
 def test_import_to_stdout(inbox_dir: Path) -> None:
-    code, stdout, _ = _run("import", "claude-team",
-                           str(inbox_dir / "raw/inboxes/humble-chasing-goose"), "-o", "-")
+    code, stdout, _ = _run(
+        "import", "claude-team", str(inbox_dir / "raw/inboxes/humble-chasing-goose"), "-o", "-"
+    )
     assert code == 0
     lines = stdout.splitlines()
     assert json.loads(lines[0])["format"] == "attn-trace"
@@ -77,7 +79,12 @@ def _on_a_terminal(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[st
     env.pop("ATTN_DATABASE_URL", None)
     return subprocess.run(
         [sys.executable, "-m", "attn", *args],
-        capture_output=True, text=True, env=env, timeout=120, check=False, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
     )
 
 

@@ -20,23 +20,41 @@ from attn.trace.model import (
     write_trace,
 )
 
-SPEC = ItemType("custom_ping", "Ping", 3, Category.SYSTEM, "!", "internal", invokes_llm=False,
-                merge_key="pingId", user_priority=1, description="a ping")
+SPEC = ItemType(
+    "custom_ping",
+    "Ping",
+    3,
+    Category.SYSTEM,
+    "!",
+    "internal",
+    invokes_llm=False,
+    merge_key="pingId",
+    user_priority=1,
+    description="a ping",
+)
 
 
 def _event(key: str = "k1", **changes: object) -> TraceEvent:
     fields: dict[str, object] = dict(
-        at=datetime(2026, 2, 9, 15, 8, 17, 410000, tzinfo=UTC), agent="team.alice",
-        source_type="custom_ping", payload={"content": "hi"}, metadata={"senderId": "team.bob"},
-        priority=None, key=key,
+        at=datetime(2026, 2, 9, 15, 8, 17, 410000, tzinfo=UTC),
+        agent="team.alice",
+        source_type="custom_ping",
+        payload={"content": "hi"},
+        metadata={"senderId": "team.bob"},
+        priority=None,
+        key=key,
     )
     fields.update(changes)
     return TraceEvent(**fields)  # type: ignore[arg-type]
 
 
 def _trace() -> Trace:
-    return Trace({"kind": "test"}, (SPEC,), (TraceAgent("team.alice", "A"),),
-                 (_event("k1"), _event("k2", priority=0)))
+    return Trace(
+        {"kind": "test"},
+        (SPEC,),
+        (TraceAgent("team.alice", "A"),),
+        (_event("k1"), _event("k2", priority=0)),
+    )
 
 
 def test_round_trip(tmp_path: Path) -> None:
@@ -84,12 +102,18 @@ GOOD = json.dumps(_event().to_json(), separators=(",", ":"))
         ((HEADER, GOOD.replace('{"content":"hi"}', '"hi"')), r":2: 'payload' must be a JSON"),
         ((HEADER, GOOD.replace('"agent":"team.alice"', '"agent":""')), r":2: 'agent' must be"),
         ((HEADER.replace('"version": 1', '"version": 2'), GOOD), r":1: unsupported trace ver"),
-        ((HEADER.replace('"category": "system"', '"category": "misc"'),),
-         r":1: types\[0\]: category must be one of"),
-        ((HEADER.replace('"name": "custom_ping"', '"name": "Bad Name"'),),
-         r":1: types\[0\]: type name must match"),
-        ((HEADER.replace('"defaultPriority": 3', '"defaultPriority": "3"'),),
-         r":1: types\[0\]: item type field 'defaultPriority' has the wrong type"),
+        (
+            (HEADER.replace('"category": "system"', '"category": "misc"'),),
+            r":1: types\[0\]: category must be one of",
+        ),
+        (
+            (HEADER.replace('"name": "custom_ping"', '"name": "Bad Name"'),),
+            r":1: types\[0\]: type name must match",
+        ),
+        (
+            (HEADER.replace('"defaultPriority": 3', '"defaultPriority": "3"'),),
+            r":1: types\[0\]: item type field 'defaultPriority' has the wrong type",
+        ),
     ],
 )
 def test_bad_lines_name_the_line(tmp_path: Path, lines: tuple[str, ...], expected: str) -> None:

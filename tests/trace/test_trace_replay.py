@@ -71,11 +71,13 @@ async def test_every_inbox_message_is_processed_once_in_sender_order(
         survivor = by_id[item.merged_into or ""]
         assert item.id in survivor.payload["supersededItemIds"]
         assert survivor.metadata["senderId"] == item.metadata["senderId"]
-    assert Counter(i.status for i in items) == {ItemStatus.COMPLETED: total - len(merged),
-                                                 **({ItemStatus.MERGED: len(merged)}
-                                                    if merged else {})}
+    assert Counter(i.status for i in items) == {
+        ItemStatus.COMPLETED: total - len(merged),
+        **({ItemStatus.MERGED: len(merged)} if merged else {}),
+    }
     assert all(len(picks[i.id]) == (i.status == ItemStatus.COMPLETED) for i in items), (
-        "an item was processed twice")
+        "an item was processed twice"
+    )
     assert len({(i.agent_id, i.idempotency_key) for i in items}) == total
     by_source = {(i.metadata["source"]["file"], i.metadata["source"]["index"]): i for i in items}
     assert set(by_source) == {(f, n) for f, msgs in files.items() for n in range(len(msgs))}
@@ -100,8 +102,7 @@ async def test_every_inbox_message_is_processed_once_in_sender_order(
     for (file, index), item in by_source.items():
         if item.status == ItemStatus.MERGED:
             continue
-        groups[(file, files[file][index]["from"], item.priority)].append(
-            (index, picks[item.id][0]))
+        groups[(file, files[file][index]["from"], item.priority)].append((index, picks[item.id][0]))
     for key, members in groups.items():
         positions = [p for _, p in sorted(members)]
         assert positions == sorted(positions), f"out of order: {key}"
@@ -111,8 +112,10 @@ async def test_every_inbox_message_is_processed_once_in_sender_order(
     assert summary.events == summary.completed + summary.merged == total
     assert summary.merged == len(merged)
     assert (summary.lost, summary.duplicates, summary.reprocessed) == ((), (), ())
-    assert summary.decisions == {"pick": total - len(merged),
-                                 **({"merge": len(merged)} if merged else {})}
+    assert summary.decisions == {
+        "pick": total - len(merged),
+        **({"merge": len(merged)} if merged else {}),
+    }
     assert sum(sum(s.values()) for t in summary.items.values() for s in t.values()) == total
     assert summary.latency_samples == summary.completed  # merged items are never picked
     assert summary.latency_p50_s is not None and summary.latency_p99_s is not None
@@ -131,8 +134,10 @@ async def test_replaying_twice_into_one_database_never_duplicates(
             items = await _stored(runtime)
         assert summary.ok and summary.completed + summary.merged == len(items) == 60
         # superseded idle pings are merged, how many depends on timing
-        assert summary.decisions == {"pick": summary.completed,
-                                     **({"merge": summary.merged} if summary.merged else {})}
+        assert summary.decisions == {
+            "pick": summary.completed,
+            **({"merge": summary.merged} if summary.merged else {}),
+        }
 
 
 def _trace(*events: TraceEvent, types: tuple[ItemType, ...] = ()) -> Trace:
@@ -142,12 +147,25 @@ def _trace(*events: TraceEvent, types: tuple[ItemType, ...] = ()) -> Trace:
 T0 = datetime(2026, 2, 9, 15, 0, tzinfo=UTC)
 
 
-def _ev(key: str, at_s: float = 0.0, *, agent: str = "t.bob", sender: str = "t.alice",
-        source_type: str = "a2a_message", content: str | None = None,
-        priority: int | None = None) -> TraceEvent:
-    return TraceEvent(T0 + timedelta(seconds=at_s), agent, source_type,
-                      {"content": content if content is not None else f"msg {key}"},
-                      {"senderId": sender}, priority, key)
+def _ev(
+    key: str,
+    at_s: float = 0.0,
+    *,
+    agent: str = "t.bob",
+    sender: str = "t.alice",
+    source_type: str = "a2a_message",
+    content: str | None = None,
+    priority: int | None = None,
+) -> TraceEvent:
+    return TraceEvent(
+        T0 + timedelta(seconds=at_s),
+        agent,
+        source_type,
+        {"content": content if content is not None else f"msg {key}"},
+        {"senderId": sender},
+        priority,
+        key,
+    )
 
 
 CUSTOM = ItemType("custom_ping", "Ping", 3, Category.SYSTEM, "!", "internal")
@@ -160,8 +178,10 @@ CUSTOM = ItemType("custom_ping", "Ping", 3, Category.SYSTEM, "!", "internal")
         (_trace(_ev("a", content="  ")), r"trace event 1 .*needs non-empty text"),
         (_trace(_ev("a", agent="bad name")), r"agent name 'bad name' is not valid"),
         (_trace(_ev("a", content="x" * 300_000)), r"trace event 1 .*bytes; the limit"),
-        (_trace(_ev("a"), types=(ItemType("heartbeat", "Beat", 3, Category.SYSTEM, "-"),)),
-         r"type 'heartbeat' is already registered with different settings"),
+        (
+            _trace(_ev("a"), types=(ItemType("heartbeat", "Beat", 3, Category.SYSTEM, "-"),)),
+            r"type 'heartbeat' is already registered with different settings",
+        ),
     ],
 )
 async def test_a_bad_trace_changes_nothing(trace: Trace, expected: str) -> None:
@@ -213,8 +233,12 @@ async def test_failures_are_reported_as_lost_and_retried() -> None:
         raise RuntimeError("boom")
 
     async with Runtime(MemoryStore()) as runtime:
-        summary = await replay(_trace(_ev("a"), _ev("b", 1)), runtime,
-                               brain=lambda _name: broken, config=AgentConfig(max_attempts=2))
+        summary = await replay(
+            _trace(_ev("a"), _ev("b", 1)),
+            runtime,
+            brain=lambda _name: broken,
+            config=AgentConfig(max_attempts=2),
+        )
     assert not summary.exactly_once and not summary.ok
     assert [(x.key, x.status) for x in summary.lost] == [("a", "dropped"), ("b", "dropped")]
     assert "boom" in summary.lost[0].reason
@@ -234,7 +258,8 @@ async def test_speed_honours_gaps_on_the_runtime_clock() -> None:
 
     async with Runtime(MemoryStore(), clock=clock) as runtime:
         task = asyncio.create_task(
-            replay(trace, runtime, speed=2.0, max_gap_s=12.0, progress=progress))
+            replay(trace, runtime, speed=2.0, max_gap_s=12.0, progress=progress)
+        )
         while not task.done():
             await clock.advance(0.5)
         summary = await task

@@ -17,22 +17,37 @@ AGENT = "t.bob"
 
 
 def _event(key: str, at_s: float, sender: str = "t.alice") -> TraceEvent:
-    return TraceEvent(T0 + timedelta(seconds=at_s), AGENT, "a2a_message",
-                      {"content": key}, {"senderId": sender}, None, key)
+    return TraceEvent(
+        T0 + timedelta(seconds=at_s),
+        AGENT,
+        "a2a_message",
+        {"content": key},
+        {"senderId": sender},
+        None,
+        key,
+    )
 
 
 def _item(key: str, status: ItemStatus, **changes: Any) -> MailboxItem:
     values: dict[str, Any] = dict(
-        id=f"mbx_{key}", agent_id=AGENT, source_type="a2a_message", priority=2, status=status,
-        payload={"content": key}, metadata={}, queued_at=T0, idempotency_key=key,
+        id=f"mbx_{key}",
+        agent_id=AGENT,
+        source_type="a2a_message",
+        priority=2,
+        status=status,
+        payload={"content": key},
+        metadata={},
+        queued_at=T0,
+        idempotency_key=key,
     )
     values.update(changes)
     return MailboxItem(**values)
 
 
 def _decision(item_id: str, kind: DecisionType, n: int) -> InsertDecision:
-    return InsertDecision(Decision(new_id("dec"), AGENT, kind, item_id, "test",
-                                   T0 + timedelta(seconds=n)))
+    return InsertDecision(
+        Decision(new_id("dec"), AGENT, kind, item_id, "test", T0 + timedelta(seconds=n))
+    )
 
 
 async def _store(*ops: Any) -> Store:
@@ -46,8 +61,14 @@ async def test_order_reprocessing_and_merges_are_detected() -> None:
     started = {"started_at": T0 + timedelta(seconds=2)}
     store = await _store(
         InsertItem(_item("a", ItemStatus.COMPLETED, **started)),
-        InsertItem(_item("b", ItemStatus.COMPLETED, **started,
-                         payload={"content": "b", "mergedItemIds": ["mbx_c"]})),
+        InsertItem(
+            _item(
+                "b",
+                ItemStatus.COMPLETED,
+                **started,
+                payload={"content": "b", "mergedItemIds": ["mbx_c"]},
+            )
+        ),
         InsertItem(_item("c", ItemStatus.MERGED, merged_into="mbx_b")),
         InsertItem(_item("d", ItemStatus.MERGED, merged_into="mbx_a")),  # a does not name d
         InsertItem(_item("e", ItemStatus.QUEUED)),
@@ -55,13 +76,22 @@ async def test_order_reprocessing_and_merges_are_detected() -> None:
         _decision("mbx_a", DecisionType.PICK, 2),
         _decision("mbx_a", DecisionType.PICK, 3),  # picked again with no requeue or resurface
     )
-    events = [_event("a", 0), _event("b", 1), _event("c", 2, "t.carol"),
-              _event("d", 3, "t.dan"), _event("e", 4, "t.erin"), _event("z", 5)]
+    events = [
+        _event("a", 0),
+        _event("b", 1),
+        _event("c", 2, "t.carol"),
+        _event("d", 3, "t.dan"),
+        _event("e", 4, "t.erin"),
+        _event("z", 5),
+    ]
     summary = await summarize(Trace({}, (), (), tuple(events)), store)
 
     assert (summary.completed, summary.merged) == (2, 1)
     assert {(x.key, x.status) for x in summary.lost} == {
-        ("d", "merged"), ("e", "queued"), ("z", "missing")}
+        ("d", "merged"),
+        ("e", "queued"),
+        ("z", "missing"),
+    }
     assert "lost its text" in next(x.reason for x in summary.lost if x.key == "d")
     assert summary.reprocessed == ("mbx_a",)
     assert summary.max_picks == 2

@@ -50,7 +50,8 @@ def test_ui_05_chat_reply_streams_in(server: UiServer, page: Any) -> None:
     expect(reply.locator(".text")).to_have_text("Working on it… done: ship it?")
     expect(reply).not_to_have_attribute("aria-busy", "true")
     expect(page.locator(".timeline-rows .row").filter(has_text="ship it?")).to_have_attribute(
-        "data-status", "completed")
+        "data-status", "completed"
+    )
     # Enter sends too; a blank message is not sent.
     page.get_by_label("Message").fill("   ")
     page.get_by_label("Message").press("Enter")
@@ -58,8 +59,12 @@ def test_ui_05_chat_reply_streams_in(server: UiServer, page: Any) -> None:
 
 
 def test_ui_05_cancel_needs_confirmation(server: UiServer, page: Any) -> None:
-    review = server.enqueue("ada", "review_request", {"content": "Review PR 7", "key": "long"},
-                            until={NEW: "processing"})
+    review = server.enqueue(
+        "ada",
+        "review_request",
+        {"content": "Review PR 7", "key": "long"},
+        until={NEW: "processing"},
+    )
     open_mind(page, server)
     expect(page.locator(".attention .state-badge")).to_have_text("FOCUSED")
     cancel = page.get_by_role("button", name="Cancel current work…")
@@ -87,8 +92,10 @@ def test_ui_05_cancel_needs_confirmation(server: UiServer, page: Any) -> None:
 def test_ui_05_stop_start_pause_resume(server: UiServer, page: Any) -> None:
     server.open_gate("ada")
     open_mind(page, server)
-    buttons = {name: page.get_by_role("button", name=name, exact=True)
-               for name in ("Start", "Stop", "Pause", "Resume")}
+    buttons = {
+        name: page.get_by_role("button", name=name, exact=True)
+        for name in ("Start", "Stop", "Pause", "Resume")
+    }
     expect(buttons["Start"]).to_be_disabled()
     expect(buttons["Resume"]).to_be_disabled()
 

@@ -24,7 +24,8 @@ from attn.brains import EchoBrain
 from attn.core.config import AgentConfig
 
 STACK_TRACE = re.compile(
-    r"Traceback \(most recent call last\)|File \".*\", line \d+|\n\s+at \S+ \(")
+    r"Traceback \(most recent call last\)|File \".*\", line \d+|\n\s+at \S+ \("
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,8 @@ def scene(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[UiServer, 
 
 @pytest.mark.parametrize("width", [1280, 390])
 def test_ui_08_layout_and_accessibility(
-        scene: tuple[UiServer, dict[str, str]], page: Any, width: int) -> None:
+    scene: tuple[UiServer, dict[str, str]], page: Any, width: int
+) -> None:
     server, ids = scene
     page.set_viewport_size({"width": width, "height": 900})
 

@@ -44,7 +44,8 @@ def open_mind(page: Any, server: UiServer, agent: str) -> None:
 
 def chip(page: Any, group: str, name: str) -> Any:
     return page.get_by_role("group", name=f"Filter by {group}").get_by_role(
-        "button", name=re.compile(rf"^{name}\b"))
+        "button", name=re.compile(rf"^{name}\b")
+    )
 
 
 def rows(page: Any) -> Any:
@@ -77,14 +78,27 @@ def test_ui_02_mind_view_header_queue_filters_and_timeline(server: UiServer, pag
 
     # Category chips (from the registry) and status chips, both with counts.
     categories = page.get_by_role("group", name="Filter by category").get_by_role("button")
-    expect(categories).to_have_text([
-        re.compile(r"All\s+7"), re.compile(r"Interaction\s+4"), re.compile(r"Task\s+1"),
-        re.compile(r"Notification\s+0"), re.compile(r"System\s+2")])
+    expect(categories).to_have_text(
+        [
+            re.compile(r"All\s+7"),
+            re.compile(r"Interaction\s+4"),
+            re.compile(r"Task\s+1"),
+            re.compile(r"Notification\s+0"),
+            re.compile(r"System\s+2"),
+        ]
+    )
     statuses = page.get_by_role("group", name="Filter by status").get_by_role("button")
-    expect(statuses).to_have_text([
-        re.compile(r"All\s+7"), re.compile(r"Queued\s+2"), re.compile(r"Processing\s+1"),
-        re.compile(r"Completed\s+1"), re.compile(r"Merged\s+1"), re.compile(r"Deferred\s+1"),
-        re.compile(r"Dropped\s+1")])
+    expect(statuses).to_have_text(
+        [
+            re.compile(r"All\s+7"),
+            re.compile(r"Queued\s+2"),
+            re.compile(r"Processing\s+1"),
+            re.compile(r"Completed\s+1"),
+            re.compile(r"Merged\s+1"),
+            re.compile(r"Deferred\s+1"),
+            re.compile(r"Dropped\s+1"),
+        ]
+    )
     expect(rows(page)).to_have_count(7)
 
     # Filtering by category, then by status, then back to everything.
@@ -147,9 +161,11 @@ def test_ui_02_mind_view_header_queue_filters_and_timeline(server: UiServer, pag
     expect(page.locator(".attention .state-badge")).to_have_text("IDLE")
     expect(chip(page, "status", "Completed")).to_have_text(re.compile(r"Completed\s+5"))
     expect(page.locator(f".row[data-id='{ids['processing']}']")).to_have_attribute(
-        "data-status", "completed")
+        "data-status", "completed"
+    )
     ids_shown = page.locator(".timeline-rows > .row").evaluate_all(
-        "rows => rows.map(r => r.dataset.id)")
+        "rows => rows.map(r => r.dataset.id)"
+    )
     assert len(ids_shown) == len(set(ids_shown)) == 7
 
 
@@ -160,8 +176,9 @@ def test_ui_02_load_earlier_pages_through_history(server: UiServer, page: Any) -
             await agent.enqueue("heartbeat", {"summary": f"beat {n:03d}"})
 
     server.call(fill)
-    server.wait_until(lambda rt: rt.get_agent("bob").depth == 0
-                      and rt.get_agent("bob").focus_item is None)
+    server.wait_until(
+        lambda rt: rt.get_agent("bob").depth == 0 and rt.get_agent("bob").focus_item is None
+    )
     open_mind(page, server, "bob")
     expect(rows(page)).to_have_count(50)
     expect(page.locator(".timeline-info")).to_have_text("Showing 50 of 120 items")
@@ -178,9 +195,11 @@ def test_ui_02_load_earlier_pages_through_history(server: UiServer, page: Any) -
 
 
 def test_ui_c7_load_earlier_continues_by_cursor_while_items_complete(
-        server: UiServer, page: Any) -> None:
+    server: UiServer, page: Any
+) -> None:
     """Issue 10 C7: "Load earlier" asks for the page below the oldest row shown
     (a cursor), so items completing meanwhile neither repeat nor go missing."""
+
     async def fill(runtime: Runtime, start: int, count: int) -> None:
         agent = runtime.get_agent("bob")
         for n in range(start, start + count):
@@ -207,8 +226,7 @@ def test_ui_c7_load_earlier_continues_by_cursor_while_items_complete(
     assert not any("offset=" in url for url in asked)
 
 
-def test_ui_03_type_registered_at_run_time_appears_and_filters(
-        server: UiServer, page: Any) -> None:
+def test_ui_03_type_registered_at_run_time_appears_and_filters(server: UiServer, page: Any) -> None:
     server.enqueue("bob", "human_chat", {"content": "before the new type"})
     open_mind(page, server, "bob")
     expect(rows(page)).to_have_count(1)
@@ -216,8 +234,9 @@ def test_ui_03_type_registered_at_run_time_appears_and_filters(
     assert "Deploy Alert" not in select.inner_text()
 
     async def register(runtime: Runtime) -> None:
-        runtime.registry.register(ItemType(
-            "deploy_alert", "Deploy Alert", 1, Category.NOTIFICATION, "🚀", "internal"))
+        runtime.registry.register(
+            ItemType("deploy_alert", "Deploy Alert", 1, Category.NOTIFICATION, "🚀", "internal")
+        )
 
     server.call(register)
     server.enqueue("bob", "deploy_alert", {"content": "deploy 88 rolled out"})
@@ -225,8 +244,7 @@ def test_ui_03_type_registered_at_run_time_appears_and_filters(
     row = rows(page).filter(has_text="deploy 88 rolled out")
     expect(row.locator(".type-label")).to_have_text("Deploy Alert")
     expect(row.locator(".type-icon")).to_have_text("🚀")
-    expect(chip(page, "category", "Notification")).to_have_text(
-        re.compile(r"Notification\s+1"))
+    expect(chip(page, "category", "Notification")).to_have_text(re.compile(r"Notification\s+1"))
     expect(select.locator("option", has_text="Deploy Alert")).to_have_count(1)
     select.select_option("deploy_alert")
     expect(rows(page)).to_have_count(1)
@@ -236,17 +254,18 @@ def test_ui_03_type_registered_at_run_time_appears_and_filters(
     # The same labels come from the registry endpoint the page reads.
     types = httpx.get(f"{server.url}/api/types").json()["types"]
     assert {"name": "deploy_alert", "label": "Deploy Alert", "icon": "🚀"}.items() <= next(
-        t for t in types if t["name"] == "deploy_alert").items()
+        t for t in types if t["name"] == "deploy_alert"
+    ).items()
 
 
 #: Hue ranges (degrees) of the seed's status colours (000 §9, §16).
 HUES = {
-    "completed": (90, 160),    # green
+    "completed": (90, 160),  # green
     "processing": (200, 250),  # blue
-    "merged": (200, 250),      # blue
-    "deferred": (260, 300),    # purple
-    "dropped": (-15, 15),      # red
-    "queued": (25, 50),        # amber
+    "merged": (200, 250),  # blue
+    "deferred": (260, 300),  # purple
+    "dropped": (-15, 15),  # red
+    "queued": (25, 50),  # amber
 }
 
 
@@ -262,8 +281,14 @@ def test_ui_04_status_colours_and_text_labels(server: UiServer, page: Any) -> No
     ids = all_statuses_scene(server)
     open_mind(page, server, "ada")
     expect(rows(page)).to_have_count(7)
-    labels = {"queued": "Queued", "processing": "Processing", "completed": "Completed",
-              "merged": "Merged", "deferred": "Deferred", "dropped": "Dropped"}
+    labels = {
+        "queued": "Queued",
+        "processing": "Processing",
+        "completed": "Completed",
+        "merged": "Merged",
+        "deferred": "Deferred",
+        "dropped": "Dropped",
+    }
     for status, (low, high) in HUES.items():
         row = page.locator(f".row[data-id='{ids[status]}']")
         expect(row).to_have_attribute("data-status", status)
@@ -272,13 +297,16 @@ def test_ui_04_status_colours_and_text_labels(server: UiServer, page: Any) -> No
         colour = dot.evaluate("el => getComputedStyle(el).backgroundColor")
         assert low <= hue_of(colour) <= high, f"{status} dot is {colour}"
         chip_colour = page.locator(f".chips .status-dot.status-{status}").evaluate(
-            "el => getComputedStyle(el).backgroundColor")
+            "el => getComputedStyle(el).backgroundColor"
+        )
         assert chip_colour == colour, f"{status} filter chip and row differ"
         animation = dot.evaluate("el => getComputedStyle(el).animationName")
         assert (animation == "pulse") == (status == "processing"), f"{status}: {animation}"
     # Merged and processing are both blue, told apart by their labels.
-    assert page.locator(".row.status-merged .status-text").inner_text() != page.locator(
-        ".row.status-processing .status-text").inner_text()
+    assert (
+        page.locator(".row.status-merged .status-text").inner_text()
+        != page.locator(".row.status-processing .status-text").inner_text()
+    )
 
 
 # Issue 10 C9: the Mind view of an idle agent kept "Loading…" in its focus line.

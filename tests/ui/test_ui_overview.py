@@ -60,7 +60,8 @@ def test_ui_01_overview_lists_agents_and_updates_live(server: UiServer, page: An
     server.enqueue("bob", "human_chat", {"content": "hi bob"})
     server.wait_until(lambda rt: rt.get_agent("bob").statistics().get("completed", 0) >= 1)
     expect(page.locator(".agent-card[data-agent=bob] .state-badge")).to_have_text(
-        re.compile("idle", re.I))
+        re.compile("idle", re.I)
+    )
     assert page.evaluate("window.__sameDocument") is True
 
     # The link opens the agent's Mind view.

@@ -39,7 +39,8 @@ GOAL_MS = 100.0
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_ui_mind_view_responsive_with_2000_rows_and_50_events_per_s(
-        tmp_path: Path, browser: Any) -> None:
+    tmp_path: Path, browser: Any
+) -> None:
     with UiServer(tmp_path / "ui.db", [AgentSpec("ada", EchoBrain())]) as server:
         fill_history(server, "ada", ROWS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -57,11 +58,14 @@ def test_ui_mind_view_responsive_with_2000_rows_and_50_events_per_s(
             live = collect(page, t0, events0, SECONDS)
             tasks = main_thread_tasks(browser.stop_tracing())
             ids = page.locator(".timeline-rows > .row").evaluate_all(
-                "rows => rows.map(r => r.dataset.id)")
+                "rows => rows.map(r => r.dataset.id)"
+            )
         finally:
             page.close()
-    report = (f"{sent} items sent; {live.summary()}; trace: {tasks.count} tasks, longest "
-              f"{tasks.max_wall_ms:.0f} ms wall, most CPU {tasks.max_cpu_ms:.0f} ms")
+    report = (
+        f"{sent} items sent; {live.summary()}; trace: {tasks.count} tasks, longest "
+        f"{tasks.max_wall_ms:.0f} ms wall, most CPU {tasks.max_cpu_ms:.0f} ms"
+    )
     print(report)
     assert live.events_per_s >= 50, report
     assert len(ids) == len(set(ids)) >= ROWS + sent, report

@@ -29,8 +29,7 @@ brain = "echo"
 """
 
 
-def test_ui_07_reconnects_after_network_drop_and_server_restart(
-        tmp_path: Path, page: Any) -> None:
+def test_ui_07_reconnects_after_network_drop_and_server_restart(tmp_path: Path, page: Any) -> None:
     config = tmp_path / "attn.toml"
     config.write_text(CONFIG.format(db=tmp_path / "attn.db"))
     port = free_port()
@@ -39,8 +38,10 @@ def test_ui_07_reconnects_after_network_drop_and_server_restart(
     proxy = DroppingProxy(port)
 
     def send(text: str) -> str:
-        response = httpx.post(f"{direct}/api/agents/alice/mailbox",
-                              json={"sourceType": "a2a_message", "payload": {"content": text}})
+        response = httpx.post(
+            f"{direct}/api/agents/alice/mailbox",
+            json={"sourceType": "a2a_message", "payload": {"content": text}},
+        )
         assert response.status_code == 202, response.text
         item_id: str = response.json()["id"]
         return item_id
@@ -52,7 +53,8 @@ def test_ui_07_reconnects_after_network_drop_and_server_restart(
         expect(rows).to_have_count(len(ids))
         for item_id in ids:
             expect(page.locator(f".row[data-id='{item_id}']")).to_have_attribute(
-                "data-status", "completed")
+                "data-status", "completed"
+            )
         shown = rows.evaluate_all("rows => rows.map(r => r.dataset.id)")
         assert sorted(shown) == sorted(ids), "duplicate or missing timeline rows"
 

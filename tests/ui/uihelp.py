@@ -134,8 +134,9 @@ class UiServer:
         token: the API token (None: no token).
     """
 
-    def __init__(self, db_path: Path, agents: list[AgentSpec], *, port: int = 0,
-                 token: str | None = None) -> None:
+    def __init__(
+        self, db_path: Path, agents: list[AgentSpec], *, port: int = 0, token: str | None = None
+    ) -> None:
         self.db_path = db_path
         self.specs = agents
         self.port = port
@@ -187,8 +188,9 @@ class UiServer:
         try:
             await runtime.start()
             for spec in self.specs:
-                await runtime.add_agent(spec.name, spec.brain, spec.config,
-                                        description=spec.description)
+                await runtime.add_agent(
+                    spec.name, spec.brain, spec.config, description=spec.description
+                )
             app = create_app(runtime, token=self.token)
             async with serve_app(app, port=self.port, graceful_shutdown_s=2) as url:
                 self.url = url
@@ -211,9 +213,16 @@ class UiServer:
         future: Future[T] = asyncio.run_coroutine_threadsafe(run(), self.loop)
         return future.result(timeout_s)
 
-    def enqueue(self, agent: str, source_type: str, payload: dict[str, Any],
-                priority: int | None = None, metadata: dict[str, Any] | None = None, *,
-                until: dict[str, str] | None = None) -> str:
+    def enqueue(
+        self,
+        agent: str,
+        source_type: str,
+        payload: dict[str, Any],
+        priority: int | None = None,
+        metadata: dict[str, Any] | None = None,
+        *,
+        until: dict[str, str] | None = None,
+    ) -> str:
         """Enqueue on the server; returns the item id once committed.
 
         ``until`` maps item ids (:data:`NEW` for the enqueued one) to a status:
@@ -230,7 +239,8 @@ class UiServer:
                 wanted = until or {}
                 return bool(new_id) and all(
                     seen.get(new_id if key == NEW else key) == status
-                    for key, status in wanted.items())
+                    for key, status in wanted.items()
+                )
 
             def on_event(event: Event) -> None:
                 for key in ("item", "currentFocus", "focus"):
@@ -247,7 +257,8 @@ class UiServer:
             unsubscribe = runtime.bus.subscribe(on_event)
             try:
                 new_id = await runtime.get_agent(agent).enqueue(
-                    source_type, payload, priority, metadata)
+                    source_type, payload, priority, metadata
+                )
                 if until and not satisfied():
                     async with asyncio.timeout(WAIT_S):
                         await reached
@@ -328,7 +339,11 @@ def start_serve(config: Path, port: int, cwd: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATTN_")}
     process = subprocess.Popen(
         [sys.executable, "-m", "attn", "serve", "--config", str(config), "--port", str(port)],
-        cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     assert process.stdout is not None
     lines = []
     for raw in process.stdout:
@@ -372,14 +387,19 @@ def axe_violations(page: Any, impacts: tuple[str, ...] = ("serious", "critical")
             const r = await axe.run(document, {resultTypes: ['violations']});
             return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
                 nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
-        }""")
-    return [f"{v['impact']}: {v['id']} ({v['help']}) at {v['nodes']}"
-            for v in result if v["impact"] in impacts]
+        }"""
+    )
+    return [
+        f"{v['impact']}: {v['id']} ({v['help']}) at {v['nodes']}"
+        for v in result
+        if v["impact"] in impacts
+    ]
 
 
 def no_horizontal_overflow(page: Any) -> bool:
     width: bool = page.evaluate(
-        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1")
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
+    )
     return width
 
 
@@ -397,23 +417,40 @@ def all_statuses_scene(server: UiServer, agent: str = "ada") -> dict[str, str]:
     ids: dict[str, str] = {}
     maya = {"senderId": "maya", "senderName": "Maya"}
     server.open_gate(agent, "hello")
-    ids["completed"] = server.enqueue(agent, "human_chat", {"content": "hello"}, metadata=maya,
-                                      until={NEW: "completed"})
-    ids["dropped"] = server.enqueue(agent, "system_event",
-                                    {"content": "rotate the API keys", "fail": True},
-                                    until={NEW: "dropped"})
-    ids["deferred"] = server.enqueue(agent, "review_request",
-                                     {"content": "Review PR 42: retry budget", "key": "review"},
-                                     until={NEW: "processing"})
-    ids["processing"] = server.enqueue(agent, "human_chat", {"content": "are you there?"},
-                                       metadata=maya,
-                                       until={NEW: "processing", ids["deferred"]: "deferred"})
-    ids["queued"] = server.enqueue(agent, "a2a_message",
-                                   {"content": "build 311 is green", "channelKey": "dm:bob:ada"},
-                                   metadata={"senderId": "bob", "senderName": "bob"})
-    survivor = server.enqueue(agent, "a2a_message",
-                              {"content": "and deploy 88 is done", "channelKey": "dm:bob:ada"},
-                              metadata={"senderId": "ci", "senderName": "ci-bot"})
+    ids["completed"] = server.enqueue(
+        agent, "human_chat", {"content": "hello"}, metadata=maya, until={NEW: "completed"}
+    )
+    ids["dropped"] = server.enqueue(
+        agent,
+        "system_event",
+        {"content": "rotate the API keys", "fail": True},
+        until={NEW: "dropped"},
+    )
+    ids["deferred"] = server.enqueue(
+        agent,
+        "review_request",
+        {"content": "Review PR 42: retry budget", "key": "review"},
+        until={NEW: "processing"},
+    )
+    ids["processing"] = server.enqueue(
+        agent,
+        "human_chat",
+        {"content": "are you there?"},
+        metadata=maya,
+        until={NEW: "processing", ids["deferred"]: "deferred"},
+    )
+    ids["queued"] = server.enqueue(
+        agent,
+        "a2a_message",
+        {"content": "build 311 is green", "channelKey": "dm:bob:ada"},
+        metadata={"senderId": "bob", "senderName": "bob"},
+    )
+    survivor = server.enqueue(
+        agent,
+        "a2a_message",
+        {"content": "and deploy 88 is done", "channelKey": "dm:bob:ada"},
+        metadata={"senderId": "ci", "senderName": "ci-bot"},
+    )
     assert survivor == ids["queued"], "the second agent message should merge into the first"
 
     async def merged_id(runtime: Runtime) -> str:
@@ -485,8 +522,9 @@ class DroppingProxy:
             with self._lock:
                 self._open.update((client, server))
             for source, target in ((client, server), (server, client)):
-                threading.Thread(target=self._pipe, args=(source, target), daemon=True,
-                                 name="ui-proxy-pipe").start()
+                threading.Thread(
+                    target=self._pipe, args=(source, target), daemon=True, name="ui-proxy-pipe"
+                ).start()
 
     def _pipe(self, source: socket.socket, target: socket.socket) -> None:
         try:
@@ -559,11 +597,13 @@ class Responsiveness:
         return max([0.0, *self.long_tasks, *self.long_frames, self.max_frame_gap_ms])
 
     def summary(self) -> str:
-        return (f"{self.seconds:.1f} s, {self.events} events ({self.events_per_s:.0f}/s), "
-                f"{self.rows} rows, {self.frames} frames, max frame gap "
-                f"{self.max_frame_gap_ms:.0f} ms, long tasks {len(self.long_tasks)} (max "
-                f"{max(self.long_tasks, default=0):.0f} ms), long animation frames "
-                f"{len(self.long_frames)} (max {max(self.long_frames, default=0):.0f} ms)")
+        return (
+            f"{self.seconds:.1f} s, {self.events} events ({self.events_per_s:.0f}/s), "
+            f"{self.rows} rows, {self.frames} frames, max frame gap "
+            f"{self.max_frame_gap_ms:.0f} ms, long tasks {len(self.long_tasks)} (max "
+            f"{max(self.long_tasks, default=0):.0f} ms), long animation frames "
+            f"{len(self.long_frames)} (max {max(self.long_frames, default=0):.0f} ms)"
+        )
 
 
 def page_clock(page: Any) -> float:
@@ -582,15 +622,28 @@ def collect(page: Any, start_ms: float, events_before: int, seconds: float) -> R
                     maxGap: gaps.length ? Math.max(...gaps) : 0, frames: gaps.length,
                     events: window.attn.live.eventsReceived,
                     rows: document.querySelectorAll('.timeline-rows > .row').length};
-        }""", start_ms)
-    return Responsiveness(seconds, data["events"] - events_before, data["rows"],
-                          data["longTasks"], data["longFrames"], data["maxGap"], data["frames"])
+        }""",
+        start_ms,
+    )
+    return Responsiveness(
+        seconds,
+        data["events"] - events_before,
+        data["rows"],
+        data["longTasks"],
+        data["longFrames"],
+        data["maxGap"],
+        data["frames"],
+    )
 
 
 def fill_history(server: UiServer, agent: str, count: int) -> None:
     """Put ``count`` processed items of a few types in ``agent``'s history."""
-    kinds = [("a2a_message", "build {n} is green"), ("heartbeat", "Heartbeat check-in {n}"),
-             ("system_event", "rotated log {n}"), ("human_chat", "question {n}")]
+    kinds = [
+        ("a2a_message", "build {n} is green"),
+        ("heartbeat", "Heartbeat check-in {n}"),
+        ("system_event", "rotated log {n}"),
+        ("human_chat", "question {n}"),
+    ]
 
     async def fill(runtime: Runtime) -> None:
         target = runtime.get_agent(agent)
@@ -599,8 +652,10 @@ def fill_history(server: UiServer, agent: str, count: int) -> None:
             await target.enqueue(source_type, {"content": text.format(n=n)})
 
     server.call(fill, timeout_s=120)
-    server.wait_until(lambda rt: rt.get_agent(agent).depth == 0
-                      and rt.get_agent(agent).focus_item is None, timeout_s=120)
+    server.wait_until(
+        lambda rt: rt.get_agent(agent).depth == 0 and rt.get_agent(agent).focus_item is None,
+        timeout_s=120,
+    )
     server.settle()
 
 
@@ -657,13 +712,26 @@ def main_thread_tasks(trace: bytes) -> MainThreadTasks:
     """Read the ``RunTask`` slices of every ``CrRendererMain`` thread of a trace."""
     events = json.loads(trace)
     events = events["traceEvents"] if isinstance(events, dict) else events
-    main_threads = {(e["pid"], e["tid"]) for e in events
-                    if e.get("ph") == "M" and e.get("name") == "thread_name"
-                    and e.get("args", {}).get("name") == "CrRendererMain"}
-    tasks = [e for e in events
-             if e.get("ph") == "X" and e.get("name") == "RunTask" and "dur" in e
-             and (e.get("pid"), e.get("tid")) in main_threads]
+    main_threads = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M"
+        and e.get("name") == "thread_name"
+        and e.get("args", {}).get("name") == "CrRendererMain"
+    }
+    tasks = [
+        e
+        for e in events
+        if e.get("ph") == "X"
+        and e.get("name") == "RunTask"
+        and "dur" in e
+        and (e.get("pid"), e.get("tid")) in main_threads
+    ]
     walls = [e["dur"] / 1000 for e in tasks]
     cpus = [e.get("tdur", e["dur"]) / 1000 for e in tasks]
-    return MainThreadTasks(len(tasks), max(walls, default=0.0), max(cpus, default=0.0),
-                           sum(1 for w in walls if w > 100))
+    return MainThreadTasks(
+        len(tasks),
+        max(walls, default=0.0),
+        max(cpus, default=0.0),
+        sum(1 for w in walls if w > 100),
+    )

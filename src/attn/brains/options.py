@@ -49,27 +49,39 @@ def bounded_int(brain: str, option: str, value: object, low: int, high: int) -> 
         OptionError: a bool, a non-integer, or a value out of bounds (any size).
     """
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise OptionError(option, f"{brain} brain {option} must be an integer from {low} to "
-                                  f"{high:,}, got {_shown(value)}")
+        raise OptionError(
+            option,
+            f"{brain} brain {option} must be an integer from {low} to "
+            f"{high:,}, got {_shown(value)}",
+        )
     return value
 
 
-def bounded_seconds(brain: str, option: str, value: object, high_s: float, *,
-                    label: str | None = None) -> float:
+def bounded_seconds(
+    brain: str, option: str, value: object, high_s: float, *, label: str | None = None
+) -> float:
     """``value`` as finite seconds in ``0 .. high_s`` (``label`` names it in the message).
 
     Raises:
         OptionError: a bool, a non-number, NaN, infinity, or out of bounds (any size).
     """
-    if isinstance(value, bool) or not isinstance(value, int | float) or (
-        isinstance(value, float) and not math.isfinite(value)) or not 0 <= value <= high_s:
-        raise OptionError(option, f"{brain} brain {label or option} must be a number of "
-                                  f"seconds from 0 to {high_s:g}, got {_shown(value)}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (isinstance(value, float) and not math.isfinite(value))
+        or not 0 <= value <= high_s
+    ):
+        raise OptionError(
+            option,
+            f"{brain} brain {label or option} must be a number of "
+            f"seconds from 0 to {high_s:g}, got {_shown(value)}",
+        )
     return float(value)
 
 
-def bounded_text(brain: str, option: str, value: object, high: int, *,
-                 label: str | None = None) -> str:
+def bounded_text(
+    brain: str, option: str, value: object, high: int, *, label: str | None = None
+) -> str:
     """``value`` as a string of at most ``high`` characters (``label`` names it in the message).
 
     Raises:
@@ -77,8 +89,11 @@ def bounded_text(brain: str, option: str, value: object, high: int, *,
     """
     if not isinstance(value, str) or len(value) > high:
         got = f"{len(value):,} characters" if isinstance(value, str) else _shown(value)
-        raise OptionError(option, f"{brain} brain {label or option} must be a string of at most "
-                                  f"{high:,} characters, got {got}")
+        raise OptionError(
+            option,
+            f"{brain} brain {label or option} must be a string of at most "
+            f"{high:,} characters, got {got}",
+        )
     return value
 
 

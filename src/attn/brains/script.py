@@ -28,7 +28,12 @@ from attn.core.focus import Focus, Reply
 from attn.core.models import MailboxItem
 
 _KINDS: dict[str, type | tuple[type, ...]] = {
-    "say": str, "sleep_s": (int, float), "yield": bool, "log": str, "tool": str, "fail": str,
+    "say": str,
+    "sleep_s": (int, float),
+    "yield": bool,
+    "log": str,
+    "tool": str,
+    "fail": str,
     "reply": str,
 }
 
@@ -53,20 +58,25 @@ class ScriptBrain:
     def __init__(self, steps: list[dict[str, Any]]) -> None:
         if not isinstance(steps, list) or not steps or len(steps) > MAX_SCRIPT_STEPS:
             got = f"{len(steps):,} steps" if isinstance(steps, list) else type(steps).__name__
-            raise OptionError("steps", f"script brain needs a list of 1 to {MAX_SCRIPT_STEPS:,} "
-                                       f"steps, got {got}")
+            raise OptionError(
+                "steps", f"script brain needs a list of 1 to {MAX_SCRIPT_STEPS:,} steps, got {got}"
+            )
         for index, step in enumerate(steps):
             if not isinstance(step, dict) or len(step) != 1:
-                raise OptionError("steps", f"script step {index} must be a table with one key, "
-                                           f"got {step!r:.80}")
-            (kind, value), = step.items()
+                raise OptionError(
+                    "steps", f"script step {index} must be a table with one key, got {step!r:.80}"
+                )
+            ((kind, value),) = step.items()
             expected = _KINDS.get(kind)
             if expected is None:
-                raise OptionError("steps", f"script step {index}: unknown kind {kind!r:.40}; "
-                                           f"known: {', '.join(_KINDS)}")
+                raise OptionError(
+                    "steps",
+                    f"script step {index}: unknown kind {kind!r:.40}; known: {', '.join(_KINDS)}",
+                )
             if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
-                raise OptionError("steps", f"script step {index}: {kind} has the wrong type: "
-                                           f"{value!r:.80}")
+                raise OptionError(
+                    "steps", f"script step {index}: {kind} has the wrong type: {value!r:.80}"
+                )
             where = f"step {index} {kind}"
             if kind == "sleep_s":
                 bounded_seconds("script", "steps", value, MAX_STEP_S, label=where)
@@ -79,7 +89,7 @@ class ScriptBrain:
         said: list[str] = list(focus.session.get("said", []))
         final: str | None = None
         for pc in range(start, len(self.steps)):
-            (kind, value), = self.steps[pc].items()
+            ((kind, value),) = self.steps[pc].items()
             # A step counts as done only once it finished: work stopped in the
             # middle of a step (a sleep, say) redoes that step when it resumes.
             if kind == "say":

@@ -132,8 +132,11 @@ def send(
     """Put a message in an agent's mailbox; for a chat, wait for the reply and print it."""
     should_wait = (source_type == "human_chat") if wait is None else wait
     if not text.strip():
-        raise CliError(f"TEXT is empty: say what to send, e.g. attn send {agent or 'alice'} "
-                       "'hello' (nothing was sent)", exit_code=2)
+        raise CliError(
+            f"TEXT is empty: say what to send, e.g. attn send {agent or 'alice'} "
+            "'hello' (nothing was sent)",
+            exit_code=2,
+        )
     if priority is not None and priority not in PRIORITY_RANGE:
         raise CliError(
             f"--priority must be from 0 (critical) to 4 (background), got {priority}", exit_code=2
@@ -151,8 +154,10 @@ def send(
             state = client.request("GET", f"/api/agents/{_path(agent)}")
             if not state.get("running") or state.get("paused"):
                 how = "paused" if state.get("running") else "stopped"
-                warn(f"{agent} is {how}: the message waits in its mailbox and the reply comes "
-                     f"once it runs (attn control {agent} start|resume); Ctrl+C leaves it queued")
+                warn(
+                    f"{agent} is {how}: the message waits in its mailbox and the reply comes "
+                    f"once it runs (attn control {agent} start|resume); Ctrl+C leaves it queued"
+                )
             body: dict[str, Any] = {"text": text, "senderId": sender, "sourceType": source_type}
             if session is not None:
                 body["sessionId"] = session
@@ -212,8 +217,12 @@ def mailbox(
     as_json: JsonOption = False,
 ) -> None:
     """Show an agent's queue and history: each item with its status and decisions."""
-    params: dict[str, Any] = {"status": status, "type": source_type, "limit": limit,
-                              "cursor": cursor}
+    params: dict[str, Any] = {
+        "status": status,
+        "type": source_type,
+        "limit": limit,
+        "cursor": cursor,
+    }
     if offset:
         params["offset"] = offset
     with ApiClient(url, token=token) as client:
@@ -262,9 +271,12 @@ def mailbox(
         )
     console().print(table)
     if data.get("nextCursor"):
-        console().print(escape(f"more history: attn mailbox {shlex.quote(agent)} "
-                               f"--cursor {data['nextCursor']}"),
-                        style="dim")
+        console().print(
+            escape(
+                f"more history: attn mailbox {shlex.quote(agent)} --cursor {data['nextCursor']}"
+            ),
+            style="dim",
+        )
 
 
 def _path(name: str) -> str:

@@ -172,15 +172,17 @@ def _other_kinds(path: Path | None, reported: list[dict[str, Any]]) -> list[dict
             continue
         try:
             agent = AgentSection.model_validate(
-                {k: raw[k] for k in ("name", "brain", "options") if k in raw})
+                {k: raw[k] for k in ("name", "brain", "options") if k in raw}
+            )
         except ValidationError:
             continue
         problem = brain_problem(agent)
         if problem is not None:
             loc, message = problem
             field = f"agents[{i}]." + ".".join(loc)
-            found.append(_problem(field, message, find_line(text, ("agents", i, *loc)),
-                                  agent=agent.name))
+            found.append(
+                _problem(field, message, find_line(text, ("agents", i, *loc)), agent=agent.name)
+            )
 
     def table(name: str) -> dict[str, Any]:
         value = data.get(name)
@@ -199,8 +201,10 @@ def _other_kinds(path: Path | None, reported: list[dict[str, Any]]) -> list[dict
             found.append(_problem("database.url", exc.message, line, var))
     host, var, line = setting("ATTN_HOST", "server", "host")
     token, _, _ = setting("ATTN_TOKEN", "server", "token")
-    if not seen & {"server.host", "server.token"} and isinstance(host or "", str) and (
-        token is None or isinstance(token, str)
+    if (
+        not seen & {"server.host", "server.token"}
+        and isinstance(host or "", str)
+        and (token is None or isinstance(token, str))
     ):
         try:
             check_bind(str(host or DEFAULT_HOST), token)

@@ -177,8 +177,9 @@ class _Tail:
         from websockets.sync.client import connect
 
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
-        with connect(self.target, additional_headers=headers, open_timeout=10,
-                     max_size=16 * 1_048_576) as socket:
+        with connect(
+            self.target, additional_headers=headers, open_timeout=10, max_size=16 * 1_048_576
+        ) as socket:
             subscribe = {
                 "type": "subscribe",
                 "agents": self.agents or "*",
@@ -227,9 +228,13 @@ class _Tail:
             verb = "following" if not self.connected_once else "reconnected; following"
             self.console.print(Text(f"{verb} {who} at {self.url} (Ctrl+C stops)", style="dim"))
         elif kind == "resync":
-            self.console.print(Text(
-                "missed events that are no longer buffered; reload state with "
-                "'attn agents' / 'attn mailbox AGENT'", style="bold yellow"))
+            self.console.print(
+                Text(
+                    "missed events that are no longer buffered; reload state with "
+                    "'attn agents' / 'attn mailbox AGENT'",
+                    style="bold yellow",
+                )
+            )
         elif kind == "error":
             warn(f"server: {message.get('message')} ({message.get('code')})")
 
@@ -354,7 +359,9 @@ def chat(
         if interactive:
             Console(stderr=True, highlight=False).print(
                 f"chatting with {escape(agent)} (session {escape(session_id)}); "
-                "Ctrl+D or Ctrl+C ends", style="dim")
+                "Ctrl+D or Ctrl+C ends",
+                style="dim",
+            )
         try:
             for line in _lines(interactive):
                 text = line.strip()
@@ -397,15 +404,17 @@ def _stream_reply(
     prefix_done = False
     streamed = False
     try:
-        with api._client.stream("POST", path, json=body,
-                                timeout=httpx.Timeout(10.0, read=None)) as response:
+        with api._client.stream(
+            "POST", path, json=body, timeout=httpx.Timeout(10.0, read=None)
+        ) as response:
             if response.status_code >= 400:
                 response.read()
                 raise CliError(api._error_line(response))
             for event, data in iter_sse(response.iter_lines()):
                 if as_json:
-                    sys.stdout.write(json.dumps({"event": event, "data": data},
-                                                ensure_ascii=False) + "\n")
+                    sys.stdout.write(
+                        json.dumps({"event": event, "data": data}, ensure_ascii=False) + "\n"
+                    )
                     sys.stdout.flush()
                     if event == "error":
                         return False

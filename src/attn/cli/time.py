@@ -43,15 +43,17 @@ def register(root: typer.Typer) -> None:
     root.add_typer(app, name="time")
 
 
-@app.command("list", epilog=examples("attn time list alice",
-                                     "attn time list alice --type wakeup --json"))
+@app.command(
+    "list", epilog=examples("attn time list alice", "attn time list alice --type wakeup --json")
+)
 @handle_errors
 def list_command(
     agent: Annotated[str, typer.Argument(help="Name of the agent.")],
     types: Annotated[
         str | None,
-        typer.Option("--type", help="Only these types, comma-separated "
-                                    "(wakeup, background_exec, a2a_reply)."),
+        typer.Option(
+            "--type", help="Only these types, comma-separated (wakeup, background_exec, a2a_reply)."
+        ),
     ] = None,
     url: UrlOption = DEFAULT_URL,
     token: TokenOption = None,
@@ -59,8 +61,9 @@ def list_command(
 ) -> None:
     """List an agent's pending callbacks and wakeups with their next fire time."""
     with ApiClient(url, token=token) as client:
-        data = client.request("GET", f"/api/agents/{_path(agent)}/callbacks",
-                              params={"type": types})
+        data = client.request(
+            "GET", f"/api/agents/{_path(agent)}/callbacks", params={"type": types}
+        )
     if as_json:
         print_json(data)
         return
@@ -79,8 +82,14 @@ def list_command(
             f"{every:g} s" if isinstance(every, int | float) else "-",
             escape(callback.get("expiresAt") or "never"),
             escape(str(callback.get("status", ""))),
-            escape(shorten(callback.get("note") or callback.get("command")
-                           or callback.get("correlationId") or "")),
+            escape(
+                shorten(
+                    callback.get("note")
+                    or callback.get("command")
+                    or callback.get("correlationId")
+                    or ""
+                )
+            ),
         )
     console().print(table)
 
@@ -89,8 +98,9 @@ def list_command(
 @handle_errors
 def cancel_command(
     agent: Annotated[str, typer.Argument(help="Name of the agent.")],
-    callback_id: Annotated[str, typer.Argument(metavar="ID",
-                                               help="The callback or wakeup id (cb_…).")],
+    callback_id: Annotated[
+        str, typer.Argument(metavar="ID", help="The callback or wakeup id (cb_…).")
+    ],
     url: UrlOption = DEFAULT_URL,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -100,13 +110,15 @@ def cancel_command(
         raise CliError("the callback id is empty", exit_code=2)
     with ApiClient(url, token=token) as client:
         data = client.request(
-            "DELETE", f"/api/agents/{_path(agent)}/callbacks/{_path(callback_id)}")
+            "DELETE", f"/api/agents/{_path(agent)}/callbacks/{_path(callback_id)}"
+        )
     if as_json:
         print_json(data)
     else:
         cancelled = data.get("cancelled", {})
-        typer.echo(f"cancelled {cancelled.get('type', 'callback')} {cancelled.get('id')} "
-                   f"of {agent}")
+        typer.echo(
+            f"cancelled {cancelled.get('type', 'callback')} {cancelled.get('id')} of {agent}"
+        )
 
 
 def example_at(now: datetime | None = None) -> str:
@@ -118,9 +130,13 @@ def example_at(now: datetime | None = None) -> str:
     return f"{day.isoformat()}T08:00:00Z"
 
 
-@app.command("wakeup", epilog=examples(
-    "attn time wakeup alice --in 3600 --note 'check the build'",
-    f"attn time wakeup alice --at {example_at()} --every 86400 --note 'daily review'"))
+@app.command(
+    "wakeup",
+    epilog=examples(
+        "attn time wakeup alice --in 3600 --note 'check the build'",
+        f"attn time wakeup alice --at {example_at()} --every 86400 --note 'daily review'",
+    ),
+)
 @handle_errors
 def wakeup_command(
     agent: Annotated[str, typer.Argument(help="Name of the agent.")],
@@ -145,8 +161,11 @@ def wakeup_command(
     _require_finite("--every", every_s)
     body: dict[str, Any] = {"delayS": delay_s, "at": at, "recurringS": every_s, "note": note}
     with ApiClient(url, token=token) as client:
-        data = client.request("POST", f"/api/agents/{_path(agent)}/wakeups",
-                              json={k: v for k, v in body.items() if v is not None})
+        data = client.request(
+            "POST",
+            f"/api/agents/{_path(agent)}/wakeups",
+            json={k: v for k, v in body.items() if v is not None},
+        )
     if as_json:
         print_json(data)
     else:
@@ -154,8 +173,10 @@ def wakeup_command(
         typer.echo(f"wakeup {wakeup.get('id')} for {agent} at {wakeup.get('nextFireAt')}")
 
 
-@app.command("heartbeat", epilog=examples("attn time heartbeat alice",
-                                          "attn time heartbeat alice --interval 1800"))
+@app.command(
+    "heartbeat",
+    epilog=examples("attn time heartbeat alice", "attn time heartbeat alice --interval 1800"),
+)
 @handle_errors
 def heartbeat_command(
     agent: Annotated[str, typer.Argument(help="Name of the agent.")],
@@ -181,8 +202,10 @@ def heartbeat_command(
     if not data.get("enabled"):
         typer.echo(f"{agent}: no heartbeat (set one with --interval SECONDS)")
         return
-    typer.echo(f"{agent}: heartbeat every {data.get('intervalS'):g} s, next at "
-               f"{data.get('nextAt')}, last at {data.get('lastAt') or 'never'}")
+    typer.echo(
+        f"{agent}: heartbeat every {data.get('intervalS'):g} s, next at "
+        f"{data.get('nextAt')}, last at {data.get('lastAt') or 'never'}"
+    )
 
 
 def _require_finite(option: str, value: float | None) -> None:

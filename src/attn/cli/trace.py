@@ -52,8 +52,12 @@ import_app = typer.Typer(
 
 def _bar_columns() -> tuple[ProgressColumn, ...]:
     """The columns of a progress bar on stderr (drawn only on a terminal; SRV-22)."""
-    return (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TimeElapsedColumn())
+    return (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -180,8 +184,9 @@ async def _replay(
     path: Path, database: str, speed: float | None, max_gap: float | None
 ) -> ReplaySummary:
     err = Console(stderr=True)
-    with Progress(*_bar_columns(), console=err, disable=not err.is_terminal,
-                  transient=False) as bar:
+    with Progress(
+        *_bar_columns(), console=err, disable=not err.is_terminal, transient=False
+    ) as bar:
         enqueue = bar.add_task("enqueued", total=None)
         settle = bar.add_task("processed", total=None)
 

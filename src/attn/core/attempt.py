@@ -68,8 +68,14 @@ class Attempt:
         "waiter",
     )
 
-    def __init__(self, controller: AttentionController, item: MailboxItem, resumed: bool,
-                 activity_id: str | None, log_seq: int) -> None:
+    def __init__(
+        self,
+        controller: AttentionController,
+        item: MailboxItem,
+        resumed: bool,
+        activity_id: str | None,
+        log_seq: int,
+    ) -> None:
         self.controller = controller
         self.item = item
         self.resumed = resumed
@@ -117,12 +123,25 @@ class Attempt:
             return
         self.logged += 1
         if self.logged > MAX_ATTEMPT_LOGS:
-            type, content, metadata = "error", (
-                f"activity log limit reached ({MAX_ATTEMPT_LOGS:,} lines in one attempt); "
-                "later lines of this attempt are not stored"), {}
+            type, content, metadata = (
+                "error",
+                (
+                    f"activity log limit reached ({MAX_ATTEMPT_LOGS:,} lines in one attempt); "
+                    "later lines of this attempt are not stored"
+                ),
+                {},
+            )
         self.log_seq += 1
-        self.logs.append(ActivityLog(self.activity_id, self.log_seq, LogType(type), content,
-                                     self.controller.clock.now(), metadata))
+        self.logs.append(
+            ActivityLog(
+                self.activity_id,
+                self.log_seq,
+                LogType(type),
+                content,
+                self.controller.clock.now(),
+                metadata,
+            )
+        )
         if len(self.logs) >= FLUSH_LOGS:
             self.controller.flush_logs(self)
 

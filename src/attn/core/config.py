@@ -52,30 +52,38 @@ class AgentConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
                 raise InvalidInput(
-                    f"{name} must be an integer from 1 to {high:,}, got {_shown(value)}")
+                    f"{name} must be an integer from 1 to {high:,}, got {_shown(value)}"
+                )
         window = self.coalesce_window_ms
         if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= 60_000:
             raise InvalidInput(
-                f"coalesce_window_ms must be an integer from 0 to 60000, got {window!r}")
+                f"coalesce_window_ms must be an integer from 0 to 60000, got {window!r}"
+            )
         for name in ("dedup", "consolidate", "auto_complete_informational"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be true or false, got {getattr(self, name)!r}")
         for name, high_s in _SECONDS_LIMITS.items():
             value = getattr(self, name)
             # Exact int/float comparisons: a 400-digit integer is refused, never overflows.
-            if isinstance(value, bool) or not isinstance(value, int | float) or not (
-                0 < value <= high_s
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not (0 < value <= high_s)
             ):
                 raise InvalidInput(
-                    f"{name} must be positive seconds, at most {high_s:,.0f}, got {_shown(value)}")
+                    f"{name} must be positive seconds, at most {high_s:,.0f}, got {_shown(value)}"
+                )
 
 
 #: Upper bounds of the integer settings (the lower bound is 1).
 _INT_LIMITS = {"capacity": 10_000_000, "max_attempts": 100, "max_payload_bytes": 64 << 20}
 #: Upper bounds of the durations, in seconds: a backstop of a week, an approval
 #: wait of 30 days, a stale time of a year.
-_SECONDS_LIMITS = {"backstop_s": 7 * 86_400.0, "approval_backstop_s": 30 * 86_400.0,
-                   "stale_after_s": 365 * 86_400.0}
+_SECONDS_LIMITS = {
+    "backstop_s": 7 * 86_400.0,
+    "approval_backstop_s": 30 * 86_400.0,
+    "stale_after_s": 365 * 86_400.0,
+}
 
 
 def _shown(value: object) -> str:

@@ -43,8 +43,12 @@ class Event:
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "agentId": self.agent_id, "data": self.data,
-                "at": self.at.isoformat()}
+        return {
+            "type": self.type,
+            "agentId": self.agent_id,
+            "data": self.data,
+            "at": self.at.isoformat(),
+        }
 
 
 Subscriber = Callable[[Event], None]

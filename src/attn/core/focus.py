@@ -96,8 +96,17 @@ class Focus:
         clock: the runtime's clock.
     """
 
-    __slots__ = ("_attempt", "attempt", "batch", "batch_context", "clock", "item", "redelivered",
-                 "resumed", "session")
+    __slots__ = (
+        "_attempt",
+        "attempt",
+        "batch",
+        "batch_context",
+        "clock",
+        "item",
+        "redelivered",
+        "resumed",
+        "session",
+    )
 
     def __init__(self, attempt: Attempt) -> None:
         self._attempt = attempt

@@ -68,8 +68,9 @@ def _same_chat(s: Situation) -> bool:
 
 
 def _same_task_comment(s: Situation) -> bool:
-    return s.new.source_type == "task_comment" and _same(s.focus.extra("taskId"),
-                                                         s.new.extra("taskId"))
+    return s.new.source_type == "task_comment" and _same(
+        s.focus.extra("taskId"), s.new.extra("taskId")
+    )
 
 
 def _same_requirement(s: Situation) -> bool:
@@ -93,8 +94,10 @@ def _restates_focus(s: Situation) -> bool:
     # heartbeat, a sender's status during its previous status) says nothing the
     # running one does not: it waits, also when dedup is off.
     def group(item: MailboxItem) -> object:
-        return supersede_group(s.registry.get(item.source_type), item.payload, item.metadata,
-                               _GROUPS)
+        return supersede_group(
+            s.registry.get(item.source_type), item.payload, item.metadata, _GROUPS
+        )
+
     new = group(s.new)
     return new is not None and new == group(s.focus)
 
@@ -131,8 +134,11 @@ def conversation_keys(item: MailboxItem) -> tuple[Hashable, ...]:
     sender = item.metadata.get("senderId")
     if item.source_type == "human_chat" and sender is not None:
         keys.append(("chat", sender, item.metadata.get("sessionId")))
-    for kind, name in (("task", "taskId"), ("requirement", "requirementId"),
-                       ("channel", "channelKey")):
+    for kind, name in (
+        ("task", "taskId"),
+        ("requirement", "requirementId"),
+        ("channel", "channelKey"),
+    ):
         value = item.extra(name)
         if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
             keys.append((kind, value))
@@ -149,11 +155,14 @@ M, P, C = DecisionType.MERGE, DecisionType.PREEMPT, DecisionType.CONTINUE
 #: The heuristic table, in order. First match wins; no match means continue.
 RULES: tuple[Rule, ...] = (
     Rule("R0", M, "Same user and session as the running chat: merged as a follow-up", _same_chat),
-    Rule("R2", M, "Comment on the task in focus: merged into the running work",
-         _same_task_comment),
+    Rule("R2", M, "Comment on the task in focus: merged into the running work", _same_task_comment),
     Rule("R3", M, "Comment or update on the requirement in focus: merged", _same_requirement),
-    Rule("R2c", M, "Same channel as the message in focus: merged into the running turn",
-         _same_channel),
+    Rule(
+        "R2c",
+        M,
+        "Same channel as the message in focus: merged into the running turn",
+        _same_channel,
+    ),
     Rule("R1", P, "A person is waiting: user interactions preempt other work", _user_over_work),
     Rule("R1s", C, "Restates the superseding notice in focus: it waits", _restates_focus),
     Rule("R4", P, "Higher priority than the focus", _more_urgent),
@@ -172,12 +181,14 @@ class Verdict:
     rule: str
 
 
-CONTINUE_VERDICT = Verdict(DecisionType.CONTINUE, "Not urgent enough to interrupt the focus",
-                           "default")
+CONTINUE_VERDICT = Verdict(
+    DecisionType.CONTINUE, "Not urgent enough to interrupt the focus", "default"
+)
 
 
-def decide(focus: MailboxItem, new: MailboxItem, registry: TypeRegistry,
-           rules: tuple[Rule, ...] = RULES) -> Verdict:
+def decide(
+    focus: MailboxItem, new: MailboxItem, registry: TypeRegistry, rules: tuple[Rule, ...] = RULES
+) -> Verdict:
     """Apply the table to one arrival; returns merge, preempt or continue."""
     situation = Situation(focus, new, registry)
     for rule in rules:

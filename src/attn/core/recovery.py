@@ -44,8 +44,9 @@ class RecoveryReport:
     deferred: int = 0
 
 
-async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config: AgentConfig,
-                  now: datetime) -> RecoveryReport:
+async def recover(
+    mailbox: Mailbox, store: Store, registry: TypeRegistry, config: AgentConfig, now: datetime
+) -> RecoveryReport:
     """Apply the recovery policy to ``mailbox``'s agent and load its queue into memory.
 
     Args:
@@ -61,11 +62,13 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
     report = RecoveryReport()
     agent_id = mailbox.agent_id
     ops: list[WriteOp] = []
-    stale = await store.find_items(ItemQuery(agent_id, statuses=(ItemStatus.PROCESSING,),
-                                             limit=_ALL, oldest_first=True))
+    stale = await store.find_items(
+        ItemQuery(agent_id, statuses=(ItemStatus.PROCESSING,), limit=_ALL, oldest_first=True)
+    )
     queued = await store.load_queue(agent_id)
-    deferred = await store.find_items(ItemQuery(agent_id, statuses=(ItemStatus.DEFERRED,),
-                                                limit=_ALL, oldest_first=True))
+    deferred = await store.find_items(
+        ItemQuery(agent_id, statuses=(ItemStatus.DEFERRED,), limit=_ALL, oldest_first=True)
+    )
     mailbox.restore(deferred)
     report.deferred = len(deferred)
 
@@ -73,23 +76,27 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
         spec = registry.get_type(item.source_type) if item.source_type in registry else None
         # A type this runtime does not know (not registered yet) is kept, not dropped;
         # so is an item that absorbed a stimulus of a kept type (CORE-70).
-        if spec is not None and every_type(item, registry,
-                                           lambda s: s.recovery == Recovery.DROP):
+        if spec is not None and every_type(item, registry, lambda s: s.recovery == Recovery.DROP):
             reason = "left processing by a crash; this type is not redelivered"
             ops += mailbox.drop_ops(item, reason)
             ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
             report.dropped.append(item.id)
         elif item.attempt >= config.max_attempts:
-            reason = (f"left processing by a crash on attempt {item.attempt}; "
-                      f"gave up after {config.max_attempts} attempts")
+            reason = (
+                f"left processing by a crash on attempt {item.attempt}; "
+                f"gave up after {config.max_attempts} attempts"
+            )
             ops += mailbox.drop_ops(item, reason)
             ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
             report.dropped.append(item.id)
         else:
             reason = "left processing by a crash; redelivered"
             ops += mailbox.requeue_ops(item, failed=True, reason=reason, redelivered=True)
-            ops.append(mailbox.decision_op(item, DecisionType.REQUEUE,
-                                           f"{reason} (attempt {item.attempt})"))
+            ops.append(
+                mailbox.decision_op(
+                    item, DecisionType.REQUEUE, f"{reason} (attempt {item.attempt})"
+                )
+            )
             report.requeued.append(item.id)
 
     survivors: list[MailboxItem] = []
@@ -97,8 +104,11 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
         ttl_s = longest_ttl_s(item, registry)
         if ttl_s is not None and (now - item.queued_at).total_seconds() > ttl_s:
             ops += mailbox.drop_ops(item, "expired")
-            ops.append(mailbox.decision_op(
-                item, DecisionType.DROP, f"expired: queued longer than {ttl_s:.0f} s"))
+            ops.append(
+                mailbox.decision_op(
+                    item, DecisionType.DROP, f"expired: queued longer than {ttl_s:.0f} s"
+                )
+            )
             report.expired.append(item.id)
         else:
             survivors.append(item)
@@ -110,8 +120,9 @@ async def recover(mailbox: Mailbox, store: Store, registry: TypeRegistry, config
     return report
 
 
-def _dedup(mailbox: Mailbox, registry: TypeRegistry, config: AgentConfig,
-           report: RecoveryReport) -> list[WriteOp]:
+def _dedup(
+    mailbox: Mailbox, registry: TypeRegistry, config: AgentConfig, report: RecoveryReport
+) -> list[WriteOp]:
     """Post-recovery dedup by the same rules as enqueue-time dedup (CORE-74).
 
     :func:`~attn.core.mailbox.merge.supersede_group` and
@@ -124,19 +135,19 @@ def _dedup(mailbox: Mailbox, registry: TypeRegistry, config: AgentConfig,
     items = sorted(mailbox.queued_items(), key=lambda i: i.seq)
     newest: dict[tuple[str, str, str], MailboxItem] = {}
     for item in items:
-        group = supersede_group(registry.get(item.source_type), item.payload, item.metadata,
-                                config)
+        group = supersede_group(registry.get(item.source_type), item.payload, item.metadata, config)
         if group is not None:
             newest[group] = item
     survivors: list[MailboxItem] = []
     for item in items:
-        group = supersede_group(registry.get(item.source_type), item.payload, item.metadata,
-                                config)
+        group = supersede_group(registry.get(item.source_type), item.payload, item.metadata, config)
         if group is None or newest[group] is item:
             survivors.append(item)
             continue
-        reason = (f"redundant {item.source_type} collapsed on restart: superseded by the "
-                  f"newer {newest[group].id}")
+        reason = (
+            f"redundant {item.source_type} collapsed on restart: superseded by the "
+            f"newer {newest[group].id}"
+        )
         ops += mailbox.drop_ops(item, reason)
         ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
         report.dropped.append(item.id)
@@ -149,9 +160,13 @@ def _dedup(mailbox: Mailbox, registry: TypeRegistry, config: AgentConfig,
         if survivor is item:
             continue
         ops += mailbox.merge_ops(item, survivor)
-        ops.append(mailbox.decision_op(
-            item, DecisionType.MERGE,
-            f"same {registry[item.source_type].merge_key} {key[1]!r} as queued {survivor.id}: "
-            "merged on restart"))
+        ops.append(
+            mailbox.decision_op(
+                item,
+                DecisionType.MERGE,
+                f"same {registry[item.source_type].merge_key} {key[1]!r} as queued {survivor.id}: "
+                "merged on restart",
+            )
+        )
         report.merged.append(item.id)
     return ops

@@ -162,12 +162,29 @@ _4H = 4 * HOUR_S
 BUILTIN_TYPES: tuple[ItemType, ...] = (
     ItemType("system_event", "System Event", 1, _S, "⚙", "internal"),
     ItemType(
-        "human_chat", "Chat", 0, _I, "💬", "chat",
-        requires_text=True, preemptable=False, protected=True, user_interaction=True, ttl_s=None,
+        "human_chat",
+        "Chat",
+        0,
+        _I,
+        "💬",
+        "chat",
+        requires_text=True,
+        preemptable=False,
+        protected=True,
+        user_interaction=True,
+        ttl_s=None,
     ),
     ItemType(
-        "task_comment", "Task Comment", 2, _T, "💬", None,
-        creates_activity=False, invokes_llm=False, requires_text=True, user_priority=0,
+        "task_comment",
+        "Task Comment",
+        2,
+        _T,
+        "💬",
+        None,
+        creates_activity=False,
+        invokes_llm=False,
+        requires_text=True,
+        user_priority=0,
         merge_key="taskId",
     ),
     ItemType("mention", "Mention", 1, _I, "@", "chat", requires_text=True),
@@ -175,31 +192,86 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
         "session_reply", "Session Reply", 1, _T, "↩", "respond_in_session", requires_text=True
     ),
     ItemType(
-        "task_status_update", "Task Status", 1, _T, "📋", None,
-        invokes_llm=False, recovery=Recovery.DROP, ttl_s=_4H, informational=True,
+        "task_status_update",
+        "Task Status",
+        1,
+        _T,
+        "📋",
+        None,
+        invokes_llm=False,
+        recovery=Recovery.DROP,
+        ttl_s=_4H,
+        informational=True,
     ),
-    ItemType("a2a_message", "Agent Message", 2, _I, "🔗", "a2a", requires_text=True,
-             merge_key="channelKey"),
+    ItemType(
+        "a2a_message",
+        "Agent Message",
+        2,
+        _I,
+        "🔗",
+        "a2a",
+        requires_text=True,
+        merge_key="channelKey",
+    ),
     ItemType("review_request", "Review Request", 1, _T, "👀", "chat"),
     ItemType(
-        "requirement_comment", "Requirement Comment", 2, _T, "💬", None,
-        creates_activity=False, invokes_llm=False, requires_text=True, user_priority=0,
+        "requirement_comment",
+        "Requirement Comment",
+        2,
+        _T,
+        "💬",
+        None,
+        creates_activity=False,
+        invokes_llm=False,
+        requires_text=True,
+        user_priority=0,
         merge_key="requirementId",
     ),
     ItemType(
-        "requirement_update", "Requirement Update", 1, _N, "📝", "internal",
-        invokes_llm=False, recovery=Recovery.DROP, ttl_s=_4H,
+        "requirement_update",
+        "Requirement Update",
+        1,
+        _N,
+        "📝",
+        "internal",
+        invokes_llm=False,
+        recovery=Recovery.DROP,
+        ttl_s=_4H,
     ),
-    ItemType("daily_report", "Daily Report", 2, _S, "📊", "internal", recovery=Recovery.DROP,
-             informational=True),
-    ItemType("heartbeat", "Heartbeat", 3, _S, "♡", "heartbeat", recovery=Recovery.DROP,
-             informational=True, supersedes=Supersede.TYPE),
     ItemType(
-        "memory_consolidation", "Memory Consolidation", 4, _S, "🧠", "internal",
-        recovery=Recovery.DROP, informational=True,
+        "daily_report",
+        "Daily Report",
+        2,
+        _S,
+        "📊",
+        "internal",
+        recovery=Recovery.DROP,
+        informational=True,
     ),
-    ItemType("callback_result", "Callback Result", 1, _S, "↩", "internal", ttl_s=_4H,
-             informational=True),
+    ItemType(
+        "heartbeat",
+        "Heartbeat",
+        3,
+        _S,
+        "♡",
+        "heartbeat",
+        recovery=Recovery.DROP,
+        informational=True,
+        supersedes=Supersede.TYPE,
+    ),
+    ItemType(
+        "memory_consolidation",
+        "Memory Consolidation",
+        4,
+        _S,
+        "🧠",
+        "internal",
+        recovery=Recovery.DROP,
+        informational=True,
+    ),
+    ItemType(
+        "callback_result", "Callback Result", 1, _S, "↩", "internal", ttl_s=_4H, informational=True
+    ),
 )
 
 
@@ -286,11 +358,13 @@ class TypeRegistry(Mapping[str, ItemType]):
             isinstance(spec.supersedes, str) and spec.supersedes in {s.value for s in Supersede}
         ):
             allowed = ", ".join(s.value for s in Supersede)
-            raise InvalidInput(f"supersedes must be None or one of {allowed}, "
-                               f"got {spec.supersedes!r}")
+            raise InvalidInput(
+                f"supersedes must be None or one of {allowed}, got {spec.supersedes!r}"
+            )
         if spec.supersedes is not None and (spec.user_interaction or spec.protected):
-            raise InvalidInput(f"type {spec.name!r} is a protected user interaction; "
-                               "it cannot be superseding")
+            raise InvalidInput(
+                f"type {spec.name!r} is a protected user interaction; it cannot be superseding"
+            )
         builtin = {t.name for t in BUILTIN_TYPES}
         if spec.name in self._types and (not replace_existing or spec.name in builtin):
             raise InvalidInput(f"type {spec.name!r} is already registered")

@@ -42,8 +42,13 @@ def _flag(payload: Mapping[str, Any], key: str) -> bool:
 
 
 def _informational(spec: ItemType | None, payload: Mapping[str, Any]) -> bool:
-    return (spec is not None and not spec.invokes_llm and not spec.requires_text
-            and not _flag(payload, "triggerExecution") and not _flag(payload, "actionRequired"))
+    return (
+        spec is not None
+        and not spec.invokes_llm
+        and not spec.requires_text
+        and not _flag(payload, "triggerExecution")
+        and not _flag(payload, "actionRequired")
+    )
 
 
 def completes_without_model(item: MailboxItem, registry: TypeRegistry) -> bool:
@@ -52,12 +57,12 @@ def completes_without_model(item: MailboxItem, registry: TypeRegistry) -> bool:
 
     An unregistered type counts as needing a model (nothing is skipped unread).
     """
-    return all(_informational(registry.get(source_type), payload)
-               for source_type, payload in stimuli(item))
+    return all(
+        _informational(registry.get(source_type), payload) for source_type, payload in stimuli(item)
+    )
 
 
-def every_type(item: MailboxItem, registry: TypeRegistry,
-               test: Callable[[ItemType], bool]) -> bool:
+def every_type(item: MailboxItem, registry: TypeRegistry, test: Callable[[ItemType], bool]) -> bool:
     """True when the type of every stimulus of ``item`` is registered and passes ``test``."""
     for source_type, _ in stimuli(item):
         spec = registry.get(source_type)

@@ -120,16 +120,21 @@ class MailboxTools:
             "queued": [self._brief(i) for i in queued[:limit]],
             "deferred": [self._brief(i) for i in deferred[:limit]],
             "recentDecisions": [
-                {"decisionType": d["decisionType"], "itemId": d["mailboxItemId"],
-                 "reasoning": d["reasoning"], "createdAt": d["createdAt"]}
+                {
+                    "decisionType": d["decisionType"],
+                    "itemId": d["mailboxItemId"],
+                    "reasoning": d["reasoning"],
+                    "createdAt": d["createdAt"],
+                }
                 for d in decisions
             ],
         }
 
     # ------------------------------------------------------------- managing
 
-    async def defer_mailbox_item(self, item_id: str, reason: str,
-                                 delay_minutes: float | None = None) -> dict[str, Any]:
+    async def defer_mailbox_item(
+        self, item_id: str, reason: str, delay_minutes: float | None = None
+    ) -> dict[str, Any]:
         """Postpone a queued item (COAL-31).
 
         Args:
@@ -155,9 +160,12 @@ class MailboxTools:
         clock = self.agent.controller.clock
         until = clock.now() + timedelta(minutes=delay) if delay is not None else None
         await self.agent.mailbox.defer(item.id, until, reason=reason, by_agent=True)
-        return {"itemId": item.id, "status": str(item.status),
-                "deferredUntil": until.isoformat() if until is not None else None,
-                "reason": reason}
+        return {
+            "itemId": item.id,
+            "status": str(item.status),
+            "deferredUntil": until.isoformat() if until is not None else None,
+            "reason": reason,
+        }
 
     async def drop_mailbox_item(self, item_id: str, reason: str) -> dict[str, Any]:
         """Discard a stale or redundant queued (or deferred) item (COAL-31).
@@ -182,8 +190,9 @@ class MailboxTools:
         await self.agent.mailbox.drop(item.id, reason=reason, by_agent=True)
         return {"itemId": item.id, "status": str(item.status), "reason": reason}
 
-    async def prioritize_mailbox_item(self, item_id: str, priority: float,
-                                      reason: str | None = None) -> dict[str, Any]:
+    async def prioritize_mailbox_item(
+        self, item_id: str, priority: float, reason: str | None = None
+    ) -> dict[str, Any]:
         """Change a queued or deferred item's priority (COAL-31).
 
         Args:
@@ -210,8 +219,11 @@ class MailboxTools:
         self._guard_protected(item, "reprioritized")
         previous = item.priority
         await self.agent.mailbox.reprioritize(
-            item.id, new_priority, by_agent=True,
-            reason=reason or f"priority {previous} -> {new_priority} (agent tool)")
+            item.id,
+            new_priority,
+            by_agent=True,
+            reason=reason or f"priority {previous} -> {new_priority} (agent tool)",
+        )
         return {"itemId": item.id, "priority": new_priority, "previousPriority": previous}
 
     # -------------------------------------------------------- working memory
@@ -227,8 +239,7 @@ class MailboxTools:
         """
         memory = self.agent.working_memory
         entry = memory.update(key, content)
-        return {"key": entry.key, "updatedAt": entry.updated_at.isoformat(),
-                "entries": len(memory)}
+        return {"key": entry.key, "updatedAt": entry.updated_at.isoformat(), "entries": len(memory)}
 
     async def clear_working_memory(self, key: str | None = None) -> dict[str, Any]:
         """Remove one working-memory entry, or all of them when ``key`` is None.
@@ -295,23 +306,27 @@ class MailboxTools:
         drop = _check_ids(drop_item_ids, "drop_item_ids")
         inline = _check_ids(inline_completed_ids, "inline_completed_ids")
         roles: dict[str, str] = {}
-        for role, ids in (("processed", process), ("deferred", defer), ("dropped", drop),
-                          ("completed inline", inline)):
+        for role, ids in (
+            ("processed", process),
+            ("deferred", defer),
+            ("dropped", drop),
+            ("completed inline", inline),
+        ):
             for item_id in ids:
                 if item_id in roles:
-                    raise InvalidInput(f"item {item_id} cannot be both {roles[item_id]} and "
-                                       f"{role} in one deliberation")
+                    raise InvalidInput(
+                        f"item {item_id} cannot be both {roles[item_id]} and "
+                        f"{role} in one deliberation"
+                    )
                 roles[item_id] = role
-        for role, ids in (("deferred", defer), ("dropped", drop),
-                          ("completed inline", inline)):
+        for role, ids in (("deferred", defer), ("dropped", drop), ("completed inline", inline)):
             for item_id in ids:
                 item = self._known(item_id)
                 if item is not None:
                     self._guard_protected(item, role)
         context = _check_text(batch_context, "batch_context", _MAX_CONTEXT_CHARS)
         memory = self.agent.working_memory
-        awareness = _check_text(situational_awareness, "situational_awareness",
-                                _MAX_CONTEXT_CHARS)
+        awareness = _check_text(situational_awareness, "situational_awareness", _MAX_CONTEXT_CHARS)
         if awareness is not None and awareness.strip():
             memory.check("deliberation", awareness)
         updates = _check_memory_updates(memory_updates, memory)
@@ -357,11 +372,11 @@ class MailboxTools:
         if focus is not None and focus.id == item_id:
             raise InvalidTransition(
                 f"item {item_id} is the current focus of agent {agent.name!r}; "
-                "only queued or deferred items can be managed with these tools")
+                "only queued or deferred items can be managed with these tools"
+            )
         item = agent.mailbox.find(item_id)
         if item is None:
-            raise ItemNotFound(
-                f"agent {agent.name!r} has no queued or deferred item {item_id!r}")
+            raise ItemNotFound(f"agent {agent.name!r} has no queued or deferred item {item_id!r}")
         return item
 
     def _known(self, item_id: str) -> MailboxItem | None:
@@ -375,13 +390,15 @@ class MailboxTools:
         if spec is not None and spec.protected:
             raise ProtectedItem(
                 f"{item.source_type} item {item.id} is protected: an agent's tools cannot "
-                f"have it {action} (a person is waiting on it)")
+                f"have it {action} (a person is waiting on it)"
+            )
 
     def _brief(self, item: MailboxItem) -> dict[str, Any]:
         spec = self.agent.controller.registry.get(item.source_type)
         content = item.content
-        preview = content if len(content) <= _PREVIEW_CHARS else (
-            f"{content[:_PREVIEW_CHARS - 1]}…")
+        preview = (
+            content if len(content) <= _PREVIEW_CHARS else (f"{content[: _PREVIEW_CHARS - 1]}…")
+        )
         brief: dict[str, Any] = {
             "id": item.id,
             "sourceType": item.source_type,
@@ -411,8 +428,7 @@ def _check_id(value: object, name: str = "item_id") -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{name} must be a non-blank item id, got {value!r}")
     if len(value) > _MAX_ID_CHARS:
-        raise InvalidInput(f"{name} is longer than {_MAX_ID_CHARS} characters: "
-                           f"{value[:40]!r}…")
+        raise InvalidInput(f"{name} is longer than {_MAX_ID_CHARS} characters: {value[:40]!r}…")
     return value.strip()
 
 
@@ -420,8 +436,7 @@ def _check_reason(value: object, name: str = "reason") -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{name} must be a non-blank string, got {value!r}")
     if len(value) > _MAX_REASON_CHARS:
-        raise InvalidInput(f"{name} is {len(value)} characters; the limit is "
-                           f"{_MAX_REASON_CHARS}")
+        raise InvalidInput(f"{name} is {len(value)} characters; the limit is {_MAX_REASON_CHARS}")
     _check_unicode(value, name)
     return value.strip()
 
@@ -442,8 +457,9 @@ def _check_unicode(value: str, name: str) -> None:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise InvalidInput(f"{name} is not valid Unicode (a lone surrogate at position "
-                               f"{exc.start})") from None
+            raise InvalidInput(
+                f"{name} is not valid Unicode (a lone surrogate at position {exc.start})"
+            ) from None
 
 
 def _check_ids(value: object, name: str) -> list[str]:
@@ -466,8 +482,10 @@ def _check_delay(value: object) -> float | None:
     if not is_finite_number(value):
         raise InvalidInput(f"delay_minutes must be a number of minutes or null, got {value!r}")
     if not 0 < value <= MAX_DELAY_MINUTES:
-        raise InvalidInput(f"delay_minutes must be more than 0 and at most "
-                           f"{MAX_DELAY_MINUTES} (30 days), got {value!r}")
+        raise InvalidInput(
+            f"delay_minutes must be more than 0 and at most "
+            f"{MAX_DELAY_MINUTES} (30 days), got {value!r}"
+        )
     return float(value)
 
 
@@ -475,7 +493,8 @@ def _round_priority(value: object) -> int:
     """A number in 0..4 rounded half up; anything else is InvalidPriority."""
     if not is_finite_number(value) or not 0 <= value <= 4:
         raise InvalidPriority(
-            f"priority must be a number from 0 (critical) to 4 (background), got {value!r}")
+            f"priority must be a number from 0 (critical) to 4 (background), got {value!r}"
+        )
     return math.floor(value + 0.5)
 
 
@@ -485,14 +504,16 @@ def _check_memory_updates(value: object, memory: WorkingMemory) -> tuple[MemoryU
     if not isinstance(value, list | tuple):
         raise InvalidInput(f"memory_updates must be a list, got {type(value).__name__}")
     if len(value) > _MAX_MEMORY_UPDATES:
-        raise InvalidInput(f"memory_updates lists {len(value)} updates; the limit is "
-                           f"{_MAX_MEMORY_UPDATES}")
+        raise InvalidInput(
+            f"memory_updates lists {len(value)} updates; the limit is {_MAX_MEMORY_UPDATES}"
+        )
     updates = []
     for index, raw in enumerate(value):
         where = f"memory_updates[{index}]"
         if not isinstance(raw, dict):
-            raise InvalidInput(f"{where} must be an object with key and content, "
-                               f"got {type(raw).__name__}")
+            raise InvalidInput(
+                f"{where} must be an object with key and content, got {type(raw).__name__}"
+            )
         extra = sorted(set(raw) - {"key", "content", "type"})
         if extra:
             raise InvalidInput(f"{where} has unknown fields {', '.join(map(repr, extra))}")
@@ -503,8 +524,7 @@ def _check_memory_updates(value: object, memory: WorkingMemory) -> tuple[MemoryU
             key, content = memory.check(raw.get("key"), raw.get("content"))
         except InvalidInput as exc:
             raise InvalidInput(f"{where}: {exc.message}") from None
-        memory_type: Literal["working", "longterm"] = (
-            "working" if kind == "working" else "longterm")
+        memory_type: Literal["working", "longterm"] = "working" if kind == "working" else "longterm"
         updates.append(MemoryUpdate(key, content, memory_type))
     return tuple(updates)
 
@@ -512,11 +532,19 @@ def _check_memory_updates(value: object, memory: WorkingMemory) -> tuple[MemoryU
 # ----------------------------------------------------------------- schemas
 
 
-def _schema(name: str, description: str, properties: dict[str, Any],
-            required: list[str]) -> dict[str, Any]:
-    return {"name": name, "description": description,
-            "parameters": {"type": "object", "properties": properties,
-                           "required": required, "additionalProperties": False}}
+def _schema(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        },
+    }
 
 
 _ID = {"type": "string", "description": "A mailbox item id (mbx_…) from check_mailbox."}
@@ -531,18 +559,31 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "Look at your mailbox without changing it: queue depth, your current focus, the "
         "queued and deferred items (id, type, priority, summary, preview) and your most "
         "recent attention decisions.",
-        {"limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50,
-                   "description": "Most queued (and deferred) items to list."}},
+        {
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 1000,
+                "default": 50,
+                "description": "Most queued (and deferred) items to list.",
+            }
+        },
         [],
     ),
     _schema(
         "defer_mailbox_item",
         "Postpone a queued item: it leaves the queue and comes back after the delay, or "
         "when you are next idle if no delay is given. Human chat cannot be deferred.",
-        {"item_id": _ID, "reason": _REASON,
-         "delay_minutes": {"type": ["number", "null"], "exclusiveMinimum": 0,
-                           "maximum": MAX_DELAY_MINUTES,
-                           "description": "Minutes until the item returns to the queue."}},
+        {
+            "item_id": _ID,
+            "reason": _REASON,
+            "delay_minutes": {
+                "type": ["number", "null"],
+                "exclusiveMinimum": 0,
+                "maximum": MAX_DELAY_MINUTES,
+                "description": "Minutes until the item returns to the queue.",
+            },
+        },
         ["item_id", "reason"],
     ),
     _schema(
@@ -556,19 +597,30 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "prioritize_mailbox_item",
         "Change a queued or deferred item's priority: 0 critical, 1 high, 2 normal, 3 low, "
         "4 background (lower is served first). Human chat cannot be reprioritized.",
-        {"item_id": _ID,
-         "priority": {"type": "number", "minimum": 0, "maximum": 4,
-                      "description": "0..4; rounded to the nearest integer."},
-         "reason": {"type": "string", "description": "Why (optional)."}},
+        {
+            "item_id": _ID,
+            "priority": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 4,
+                "description": "0..4; rounded to the nearest integer.",
+            },
+            "reason": {"type": "string", "description": "Why (optional)."},
+        },
         ["item_id", "priority"],
     ),
     _schema(
         "update_working_memory",
         "Write a short note under a key in your working memory; it is shown, with its "
         "age, in every later prompt until you update or clear it.",
-        {"key": {"type": "string", "maxLength": 100,
-                 "description": "A label, e.g. 'task-priorities'."},
-         "content": {"type": "string", "description": "The note (at most 4 KB)."}},
+        {
+            "key": {
+                "type": "string",
+                "maxLength": 100,
+                "description": "A label, e.g. 'task-priorities'.",
+            },
+            "content": {"type": "string", "description": "The note (at most 4 KB)."},
+        },
         ["key", "content"],
     ),
     _schema(
@@ -583,26 +635,43 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "(or several to process together), and the items to defer, drop, or that you "
         "already handled inline. Human chat can never be deferred, dropped or completed "
         "inline.",
-        {"process_item_id": {**_ID, "description": "The item to process now."},
-         "reasoning": {"type": "string", "description": "Why this choice."},
-         "process_item_ids": {**_IDS, "description":
-                              "Several items to process together in one call (batch)."},
-         "batch_context": {"type": ["string", "null"],
-                           "description": "Instruction or synthesis for the batch."},
-         "defer_item_ids": {**_IDS, "description": "Items to postpone."},
-         "drop_item_ids": {**_IDS, "description": "Stale or redundant items to discard."},
-         "inline_completed_ids": {**_IDS,
-                                  "description": "Items you already handled while deliberating."},
-         "situational_awareness": {"type": ["string", "null"], "description":
-                                   "A short summary of your situation, kept in working "
-                                   "memory under 'deliberation'."},
-         "memory_updates": {"type": "array", "description": "Working-memory writes.",
-                            "items": {"type": "object",
-                                      "properties": {"key": {"type": "string"},
-                                                     "content": {"type": "string"},
-                                                     "type": {"enum": ["working", "longterm"]}},
-                                      "required": ["key", "content"],
-                                      "additionalProperties": False}}},
+        {
+            "process_item_id": {**_ID, "description": "The item to process now."},
+            "reasoning": {"type": "string", "description": "Why this choice."},
+            "process_item_ids": {
+                **_IDS,
+                "description": "Several items to process together in one call (batch).",
+            },
+            "batch_context": {
+                "type": ["string", "null"],
+                "description": "Instruction or synthesis for the batch.",
+            },
+            "defer_item_ids": {**_IDS, "description": "Items to postpone."},
+            "drop_item_ids": {**_IDS, "description": "Stale or redundant items to discard."},
+            "inline_completed_ids": {
+                **_IDS,
+                "description": "Items you already handled while deliberating.",
+            },
+            "situational_awareness": {
+                "type": ["string", "null"],
+                "description": "A short summary of your situation, kept in working "
+                "memory under 'deliberation'.",
+            },
+            "memory_updates": {
+                "type": "array",
+                "description": "Working-memory writes.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "key": {"type": "string"},
+                        "content": {"type": "string"},
+                        "type": {"enum": ["working", "longterm"]},
+                    },
+                    "required": ["key", "content"],
+                    "additionalProperties": False,
+                },
+            },
+        },
         ["process_item_id", "reasoning"],
     ),
 )

@@ -55,8 +55,14 @@ class Selection:
 class Triage:
     """Runs steps 1–3 above for one agent's attention loop."""
 
-    def __init__(self, mailbox: Mailbox, registry: TypeRegistry, clock: Clock,
-                 config: AgentConfig, deliberator: Deliberator | None = None) -> None:
+    def __init__(
+        self,
+        mailbox: Mailbox,
+        registry: TypeRegistry,
+        clock: Clock,
+        config: AgentConfig,
+        deliberator: Deliberator | None = None,
+    ) -> None:
         self.mailbox = mailbox
         self.registry = registry
         self.clock = clock
@@ -81,8 +87,9 @@ class Triage:
             self._aborted = True
             self._deliberation.cancel()
 
-    async def select(self, head: MailboxItem, ops: list[WriteOp], *,
-                     chosen: bool = False) -> Selection | None:
+    async def select(
+        self, head: MailboxItem, ops: list[WriteOp], *, chosen: bool = False
+    ) -> Selection | None:
         """Choose what to process now; ``head`` was just taken from the mailbox.
 
         Appends the write ops of everything it changed (drops, merges, defers)
@@ -111,11 +118,16 @@ class Triage:
             return Selection(head, DecisionType.PICK, "A person is waiting: picked first", 0)
         nxt = mailbox.peek()
         if nxt is None or (mailbox.depth == 1 and nxt.priority > head.priority):
-            return Selection(head, DecisionType.PICK, "Picked from queue (tier 0: clear priority)",
-                             0)
+            return Selection(
+                head, DecisionType.PICK, "Picked from queue (tier 0: clear priority)", 0
+            )
         if self.deliberator is None:
-            return Selection(head, DecisionType.PICK,
-                             f"Picked by priority from {mailbox.depth + 1} queued items", 0)
+            return Selection(
+                head,
+                DecisionType.PICK,
+                f"Picked by priority from {mailbox.depth + 1} queued items",
+                0,
+            )
         return await self._deliberate(head, ops)
 
     # ----------------------------------------------------------------- window
@@ -166,7 +178,8 @@ class Triage:
             # Every stimulus merged into it must be informational too: a status
             # update that absorbed a comment is never aged out (COAL-13, CORE-70).
             if item.triggers_execution or not every_type(
-                    item, self.registry, lambda spec: spec.informational):
+                item, self.registry, lambda spec: spec.informational
+            ):
                 continue
             age_s = (now - item.queued_at).total_seconds()
             if age_s > limit_s:
@@ -183,9 +196,13 @@ class Triage:
             survivor, *rest = group
             for item in sorted(rest, key=lambda i: i.seq):
                 ops += self.mailbox.merge_ops(item, survivor, labelled=True)
-                ops.append(self.mailbox.decision_op(
-                    item, DecisionType.MERGE,
-                    f"consolidated into {survivor.id}: same entity before triage"))
+                ops.append(
+                    self.mailbox.decision_op(
+                        item,
+                        DecisionType.MERGE,
+                        f"consolidated into {survivor.id}: same entity before triage",
+                    )
+                )
         return ops
 
     # ------------------------------------------------------------ deliberation
@@ -193,12 +210,15 @@ class Triage:
     async def _deliberate(self, head: MailboxItem, ops: list[WriteOp]) -> Selection | None:
         assert self.deliberator is not None
         queued = self.mailbox.queued_items()
-        context: dict[str, Any] = {"queueDepth": len(queued) + 1,
-                                   "queuedTypes": self.mailbox.queued_types()}
+        context: dict[str, Any] = {
+            "queueDepth": len(queued) + 1,
+            "queuedTypes": self.mailbox.queued_types(),
+        }
         self._aborted = False
         task = asyncio.get_running_loop().create_task(
             self.deliberator.deliberate(head, queued, context),
-            name=f"attn:{self.mailbox.agent_id}:deliberation")
+            name=f"attn:{self.mailbox.agent_id}:deliberation",
+        )
         self._deliberation = task
         result: DeliberationResult | None = None
         try:
@@ -217,30 +237,44 @@ class Triage:
         if not isinstance(result, DeliberationResult):
             if result is not None:
                 log.error("deliberation returned %r, not a DeliberationResult", type(result))
-            return Selection(head, DecisionType.PICK,
-                             "Deliberation gave no usable result; picked by priority", 2)
+            return Selection(
+                head, DecisionType.PICK, "Deliberation gave no usable result; picked by priority", 2
+            )
         return self._apply(head, result, ops)
 
     def _protected(self, item: MailboxItem) -> bool:
         spec = self.registry.get(item.source_type)
-        return (spec is not None and spec.protected) or item.triggers_execution or (
-            item.source_type == "mention")
+        return (
+            (spec is not None and spec.protected)
+            or item.triggers_execution
+            or (item.source_type == "mention")
+        )
 
-    def _apply(self, head: MailboxItem, result: DeliberationResult,
-               ops: list[WriteOp]) -> Selection:
+    def _apply(
+        self, head: MailboxItem, result: DeliberationResult, ops: list[WriteOp]
+    ) -> Selection:
         mailbox = self.mailbox
         chosen_id = result.process_item_id
         queued = {i.id: i for i in mailbox.queued_items()}
         if chosen_id != head.id and chosen_id not in queued:
-            log.warning("deliberation of %s chose %r, which is not queued; processing the head",
-                        mailbox.agent_id, chosen_id)
-            return Selection(head, DecisionType.PICK,
-                             f"Deliberation chose {chosen_id!r}, not queued; picked by priority",
-                             2)
+            log.warning(
+                "deliberation of %s chose %r, which is not queued; processing the head",
+                mailbox.agent_id,
+                chosen_id,
+            )
+            return Selection(
+                head,
+                DecisionType.PICK,
+                f"Deliberation chose {chosen_id!r}, not queued; picked by priority",
+                2,
+            )
         everyone = {head.id: head, **queued}
         busy = {chosen_id, *(result.process_item_ids or ())}
-        for item_ids, action in ((result.inline_completed_ids, "complete"),
-                                 (result.defer_item_ids, "defer"), (result.drop_item_ids, "drop")):
+        for item_ids, action in (
+            (result.inline_completed_ids, "complete"),
+            (result.defer_item_ids, "defer"),
+            (result.drop_item_ids, "drop"),
+        ):
             for item_id in item_ids:
                 item = everyone.get(item_id)
                 if item is None or item_id in busy or item.status != ItemStatus.QUEUED:
@@ -277,5 +311,12 @@ class Triage:
         self.last = (result, self.clock.now())
         for listener in self.listeners:
             listener(result)
-        return Selection(chosen, DecisionType.TRIAGE, result.reasoning or "chosen by deliberation",
-                         2, siblings, result.batch_context, result)
+        return Selection(
+            chosen,
+            DecisionType.TRIAGE,
+            result.reasoning or "chosen by deliberation",
+            2,
+            siblings,
+            result.batch_context,
+            result,
+        )

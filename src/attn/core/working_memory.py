@@ -53,8 +53,7 @@ class MemoryEntry:
 
     def to_dict(self) -> dict[str, str]:
         """JSON-ready form: ``{"key", "content", "updatedAt"}``."""
-        return {"key": self.key, "content": self.content,
-                "updatedAt": self.updated_at.isoformat()}
+        return {"key": self.key, "content": self.content, "updatedAt": self.updated_at.isoformat()}
 
 
 class WorkingMemory:
@@ -69,8 +68,13 @@ class WorkingMemory:
         InvalidInput: a bound that is not a positive integer.
     """
 
-    def __init__(self, clock: Clock, *, max_entries: int = MAX_ENTRIES,
-                 max_entry_bytes: int = MAX_ENTRY_BYTES) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        max_entry_bytes: int = MAX_ENTRY_BYTES,
+    ) -> None:
         for name, value in (("max_entries", max_entries), ("max_entry_bytes", max_entry_bytes)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidInput(f"{name} must be a positive integer, got {value!r}")
@@ -108,22 +112,30 @@ class WorkingMemory:
         key = key.strip()
         if len(key) > MAX_KEY_CHARS or "\n" in key or "\r" in key:
             shown = key if len(key) <= 40 else f"{key[:39]}…"
-            raise InvalidInput(f"working memory key must be one line of at most "
-                               f"{MAX_KEY_CHARS} characters, got {shown!r}")
+            raise InvalidInput(
+                f"working memory key must be one line of at most "
+                f"{MAX_KEY_CHARS} characters, got {shown!r}"
+            )
         if not isinstance(content, str):
-            raise InvalidInput(f"working memory content for {key!r} must be a string, "
-                               f"got {type(content).__name__}")
+            raise InvalidInput(
+                f"working memory content for {key!r} must be a string, got {type(content).__name__}"
+            )
         if not content.strip():
-            raise InvalidInput(f"working memory content for {key!r} is blank; "
-                               "clear the key to remove it")
+            raise InvalidInput(
+                f"working memory content for {key!r} is blank; clear the key to remove it"
+            )
         try:
             size = len(content.encode("utf-8"))
         except UnicodeEncodeError as exc:
-            raise InvalidInput(f"working memory content for {key!r} is not valid Unicode "
-                               f"(a lone surrogate at position {exc.start})") from None
+            raise InvalidInput(
+                f"working memory content for {key!r} is not valid Unicode "
+                f"(a lone surrogate at position {exc.start})"
+            ) from None
         if size > self.max_entry_bytes:
-            raise InvalidInput(f"working memory content for {key!r} takes {size} bytes; "
-                               f"the limit is {self.max_entry_bytes} bytes")
+            raise InvalidInput(
+                f"working memory content for {key!r} takes {size} bytes; "
+                f"the limit is {self.max_entry_bytes} bytes"
+            )
         return key, content
 
     def update(self, key: str, content: str) -> MemoryEntry:
@@ -154,7 +166,8 @@ class WorkingMemory:
             raise InvalidInput(
                 f"working memory holds {len(self._entries)} of {self.max_entries} entries; "
                 f"cannot add {', '.join(repr(k) for k in sorted(new_keys))} "
-                "(clear stale keys first)")
+                "(clear stale keys first)"
+            )
         now = self._clock.now()
         stored = []
         for key, content in checked:
@@ -209,8 +222,9 @@ class WorkingMemory:
                 skipped.append(update)
         self.update_many(writes)
         for update in skipped:
-            log.info("long-term memory update %r not applied: attn has no long-term memory",
-                     update.key)
+            log.info(
+                "long-term memory update %r not applied: attn has no long-term memory", update.key
+            )
         return skipped
 
     def remember_deliberation(self, result: DeliberationResult) -> None:
@@ -231,8 +245,10 @@ class WorkingMemory:
             if update.type == "working":
                 self._try_update(update.key, update.content)
             else:
-                log.info("long-term memory update %r not applied: attn has no long-term "
-                         "memory", update.key)
+                log.info(
+                    "long-term memory update %r not applied: attn has no long-term memory",
+                    update.key,
+                )
 
     def _try_update(self, key: str, content: str) -> None:
         try:

@@ -51,11 +51,21 @@ class Agent:
         working_memory: keyed notes shown in the brain's prompts (000 §21).
     """
 
-    def __init__(self, name: str, brain: Brain, store: Store, registry: TypeRegistry,
-                 clock: Clock, runtime_bus: EventBus, config: AgentConfig, *,
-                 description: str = "", judge: InterruptJudge | None = None,
-                 deliberator: Deliberator | None = None,
-                 classifier: InterruptClassifier | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        brain: Brain,
+        store: Store,
+        registry: TypeRegistry,
+        clock: Clock,
+        runtime_bus: EventBus,
+        config: AgentConfig,
+        *,
+        description: str = "",
+        judge: InterruptJudge | None = None,
+        deliberator: Deliberator | None = None,
+        classifier: InterruptClassifier | None = None,
+    ) -> None:
         self.name = name
         self.description = description
         self.config = config
@@ -65,8 +75,9 @@ class Agent:
         self._clock = clock
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
-        self.controller = AttentionController(self.mailbox, brain, registry, clock, self.bus,
-                                              config, judge, deliberator, classifier)
+        self.controller = AttentionController(
+            self.mailbox, brain, registry, clock, self.bus, config, judge, deliberator, classifier
+        )
         self.recovery = RecoveryReport()
         self.working_memory = WorkingMemory(clock)
         self.controller.triage.listeners.append(self.working_memory.remember_deliberation)
@@ -76,8 +87,9 @@ class Agent:
         return MailboxTools(self)
 
     async def _open(self) -> None:
-        self.recovery = await recover(self.mailbox, self._store, self._registry, self.config,
-                                      self._clock.now())
+        self.recovery = await recover(
+            self.mailbox, self._store, self._registry, self.config, self._clock.now()
+        )
 
     # ----------------------------------------------------------------- state
 
@@ -105,8 +117,14 @@ class Agent:
 
     # ------------------------------------------------------------- enqueueing
 
-    async def enqueue(self, source_type: str, payload: object, priority: object = None,
-                      metadata: object = None, idempotency_key: object = None) -> str:
+    async def enqueue(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> str:
         """Put an item in this agent's mailbox; return its id once committed.
 
         Args:
@@ -122,25 +140,37 @@ class Agent:
             UnknownItemType, InvalidPriority, InvalidInput, PayloadTooLarge,
             MailboxFull: the item is rejected and nothing changes.
         """
-        item = await self.mailbox.enqueue(source_type, payload, priority, metadata,
-                                          idempotency_key)
+        item = await self.mailbox.enqueue(source_type, payload, priority, metadata, idempotency_key)
         return item.id
 
-    async def enqueue_result(self, source_type: str, payload: object, priority: object = None,
-                             metadata: object = None, idempotency_key: object = None
-                             ) -> Enqueued:
+    async def enqueue_result(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> Enqueued:
         """:meth:`enqueue`, answered with an :class:`~attn.core.mailbox.Enqueued`: for a
         repeated key ``duplicate`` is True and ``item`` is the first item as stored
         (``status``; ``reason`` when dropped). Raises what :meth:`enqueue` raises."""
-        return await self.mailbox.enqueue_result(source_type, payload, priority, metadata,
-                                                 idempotency_key)
+        return await self.mailbox.enqueue_result(
+            source_type, payload, priority, metadata, idempotency_key
+        )
 
-    async def send_message(self, text: str, *, sender_id: str = "user",
-                           sender_name: str | None = None, session_id: str | None = None,
-                           source_type: str = "human_chat", timeout_s: float | None = None,
-                           on_delta: Callable[[str], None] | None = None,
-                           metadata: dict[str, Any] | None = None,
-                           on_enqueued: Callable[[str], None] | None = None) -> Reply:
+    async def send_message(
+        self,
+        text: str,
+        *,
+        sender_id: str = "user",
+        sender_name: str | None = None,
+        session_id: str | None = None,
+        source_type: str = "human_chat",
+        timeout_s: float | None = None,
+        on_delta: Callable[[str], None] | None = None,
+        metadata: dict[str, Any] | None = None,
+        on_enqueued: Callable[[str], None] | None = None,
+    ) -> Reply:
         """Send a message and wait for the reply (000 §5 ``sendMessage``).
 
         Args:
@@ -196,7 +226,9 @@ class Agent:
             self.controller.forget_reply(item.id)
             raise ReplyTimeout(
                 f"no reply within {timeout_s} s; item {item.id} stays in the mailbox of "
-                f"{self.name!r}", item_id=item.id) from None
+                f"{self.name!r}",
+                item_id=item.id,
+            ) from None
         finally:
             timer.cancel()
 
@@ -223,8 +255,9 @@ class Agent:
         self.controller.resume()
         self._emit(AGENT_RESUMED)
 
-    async def cancel_processing(self, reason: str = "cancelled by user", *,
-                                hard: bool = False) -> str | None:
+    async def cancel_processing(
+        self, reason: str = "cancelled by user", *, hard: bool = False
+    ) -> str | None:
         """Cancel the current work (a person's decision); see
         :meth:`AttentionController.cancel_processing`. Returns the item id or None."""
         if not self.running:
@@ -276,8 +309,11 @@ class Agent:
         spec = self._registry.get(item.source_type)
         label = spec.label if spec is not None else item.source_type
         task_id = item.extra("taskId")
-        return {**item.to_dict(), "label": f"{label}: {item.summary[:60]}",
-                "taskId": task_id if isinstance(task_id, str) else None}
+        return {
+            **item.to_dict(),
+            "label": f"{label}: {item.summary[:60]}",
+            "taskId": task_id if isinstance(task_id, str) else None,
+        }
 
     def _last_triage(self) -> dict[str, Any] | None:
         last = self.controller.triage.last
@@ -286,10 +322,15 @@ class Agent:
         result, at = last
         return {"at": at.isoformat(), "deliberation": result.to_dict()}
 
-    async def mailbox_timeline(self, types: list[str] | None = None, category: str | None = None,
-                               statuses: list[str] | None = None,
-                               limit: int = views.DEFAULT_ITEM_PAGE, offset: int = 0,
-                               cursor: str | None = None) -> dict[str, Any]:
+    async def mailbox_timeline(
+        self,
+        types: list[str] | None = None,
+        category: str | None = None,
+        statuses: list[str] | None = None,
+        limit: int = views.DEFAULT_ITEM_PAGE,
+        offset: int = 0,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
         """The enriched mailbox timeline (000 §5; acceptance SRV-02), read in one
         store snapshot: ``queued`` (claim order, at most 1,000), ``queueDepth``,
         ``countsByStatus`` and ``countsByType`` (all the agent's items, not just
@@ -312,8 +353,9 @@ class Agent:
                 (limit 1..1000, offset 0..10⁹), a malformed cursor, or both cursor
                 and offset. UnknownItemType: unknown type.
         """
-        return await views.mailbox_timeline(self._store, self._registry, self.name, types,
-                                            category, statuses, limit, offset, cursor)
+        return await views.mailbox_timeline(
+            self._store, self._registry, self.name, types, category, statuses, limit, offset, cursor
+        )
 
     async def decisions(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
         """This agent's decisions, newest first (see :meth:`decision_page` for a cursor).
@@ -322,11 +364,13 @@ class Agent:
             InvalidInput: limit outside 1..1000 or offset outside 0..10⁹.
         """
         views.check_page(limit, offset)
-        return [d.to_dict() for d in await self._store.find_decisions(self.name, None, limit,
-                                                                        offset)]
+        return [
+            d.to_dict() for d in await self._store.find_decisions(self.name, None, limit, offset)
+        ]
 
-    async def decision_page(self, limit: int = views.DEFAULT_DECISION_PAGE, offset: int = 0,
-                            cursor: str | None = None) -> dict[str, Any]:
+    async def decision_page(
+        self, limit: int = views.DEFAULT_DECISION_PAGE, offset: int = 0, cursor: str | None = None
+    ) -> dict[str, Any]:
         """One page of the decision timeline, newest first: ``decisions`` and
         ``nextCursor`` (pass it as ``cursor`` for the next page; None on the last).
 
@@ -346,8 +390,9 @@ class Agent:
         checked = await views.require_activity(self._store, self.name, activity_id)
         return [entry.to_dict() for entry in await self._store.find_activity_logs(checked)]
 
-    async def activity_log_page(self, activity_id: str, limit: int = views.DEFAULT_LOG_PAGE,
-                                cursor: str | None = None) -> dict[str, Any]:
+    async def activity_log_page(
+        self, activity_id: str, limit: int = views.DEFAULT_LOG_PAGE, cursor: str | None = None
+    ) -> dict[str, Any]:
         """One page of an activity's log entries in sequence order: ``logs`` and
         ``nextCursor``. Content over 1,000,000 characters is cut (``truncated``,
         ``contentChars``); a page also ends after about 4 MB of JSON.
@@ -365,8 +410,7 @@ class Agent:
 
     def _emit(self, event_type: str) -> None:
         if self.bus.active:
-            self.bus.emit(Event(event_type, self.name, {"agentId": self.name},
-                                self._clock.now()))
+            self.bus.emit(Event(event_type, self.name, {"agentId": self.name}, self._clock.now()))
 
 
 #: Decisions shown in the mind view, newest first.

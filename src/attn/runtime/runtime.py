@@ -41,9 +41,15 @@ class Runtime:
             callbacks, wakeups, heartbeats, background commands; 000 §11.3).
     """
 
-    def __init__(self, store: Store | None = None, *, clock: Clock | None = None,
-                 registry: TypeRegistry | None = None, host: bool = True,
-                 time: TimeConfig | None = None) -> None:
+    def __init__(
+        self,
+        store: Store | None = None,
+        *,
+        clock: Clock | None = None,
+        registry: TypeRegistry | None = None,
+        host: bool = True,
+        time: TimeConfig | None = None,
+    ) -> None:
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock or SYSTEM_CLOCK
         self.registry = registry if registry is not None else TypeRegistry()
@@ -61,8 +67,12 @@ class Runtime:
         await self.start()
         return self
 
-    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         await self.close()
 
     async def start(self) -> None:
@@ -113,15 +123,23 @@ class Runtime:
         if agent is None:
             known = ", ".join(list(self._agents)[:20]) or "none"
             more = f" and {len(self._agents) - 20} more" if len(self._agents) > 20 else ""
-            raise UnknownAgent(f"unknown recipient {shown(name)}: no agent has that name "
-                               f"(agents: {known}{more})")
+            raise UnknownAgent(
+                f"unknown recipient {shown(name)}: no agent has that name (agents: {known}{more})"
+            )
         return agent
 
-    async def add_agent(self, name: str, brain: Brain, config: AgentConfig | None = None, *,
-                        description: str = "", judge: InterruptJudge | None = None,
-                        deliberator: Deliberator | None = None,
-                        classifier: InterruptClassifier | None = None,
-                        start: bool = True) -> Agent:
+    async def add_agent(
+        self,
+        name: str,
+        brain: Brain,
+        config: AgentConfig | None = None,
+        *,
+        description: str = "",
+        judge: InterruptJudge | None = None,
+        deliberator: Deliberator | None = None,
+        classifier: InterruptClassifier | None = None,
+        start: bool = True,
+    ) -> Agent:
         """Host a new agent: recover its stored mailbox, then start its loop.
 
         Args:
@@ -139,24 +157,50 @@ class Runtime:
         """
         if not isinstance(name, str) or not _NAME_RE.match(name):
             raise InvalidInput(
-                f"agent name must be 1-64 letters, digits, '_', '.' or '-', got {name!r}")
+                f"agent name must be 1-64 letters, digits, '_', '.' or '-', got {name!r}"
+            )
         if not callable(brain):
             raise InvalidInput(f"brain must be an async callable, got {type(brain).__name__}")
         async with self._lifecycle:
-            return await self._add_agent(name, brain, config, description=description,
-                                         judge=judge, deliberator=deliberator,
-                                         classifier=classifier, start=start)
+            return await self._add_agent(
+                name,
+                brain,
+                config,
+                description=description,
+                judge=judge,
+                deliberator=deliberator,
+                classifier=classifier,
+                start=start,
+            )
 
-    async def _add_agent(self, name: str, brain: Brain, config: AgentConfig | None, *,
-                         description: str, judge: InterruptJudge | None,
-                         deliberator: Deliberator | None,
-                         classifier: InterruptClassifier | None, start: bool) -> Agent:
+    async def _add_agent(
+        self,
+        name: str,
+        brain: Brain,
+        config: AgentConfig | None,
+        *,
+        description: str,
+        judge: InterruptJudge | None,
+        deliberator: Deliberator | None,
+        classifier: InterruptClassifier | None,
+        start: bool,
+    ) -> Agent:
         if name in self._agents:
             raise AgentExists(f"agent {name!r} is already hosted")
         await self.start()
-        agent = Agent(name, brain, self.store, self.registry, self.clock, self.bus,
-                      config or AgentConfig(), description=description, judge=judge,
-                      deliberator=deliberator, classifier=classifier)
+        agent = Agent(
+            name,
+            brain,
+            self.store,
+            self.registry,
+            self.clock,
+            self.bus,
+            config or AgentConfig(),
+            description=description,
+            judge=judge,
+            deliberator=deliberator,
+            classifier=classifier,
+        )
         self._agents[name] = agent
         try:
             await agent._open()
@@ -187,8 +231,7 @@ class Runtime:
     async def run_until_idle(self) -> None:
         """Wait until every running agent is idle with an empty queue."""
         while True:
-            busy = [a for a in self._agents.values()
-                    if a.controller._task is not None]
+            busy = [a for a in self._agents.values() if a.controller._task is not None]
             if not busy:
                 return
             await asyncio.gather(*(a.wait_idle() for a in busy))

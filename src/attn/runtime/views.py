@@ -66,17 +66,24 @@ def check_page(limit: object, offset: object = 0) -> None:
         raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}, got {shown(limit)}")
     if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_OFFSET:
         raise InvalidInput(
-            f"offset must be an integer from 0 to {MAX_OFFSET:,}, got {shown(offset)}")
+            f"offset must be an integer from 0 to {MAX_OFFSET:,}, got {shown(offset)}"
+        )
 
 
 def _seq_cursor(cursor: object, largest: int) -> int | None:
     """The seq a ``nextCursor`` of an item or log page stands for (None or "": none)."""
     if cursor is None or cursor == "":
         return None
-    if (not isinstance(cursor, str) or not cursor.isascii() or not cursor.isdigit()
-            or len(cursor) > 19 or not 0 <= int(cursor) <= largest):
-        raise InvalidInput(f"cursor must be a nextCursor value of an earlier page, "
-                           f"got {shown(cursor)}")
+    if (
+        not isinstance(cursor, str)
+        or not cursor.isascii()
+        or not cursor.isdigit()
+        or len(cursor) > 19
+        or not 0 <= int(cursor) <= largest
+    ):
+        raise InvalidInput(
+            f"cursor must be a nextCursor value of an earlier page, got {shown(cursor)}"
+        )
     return int(cursor)
 
 
@@ -84,7 +91,8 @@ def _time_id_cursor(cursor: object) -> tuple[datetime, str] | None:
     if cursor is None or cursor == "":
         return None
     problem = InvalidInput(
-        f"cursor must be a nextCursor value of an earlier page, got {shown(cursor)}")
+        f"cursor must be a nextCursor value of an earlier page, got {shown(cursor)}"
+    )
     if not isinstance(cursor, str) or not cursor.isascii() or len(cursor) > 200:
         raise problem
     try:
@@ -102,8 +110,9 @@ def _encode_time_id_cursor(at: datetime, decision_id: str) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def callback_page(callbacks: list[PendingCallback], limit: int = DEFAULT_CALLBACK_PAGE,
-                  cursor: str | None = None) -> dict[str, Any]:
+def callback_page(
+    callbacks: list[PendingCallback], limit: int = DEFAULT_CALLBACK_PAGE, cursor: str | None = None
+) -> dict[str, Any]:
     """One page of ``callbacks`` (oldest registration first, as the store lists them).
 
     Returns:
@@ -120,9 +129,13 @@ def callback_page(callbacks: list[PendingCallback], limit: int = DEFAULT_CALLBAC
     count = _within_budget(entries)
     more = len(rest) > limit or count < len(entries)
     last = rest[count - 1] if entries else None
-    return {"callbacks": entries[:count], "count": len(callbacks),
-            "nextCursor": _encode_time_id_cursor(last.registered_at, last.id)
-            if more and last is not None else None}
+    return {
+        "callbacks": entries[:count],
+        "count": len(callbacks),
+        "nextCursor": _encode_time_id_cursor(last.registered_at, last.id)
+        if more and last is not None
+        else None,
+    }
 
 
 def _within_budget(entries: list[dict[str, Any]]) -> int:
@@ -141,13 +154,20 @@ def _within_budget(entries: list[dict[str, Any]]) -> int:
 def bounded(items: list[MailboxItem]) -> list[dict[str, Any]]:
     """The first of ``items`` as dicts: at most :data:`MAX_QUEUE_SHOWN`, within the budget."""
     shown_items = [i.to_dict() for i in items[:MAX_QUEUE_SHOWN]]
-    return shown_items[:_within_budget(shown_items)]
+    return shown_items[: _within_budget(shown_items)]
 
 
-async def mailbox_timeline(store: Store, registry: TypeRegistry, agent_id: str,
-                           types: list[str] | None = None, category: str | None = None,
-                           statuses: list[str] | None = None, limit: int = DEFAULT_ITEM_PAGE,
-                           offset: int = 0, cursor: str | None = None) -> dict[str, Any]:
+async def mailbox_timeline(
+    store: Store,
+    registry: TypeRegistry,
+    agent_id: str,
+    types: list[str] | None = None,
+    category: str | None = None,
+    statuses: list[str] | None = None,
+    limit: int = DEFAULT_ITEM_PAGE,
+    offset: int = 0,
+    cursor: str | None = None,
+) -> dict[str, Any]:
     """See :meth:`attn.runtime.Agent.mailbox_timeline`."""
     check_page(limit, offset)
     before = _seq_cursor(cursor, _MAX_SEQ)
@@ -168,31 +188,45 @@ async def mailbox_timeline(store: Store, registry: TypeRegistry, agent_id: str,
             status_filter = tuple(ItemStatus(s) for s in statuses)
         except ValueError:
             allowed = ", ".join(s.value for s in ItemStatus)
-            raise InvalidInput(
-                f"status must be among {allowed}, got {shown(statuses)}") from None
-    query = ItemQuery(agent_id, statuses=status_filter,
-                      source_types=tuple(sorted(wanted)) if wanted is not None else None,
-                      limit=limit + 1, offset=offset, before_seq=before)
+            raise InvalidInput(f"status must be among {allowed}, got {shown(statuses)}") from None
+    query = ItemQuery(
+        agent_id,
+        statuses=status_filter,
+        source_types=tuple(sorted(wanted)) if wanted is not None else None,
+        limit=limit + 1,
+        offset=offset,
+        before_seq=before,
+    )
     snapshot = await store.read_timeline(query, MAX_QUEUE_SHOWN)
     decisions: dict[str, list[dict[str, Any]]] = {i.id: [] for i in snapshot.history}
     for decision in snapshot.decisions:
         decisions[decision.item_id].append(decision.to_dict())
     activities = {a.item_id: a.to_dict() for a in snapshot.activities}
-    history = [{**i.to_dict(), "decisions": decisions[i.id], "activity": activities.get(i.id)}
-               for i in snapshot.history[:limit]]
+    history = [
+        {**i.to_dict(), "decisions": decisions[i.id], "activity": activities.get(i.id)}
+        for i in snapshot.history[:limit]
+    ]
     shown_count = _within_budget(history)
     more = len(snapshot.history) > limit or shown_count < len(history)
     history = history[:shown_count]
-    return {"queued": bounded(snapshot.queued),
-            "queueDepth": snapshot.counts_by_status.get(ItemStatus.QUEUED.value, 0),
-            "countsByStatus": snapshot.counts_by_status,
-            "countsByType": snapshot.counts_by_type,
-            "history": history, "total": snapshot.total,
-            "nextCursor": str(history[-1]["seq"]) if more and history else None}
+    return {
+        "queued": bounded(snapshot.queued),
+        "queueDepth": snapshot.counts_by_status.get(ItemStatus.QUEUED.value, 0),
+        "countsByStatus": snapshot.counts_by_status,
+        "countsByType": snapshot.counts_by_type,
+        "history": history,
+        "total": snapshot.total,
+        "nextCursor": str(history[-1]["seq"]) if more and history else None,
+    }
 
 
-async def decision_page(store: Store, agent_id: str, limit: int = DEFAULT_DECISION_PAGE,
-                        offset: int = 0, cursor: str | None = None) -> dict[str, Any]:
+async def decision_page(
+    store: Store,
+    agent_id: str,
+    limit: int = DEFAULT_DECISION_PAGE,
+    offset: int = 0,
+    cursor: str | None = None,
+) -> dict[str, Any]:
     """See :meth:`attn.runtime.Agent.decision_page`."""
     check_page(limit, offset)
     before = _seq_cursor(cursor, _MAX_SEQ)
@@ -204,14 +238,19 @@ async def decision_page(store: Store, agent_id: str, limit: int = DEFAULT_DECISI
     count = _within_budget(entries)
     more = len(found) > limit or count < len(entries)
     last = page[count - 1] if page else None
-    return {"decisions": entries[:count],
-            "nextCursor": str(last.seq)
-            if more and last is not None and last.seq is not None else None}
+    return {
+        "decisions": entries[:count],
+        "nextCursor": str(last.seq) if more and last is not None and last.seq is not None else None,
+    }
 
 
-async def activity_log_page(store: Store, agent_id: str, activity_id: object,
-                            limit: int = DEFAULT_LOG_PAGE, cursor: str | None = None
-                            ) -> dict[str, Any]:
+async def activity_log_page(
+    store: Store,
+    agent_id: str,
+    activity_id: object,
+    limit: int = DEFAULT_LOG_PAGE,
+    cursor: str | None = None,
+) -> dict[str, Any]:
     """See :meth:`attn.runtime.Agent.activity_log_page`."""
     check_page(limit)
     after = _seq_cursor(cursor, _MAX_LOG_SEQ)

@@ -83,11 +83,25 @@ log = logging.getLogger(__name__)
 #: Largest page of every listing (mailbox history, decisions, activity logs).
 MAX_PAGE = views.MAX_PAGE
 #: The ``cursor`` query parameter of every listing.
-Cursor = Annotated[str | None, Query(max_length=200, description=(
-    "the nextCursor of the previous page (empty or absent: the first page)"))]
+Cursor = Annotated[
+    str | None,
+    Query(
+        max_length=200,
+        description=("the nextCursor of the previous page (empty or absent: the first page)"),
+    ),
+]
 #: The deprecated ``offset`` query parameter (a cursor never repeats entries).
-Offset = Annotated[int, Query(ge=0, le=views.MAX_OFFSET, deprecated=True, description=(
-    "entries to skip; use cursor instead (offsets repeat entries while others arrive)"))]
+Offset = Annotated[
+    int,
+    Query(
+        ge=0,
+        le=views.MAX_OFFSET,
+        deprecated=True,
+        description=(
+            "entries to skip; use cursor instead (offsets repeat entries while others arrive)"
+        ),
+    ),
+]
 
 
 def create_app(
@@ -167,10 +181,17 @@ def create_app(
         response_model=None,
         responses={
             202: {"model": EnqueuedView, "description": "Committed: a new item."},
-            200: {"model": EnqueuedView, "description": "A repeated Idempotency-Key: "
-                  "nothing stored; the first item's id, status and reason."},
-            429: {"model": ErrorBody, "description": "The mailbox is full "
-                  "(code mailbox_full); human chat is never refused."}},
+            200: {
+                "model": EnqueuedView,
+                "description": "A repeated Idempotency-Key: "
+                "nothing stored; the first item's id, status and reason.",
+            },
+            429: {
+                "model": ErrorBody,
+                "description": "The mailbox is full "
+                "(code mailbox_full); human chat is never refused.",
+            },
+        },
     )
     async def enqueue(
         name: str,

@@ -94,13 +94,16 @@ class EnqueueFastPath:
             return
         self.served += 1
         # The route's answer (EnqueuedView), byte for byte.
-        content = json.dumps(result.to_dict(), ensure_ascii=False,
-                             separators=(",", ":")).encode("utf-8")
-        await send({
-            "type": "http.response.start",
-            "status": 200 if result.duplicate else 202,
-            "headers": [*_HEADERS, (b"content-length", str(len(content)).encode())],
-        })
+        content = json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8"
+        )
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200 if result.duplicate else 202,
+                "headers": [*_HEADERS, (b"content-length", str(len(content)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": content})
 
 

@@ -86,10 +86,16 @@ class _Entry:
 
     def frame(self) -> str:
         if self._frame is None:
-            self._frame = _dumps({
-                "type": "event", "seq": self.seq, "event": self.name,
-                "agentId": self.agent_id, "at": self.at.isoformat(), "data": self.data,
-            })
+            self._frame = _dumps(
+                {
+                    "type": "event",
+                    "seq": self.seq,
+                    "event": self.name,
+                    "agentId": self.agent_id,
+                    "at": self.at.isoformat(),
+                    "data": self.data,
+                }
+            )
         return self._frame
 
 
@@ -250,8 +256,7 @@ class EventHub:
         def on_triage(result: DeliberationResult) -> None:
             if self._unsubscribe is None:  # closed
                 return
-            self.publish(TRIAGE, name, {"deliberation": result.to_dict()},
-                         self.runtime.clock.now())
+            self.publish(TRIAGE, name, {"deliberation": result.to_dict()}, self.runtime.clock.now())
 
         agent.controller.triage.listeners.append(on_triage)
 

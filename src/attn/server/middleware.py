@@ -136,8 +136,10 @@ class TokenMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"]
-        if scope["type"] not in ("http", "websocket") or path in OPEN_PATHS or (
-            scope["type"] == "http" and path.startswith(OPEN_PREFIXES)
+        if (
+            scope["type"] not in ("http", "websocket")
+            or path in OPEN_PATHS
+            or (scope["type"] == "http" and path.startswith(OPEN_PREFIXES))
         ):
             await self.app(scope, receive, send)
             return
@@ -248,8 +250,14 @@ class CrossSiteGuard:
                 problem = f"a request from the web page of {clip(origin)!r} is refused"
                 hint = "only this server's own pages and clients without an Origin may call it"
                 if kind == "websocket":
-                    await refuse_websocket(receive, send, problem, code=FORBIDDEN_ORIGIN,
-                                           close_code=WS_FORBIDDEN, hint=hint)
+                    await refuse_websocket(
+                        receive,
+                        send,
+                        problem,
+                        code=FORBIDDEN_ORIGIN,
+                        close_code=WS_FORBIDDEN,
+                        hint=hint,
+                    )
                     return
                 response = error_response(403, FORBIDDEN_ORIGIN, f"{problem}; {hint}")
                 await response(scope, receive, send)
@@ -303,11 +311,19 @@ class HostGuard:
             host = next((h for h in hosts if not self.accepts(h)), None)
             if host is not None:
                 problem = f"this server does not answer to the host name {clip(host)!r}"
-                hint = ("call it as localhost or 127.0.0.1, or set an API token "
-                        "(ATTN_TOKEN) to serve other names")
+                hint = (
+                    "call it as localhost or 127.0.0.1, or set an API token "
+                    "(ATTN_TOKEN) to serve other names"
+                )
                 if kind == "websocket":
-                    await refuse_websocket(receive, send, problem, code=MISDIRECTED_HOST,
-                                           close_code=WS_MISDIRECTED, hint=hint)
+                    await refuse_websocket(
+                        receive,
+                        send,
+                        problem,
+                        code=MISDIRECTED_HOST,
+                        close_code=WS_MISDIRECTED,
+                        hint=hint,
+                    )
                     return
                 response = error_response(421, MISDIRECTED_HOST, f"{problem}; {hint}")
                 await response(scope, receive, send)

@@ -85,8 +85,14 @@ def config_view(runtime: Runtime, agent: Agent) -> dict[str, Any]:
     try:
         heartbeat = runtime.time.heartbeat(agent.name)
     except UnknownAgent:
-        heartbeat = {"agentId": agent.name, "enabled": False, "intervalS": None,
-                     "nextAt": None, "lastAt": None, "outstanding": None}
+        heartbeat = {
+            "agentId": agent.name,
+            "enabled": False,
+            "intervalS": None,
+            "nextAt": None,
+            "lastAt": None,
+            "outstanding": None,
+        }
     config = {to_camel(key): value for key, value in asdict(agent.config).items()}
     config["heartbeatIntervalS"] = heartbeat.get("intervalS")
     return {"agentId": agent.name, "config": config, "heartbeat": heartbeat}

@@ -100,8 +100,15 @@ def time_router(runtime: Runtime) -> APIRouter:
         name: str,
         type: Annotated[str | None, Query(description="comma-separated callback types")] = None,
         limit: Annotated[int, Query(ge=1, le=views.MAX_PAGE)] = views.DEFAULT_CALLBACK_PAGE,
-        cursor: Annotated[str | None, Query(max_length=200, description=(
-            "the nextCursor of the previous page (empty or absent: the first page)"))] = None,
+        cursor: Annotated[
+            str | None,
+            Query(
+                max_length=200,
+                description=(
+                    "the nextCursor of the previous page (empty or absent: the first page)"
+                ),
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """One page of the agent's pending callbacks and wakeups, oldest first, with
         ``nextFireAt`` (wakeups) and ``expiresAt`` (callbacks that time out);
@@ -121,9 +128,14 @@ def time_router(runtime: Runtime) -> APIRouter:
         """Schedule a wakeup ``delayS`` seconds from now or ``at`` an absolute time."""
         try:
             wakeup = await keeper.schedule_wakeup(
-                name, delay_s=body.delay_s, at=body.at, recurring_s=body.recurring_s,
-                note=body.note, delivery_mode=body.delivery_mode,
-                origin_session_id=body.origin_session_id)
+                name,
+                delay_s=body.delay_s,
+                at=body.at,
+                recurring_s=body.recurring_s,
+                note=body.note,
+                delivery_mode=body.delivery_mode,
+                origin_session_id=body.origin_session_id,
+            )
         except InvalidInput as exc:
             if type(exc) is not InvalidInput:  # UnknownAgent and the like: as they are
                 raise

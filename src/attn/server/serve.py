@@ -211,8 +211,7 @@ async def serve(
                 await runtime.add_agent(
                     section.name, brain, agent_config, description=section.description
                 )
-            app = create_app(runtime, token=token, agent_defaults=config.defaults,
-                             hosts=(host,))
+            app = create_app(runtime, token=token, agent_defaults=config.defaults, hosts=(host,))
             server = _Server(
                 uvicorn.Config(
                     app,
@@ -224,8 +223,9 @@ async def serve(
                     timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
                     ws_max_size=WS_MAX_FRAME_BYTES,
                     # uvicorn bounds only idle keep-alive time, not a slow request.
-                    http=timed_protocol(config.server.header_timeout_s,
-                                        config.server.body_timeout_s),
+                    http=timed_protocol(
+                        config.server.header_timeout_s, config.server.body_timeout_s
+                    ),
                 )
             )
             _quiet_client_faults()

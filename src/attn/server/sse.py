@@ -122,7 +122,7 @@ class _ChatStream:
         if streamed == reply:
             return
         if reply.startswith(streamed):
-            self.on_delta(reply[len(streamed):])
+            self.on_delta(reply[len(streamed) :])
             return
         self._streamed.clear()
         self.pieces.put_nowait(_RESET)

@@ -141,8 +141,9 @@ class LiveServer:
         )
 
 
-def team_config(team_toml: str, database: os.PathLike[str] | str,
-                token: str | None = None) -> AttnConfig:
+def team_config(
+    team_toml: str, database: os.PathLike[str] | str, token: str | None = None
+) -> AttnConfig:
     """The configuration of ``team_toml`` on the SQLite file ``database`` (and ``token``)."""
     env = {"ATTN_DATABASE_URL": f"sqlite:///{database}"}
     if token:
@@ -182,10 +183,15 @@ async def serve_app(
         TimeoutError: the server did not accept requests within ``start_timeout_s``.
     """
     sock = bind_socket("127.0.0.1", port)
-    server = _ReadyServer(uvicorn.Config(
-        app, lifespan="off", log_level="warning", access_log=False,
-        timeout_graceful_shutdown=int(graceful_shutdown_s),
-    ))
+    server = _ReadyServer(
+        uvicorn.Config(
+            app,
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            timeout_graceful_shutdown=int(graceful_shutdown_s),
+        )
+    )
     task = asyncio.create_task(server.serve(sockets=[sock]), name="attn-serve-app")
     try:
         async with asyncio.timeout(start_timeout_s):

@@ -60,9 +60,11 @@ def _timeout_response(what: str, seconds: float) -> bytes:
 
 
 _HEAD_TOO_LARGE = _closing_response(
-    b"431 Request Header Fields Too Large", HEADERS_TOO_LARGE,
+    b"431 Request Header Fields Too Large",
+    HEADERS_TOO_LARGE,
     f"the request line and headers are longer than {MAX_HEAD_BYTES:,} bytes; "
-    "the connection is closed")
+    "the connection is closed",
+)
 
 
 def timed_protocol(
@@ -84,8 +86,7 @@ def timed_protocol(
     Raises:
         ValueError: a deadline is not a number in (0, 3600].
     """
-    for name, value in (("header_timeout_s", header_timeout_s),
-                        ("body_timeout_s", body_timeout_s)):
+    for name, value in (("header_timeout_s", header_timeout_s), ("body_timeout_s", body_timeout_s)):
         if not 0 < value <= MAX_READ_TIMEOUT_S:
             raise ValueError(f"{name} must be in (0, {MAX_READ_TIMEOUT_S:g}] seconds, got {value}")
 

@@ -134,9 +134,15 @@ def handle_message(
         message = json.loads(text)
     except (ValueError, RecursionError) as exc:
         # A ValueError that is not a decode error: an integer over 4,300 digits.
-        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else (
-            "nested too deeply" if isinstance(exc, RecursionError)
-            else "a number has more than 4,300 digits")
+        detail = (
+            exc.msg
+            if isinstance(exc, json.JSONDecodeError)
+            else (
+                "nested too deeply"
+                if isinstance(exc, RecursionError)
+                else "a number has more than 4,300 digits"
+            )
+        )
         raise BadMessage(f"message is not valid JSON: {detail}") from None
     if not isinstance(message, dict):
         raise BadMessage("message must be a JSON object with a 'type'")
@@ -161,7 +167,7 @@ def _subscription(message: dict[str, Any], runtime: Runtime) -> tuple[list[str] 
     if agents == ALL:
         return ALL, last_seq
     if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
-        raise BadMessage("agents must be \"*\" or a list of agent names")
+        raise BadMessage('agents must be "*" or a list of agent names')
     if len(agents) > MAX_AGENTS:
         raise BadMessage(f"agents lists at most {MAX_AGENTS} names")
     hosted = {agent.name for agent in runtime.agents}

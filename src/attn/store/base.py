@@ -292,7 +292,11 @@ class Store(Protocol):
         """
 
     async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        self,
+        agent_id: str,
+        item_id: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
         before: int | None = None,
     ) -> list[Decision]:
         """Decisions, newest commit first (the store's ``seq``, never the wall-clock

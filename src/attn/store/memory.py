@@ -255,17 +255,21 @@ class MemoryStore:
         ids = {i.id for i in history}
         return Timeline(
             queued=(await self.load_queue(query.agent_id))[:queue_limit],
-            history=history, total=await self.count_items(query),
+            history=history,
+            total=await self.count_items(query),
             counts_by_status=await self.count_by_status(query.agent_id),
             counts_by_type=await self.count_by_type(query.agent_id),
-            decisions=[d for d in self._decisions
-                       if d.agent_id == query.agent_id and d.item_id in ids],
-            activities=await self.find_activities(query.agent_id, list(ids)))
+            decisions=[
+                d for d in self._decisions if d.agent_id == query.agent_id and d.item_id in ids
+            ],
+            activities=await self.find_activities(query.agent_id, list(ids)),
+        )
 
     async def load_queue(self, agent_id: str) -> list[MailboxItem]:
         self._check()
         queued = [
-            i for i in self._items.values()
+            i
+            for i in self._items.values()
             if i.agent_id == agent_id and i.status == ItemStatus.QUEUED
         ]
         return [i.copy() for i in sorted(queued, key=lambda i: (i.priority, i.seq))]
@@ -285,20 +289,29 @@ class MemoryStore:
         return head.copy()
 
     async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        self,
+        agent_id: str,
+        item_id: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
         before: int | None = None,
     ) -> list[Decision]:
         self._check()
-        found = [d for d in reversed(self._decisions)
-                 if d.agent_id == agent_id and (item_id is None or d.item_id == item_id)
-                 and (before is None or (d.seq or 0) < before)]
+        found = [
+            d
+            for d in reversed(self._decisions)
+            if d.agent_id == agent_id
+            and (item_id is None or d.item_id == item_id)
+            and (before is None or (d.seq or 0) < before)
+        ]
         return found[offset : offset + limit]
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
         self._check()
         wanted = set(item_ids)
         return [
-            replace(a) for a in self._activities.values()
+            replace(a)
+            for a in self._activities.values()
             if a.agent_id == agent_id and a.item_id in wanted
         ]
 
@@ -346,7 +359,8 @@ class MemoryStore:
         self._check()
         wanted = None if types is None else set(types)
         found = [
-            c for c in self._callbacks.values()
+            c
+            for c in self._callbacks.values()
             if c.agent_id == agent_id and (wanted is None or c.type in wanted)
         ]
         found.sort(key=lambda c: (c.registered_at, c.id))
@@ -371,9 +385,12 @@ class MemoryStore:
         due: list[PendingCallback] = []
         if stale_before is not None:
             due += [
-                c for c in self._callbacks.values()
-                if c.status == CallbackStatus.CLAIMED and c.due_at is not None
-                and c.claimed_at is not None and c.claimed_at < stale_before
+                c
+                for c in self._callbacks.values()
+                if c.status == CallbackStatus.CLAIMED
+                and c.due_at is not None
+                and c.claimed_at is not None
+                and c.claimed_at < stale_before
                 and (hosted is None or c.agent_id in hosted)
             ]
         skipped: list[tuple[datetime, str]] = []
@@ -392,8 +409,9 @@ class MemoryStore:
         due.sort(key=lambda c: (c.due_at, c.id))
         claimed = []
         for callback in due[:limit]:
-            changed = replace(callback, status=CallbackStatus.CLAIMED, claimed_by=claimed_by,
-                              claimed_at=now)
+            changed = replace(
+                callback, status=CallbackStatus.CLAIMED, claimed_by=claimed_by, claimed_at=now
+            )
             self._callbacks[changed.id] = changed
             claimed.append(replace(changed, data=copy.deepcopy(changed.data)))
         for callback in due[limit:]:
@@ -404,14 +422,16 @@ class MemoryStore:
         self._check()
         return {
             name: copy.deepcopy(value)
-            for (owner, name), value in self._settings.items() if owner == agent_id
+            for (owner, name), value in self._settings.items()
+            if owner == agent_id
         }
 
 
 def _check_page(limit: int, offset: int, queue_limit: int) -> None:
     if min(limit, offset, queue_limit) < 0:
-        raise InvalidInput(f"limit, offset and queue limit must be >= 0, got {limit}, "
-                           f"{offset} and {queue_limit}")
+        raise InvalidInput(
+            f"limit, offset and queue limit must be >= 0, got {limit}, {offset} and {queue_limit}"
+        )
 
 
 def _check_aware(value: object, what: str) -> None:
@@ -448,7 +468,8 @@ def _check_statuses(callback_id: str, statuses: tuple[str, ...] | None) -> None:
             CallbackStatus(status)
         except ValueError as exc:
             raise StoreError(
-                f"pending callback {callback_id!r}: unknown status {status!r}") from exc
+                f"pending callback {callback_id!r}: unknown status {status!r}"
+            ) from exc
 
 
 def _check_callback_values(callback_id: str, values: dict[str, Any]) -> None:

@@ -74,7 +74,8 @@ class _Run:
     #: Set by :meth:`BackgroundRunner.kill`, also before the process exists.
     killed: bool = False
     done: asyncio.Future[JSON] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future())
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
 
 
 class BackgroundRunner:
@@ -94,9 +95,16 @@ class BackgroundRunner:
         """Number of commands still running."""
         return len(self._runs)
 
-    async def start(self, agent_id: str, command: object, *, origin_session_id: str | None,
-                    timeout_s: object = None, cwd: object = None,
-                    env: Mapping[str, str] | None = None) -> PendingCallback:
+    async def start(
+        self,
+        agent_id: str,
+        command: object,
+        *,
+        origin_session_id: str | None,
+        timeout_s: object = None,
+        cwd: object = None,
+        env: Mapping[str, str] | None = None,
+    ) -> PendingCallback:
         """Register a background_exec callback and start ``command``; return the callback.
 
         Args:
@@ -119,8 +127,10 @@ class BackgroundRunner:
         if timeout_s is not None:
             own = check_seconds(timeout_s, "timeout_s")
             if not 0 < own <= MAX_TIMEOUT_S:
-                raise InvalidInput(f"timeout_s must be more than 0 and at most "
-                                   f"{MAX_TIMEOUT_S:.0f} s, got {timeout_s!r}")
+                raise InvalidInput(
+                    f"timeout_s must be more than 0 and at most "
+                    f"{MAX_TIMEOUT_S:.0f} s, got {timeout_s!r}"
+                )
         workdir = None
         if cwd is not None:
             if not isinstance(cwd, str | os.PathLike) or not await asyncio.to_thread(
@@ -132,19 +142,26 @@ class BackgroundRunner:
             isinstance(k, str) and isinstance(v, str) for k, v in env.items()
         ):
             raise InvalidInput("env must map strings to strings")
-        callback_timeout = (own + config.background_grace_s if own is not None
-                            else config.background_timeout_s)
+        callback_timeout = (
+            own + config.background_grace_s if own is not None else config.background_timeout_s
+        )
         data: JSON = {"ownTimeoutS": own}
         if workdir is not None:
             data["cwd"] = workdir
         callback = await keeper.callbacks.register(
-            agent_id, CallbackType.BACKGROUND_EXEC, origin_session_id=origin_session_id,
-            command=text, timeout_s=callback_timeout, data=data)
+            agent_id,
+            CallbackType.BACKGROUND_EXEC,
+            origin_session_id=origin_session_id,
+            command=text,
+            timeout_s=callback_timeout,
+            data=data,
+        )
         run = _Run(callback)
         self._runs[callback.id] = run
         run.task = asyncio.get_running_loop().create_task(
             self._run(run, text, own, workdir, dict(env or {})),
-            name=f"attn:{agent_id}:background:{callback.id}")
+            name=f"attn:{agent_id}:background:{callback.id}",
+        )
         return callback
 
     def wait(self, callback_id: str) -> asyncio.Future[JSON]:
@@ -194,8 +211,14 @@ class BackgroundRunner:
         if stuck:
             await asyncio.wait(stuck)
 
-    async def _run(self, run: _Run, command: str, own_timeout_s: float | None,
-                   cwd: str | None, env: dict[str, str]) -> None:
+    async def _run(
+        self,
+        run: _Run,
+        command: str,
+        own_timeout_s: float | None,
+        cwd: str | None,
+        env: dict[str, str],
+    ) -> None:
         keeper = self._keeper
         clock = keeper.clock
         callback = run.callback
@@ -208,9 +231,14 @@ class BackgroundRunner:
         try:
             try:
                 process = await asyncio.create_subprocess_shell(
-                    command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE, cwd=cwd, env={**os.environ, **env},
-                    start_new_session=True)
+                    command,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    cwd=cwd,
+                    env={**os.environ, **env},
+                    start_new_session=True,
+                )
             except OSError as exc:
                 error = f"could not start: {exc}"
             else:
@@ -218,6 +246,7 @@ class BackgroundRunner:
                 if run.killed:  # cancelled while it was starting
                     _kill_group(process)
                 if own_timeout_s is not None:
+
                     def expire() -> None:
                         if process.returncode is None:
                             run.timed_out = True
@@ -240,10 +269,10 @@ class BackgroundRunner:
             return
         duration_s = clock.monotonic() - started
         try:
-            content, extra = _describe(callback, code, duration_s, out, err, run.timed_out,
-                                       error)
-            await keeper.callbacks.complete(callback, content, extra,
-                                            summary=content.split("\n", 1)[0][:80])
+            content, extra = _describe(callback, code, duration_s, out, err, run.timed_out, error)
+            await keeper.callbacks.complete(
+                callback, content, extra, summary=content.split("\n", 1)[0][:80]
+            )
         except Exception:
             log.exception("result of background command %s was not delivered", callback.id)
         finally:
@@ -265,22 +294,36 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
             process.kill()
 
 
-def _describe(callback: PendingCallback, code: int | None, duration_s: float, out: _Tail,
-              err: _Tail, timed_out: bool, error: str | None) -> tuple[str, dict[str, Any]]:
+def _describe(
+    callback: PendingCallback,
+    code: int | None,
+    duration_s: float,
+    out: _Tail,
+    err: _Tail,
+    timed_out: bool,
+    error: str | None,
+) -> tuple[str, dict[str, Any]]:
     """The callback_result text and ``extra`` of a finished command (000 §3.4)."""
     ok = code == 0 and not timed_out and error is None
     extra: dict[str, Any] = {
-        "exitCode": code, "durationS": round(duration_s, 6), "timedOut": timed_out,
-        "stdoutTail": out.text(), "stderrTail": err.text(), "stdoutBytes": out.total,
-        "stderrBytes": err.total, "command": callback.command,
+        "exitCode": code,
+        "durationS": round(duration_s, 6),
+        "timedOut": timed_out,
+        "stdoutTail": out.text(),
+        "stderrTail": err.text(),
+        "stdoutBytes": out.total,
+        "stderrBytes": err.total,
+        "command": callback.command,
     }
     if error is not None:
         extra["error"] = error
     if error is not None:
         head = f"Background command failed to start: {error}"
     elif timed_out:
-        head = (f"Background command stopped after its timeout "
-                f"({callback.data.get('ownTimeoutS')} s), exit code {code}")
+        head = (
+            f"Background command stopped after its timeout "
+            f"({callback.data.get('ownTimeoutS')} s), exit code {code}"
+        )
     else:
         head = f"Background command exited with code {code} after {duration_s:.2f} s"
     label, tail = ("stdout", out) if ok else ("stderr", err)

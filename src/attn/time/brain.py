@@ -114,13 +114,16 @@ class TimeBrain:
             waiting = keeper.agent(agent_id).mailbox.queued_types().get("human_chat", 0)
             if waiting:
                 skipped = True
-                reason = (f"skipped: {waiting} human chat(s) waiting; the model was not "
-                          "called for this heartbeat")
+                reason = (
+                    f"skipped: {waiting} human chat(s) waiting; the model was not "
+                    "called for this heartbeat"
+                )
                 item.payload["skipped"] = reason
                 focus.log("status", f"heartbeat {reason}")
                 keeper.heartbeats.skipped(agent_id)
-                keeper.emit(agent_id, events.HEARTBEAT_SKIPPED,
-                            {"itemId": item.id, "reason": reason})
+                keeper.emit(
+                    agent_id, events.HEARTBEAT_SKIPPED, {"itemId": item.id, "reason": reason}
+                )
                 return None
             expired = await keeper.callbacks.expire_timed_out(agent_id, keeper.clock.now())
             if expired or "timedOutOperations" in item.payload:
@@ -140,16 +143,22 @@ def _list_timed_out(item: MailboxItem, expired: list[PendingCallback]) -> None:
     lines = [f"{_SECTION} (they never reported back; investigate and correct):"]
     for op in listed:
         what = op.get("command") or op.get("note") or op.get("correlationId") or ""
-        lines.append(f"- {op['type']} {op['callbackId']}: {what} (registered "
-                     f"{op['registeredAt']}, timed out after {op['timeoutS']} s)")
+        lines.append(
+            f"- {op['type']} {op['callbackId']}: {what} (registered "
+            f"{op['registeredAt']}, timed out after {op['timeoutS']} s)"
+        )
     payload["content"] = f"{base}\n\n" + "\n".join(lines) if base else "\n".join(lines)
 
 
 def _operation(callback: PendingCallback) -> dict[str, Any]:
-    return {"callbackId": callback.id, "type": str(callback.type),
-            "command": callback.command, "note": callback.note,
-            "correlationId": callback.correlation_id,
-            "originSessionId": callback.origin_session_id,
-            "registeredAt": callback.registered_at.isoformat(),
-            "timeoutS": callback.timeout_s,
-            "expiredAt": callback.expires_at.isoformat() if callback.expires_at else None}
+    return {
+        "callbackId": callback.id,
+        "type": str(callback.type),
+        "command": callback.command,
+        "note": callback.note,
+        "correlationId": callback.correlation_id,
+        "originSessionId": callback.origin_session_id,
+        "registeredAt": callback.registered_at.isoformat(),
+        "timeoutS": callback.timeout_s,
+        "expiredAt": callback.expires_at.isoformat() if callback.expires_at else None,
+    }

@@ -41,8 +41,9 @@ _MAX_TEXT = 8192
 _REDELIVER = "redeliver"
 
 
-def check_text(value: object, what: str, *, required: bool = False,
-               limit: int = _MAX_TEXT) -> str | None:
+def check_text(
+    value: object, what: str, *, required: bool = False, limit: int = _MAX_TEXT
+) -> str | None:
     """``value`` as a string of at most ``limit`` characters (None allowed unless required).
 
     Raises:
@@ -99,8 +100,11 @@ class CallbackRegistry:
         keeper = self._keeper
         keeper.agent(agent_id)
         kind = CallbackType(type)
-        mode = DeliveryMode(delivery_mode) if delivery_mode is not None else (
-            DeliveryMode.MAILBOX if kind == CallbackType.WAKEUP else DeliveryMode.IN_SESSION)
+        mode = (
+            DeliveryMode(delivery_mode)
+            if delivery_mode is not None
+            else (DeliveryMode.MAILBOX if kind == CallbackType.WAKEUP else DeliveryMode.IN_SESSION)
+        )
         callback = PendingCallback(
             id=new_id("cb"),
             agent_id=agent_id,
@@ -126,11 +130,15 @@ class CallbackRegistry:
         Raises:
             CallbackNotFound: no such callback of this agent (another agent's included).
         """
-        found = (await self._keeper.store.get_callback(agent_id, callback_id)
-                 if isinstance(callback_id, str) else None)
+        found = (
+            await self._keeper.store.get_callback(agent_id, callback_id)
+            if isinstance(callback_id, str)
+            else None
+        )
         if found is None:
             raise CallbackNotFound(
-                f"agent {agent_id!r} has no pending callback or wakeup {_clip(callback_id)}")
+                f"agent {agent_id!r} has no pending callback or wakeup {_clip(callback_id)}"
+            )
         return found
 
     async def cancel(self, agent_id: str, callback_id: object) -> PendingCallback:
@@ -143,11 +151,13 @@ class CallbackRegistry:
         """
         keeper = self._keeper
         found = await self.get(agent_id, callback_id)
-        [removed] = await keeper.store.write([
-            DeleteCallback(found.id, agent_id, (CallbackStatus.PENDING, CallbackStatus.CLAIMED))])
+        [removed] = await keeper.store.write(
+            [DeleteCallback(found.id, agent_id, (CallbackStatus.PENDING, CallbackStatus.CLAIMED))]
+        )
         if not removed:
             raise CallbackNotFound(
-                f"callback {found.id} of agent {agent_id!r} is already being delivered")
+                f"callback {found.id} of agent {agent_id!r} is already being delivered"
+            )
         keeper.scheduler.cancel(("wakeup", found.id))
         keeper.background.kill(found.id)
         keeper.emit(agent_id, events.CALLBACK_CANCELLED, {"callback": found.to_dict()})
@@ -155,8 +165,9 @@ class CallbackRegistry:
 
     # ----------------------------------------------------------------- resolve
 
-    async def complete(self, callback: PendingCallback, content: str, extra: JSON, *,
-                       summary: str | None = None) -> str | None:
+    async def complete(
+        self, callback: PendingCallback, content: str, extra: JSON, *, summary: str | None = None
+    ) -> str | None:
         """Resolve ``callback`` exactly once and deliver its result.
 
         Args:
@@ -175,17 +186,33 @@ class CallbackRegistry:
         now = keeper.clock.now()
         delivery = self._delivery(callback, content, extra, summary)
         data = {**callback.data, "delivery": delivery}
-        [resolved] = await keeper.store.write([UpdateCallback(
-            callback.id, callback.agent_id,
-            {"status": CallbackStatus.RESOLVED, "claimed_by": keeper.owner, "claimed_at": now,
-             "data": data},
-            (CallbackStatus.PENDING,))])
+        [resolved] = await keeper.store.write(
+            [
+                UpdateCallback(
+                    callback.id,
+                    callback.agent_id,
+                    {
+                        "status": CallbackStatus.RESOLVED,
+                        "claimed_by": keeper.owner,
+                        "claimed_at": now,
+                        "data": data,
+                    },
+                    (CallbackStatus.PENDING,),
+                )
+            ]
+        )
         if not resolved:
-            await self.late(callback.agent_id, callback.id, content, extra,
-                            callback_type=callback.type)
+            await self.late(
+                callback.agent_id, callback.id, content, extra, callback_type=callback.type
+            )
             return None
-        done = replace(callback, status=CallbackStatus.RESOLVED, claimed_by=keeper.owner,
-                       claimed_at=now, data=data)
+        done = replace(
+            callback,
+            status=CallbackStatus.RESOLVED,
+            claimed_by=keeper.owner,
+            claimed_at=now,
+            data=data,
+        )
         return await self.deliver(done)
 
     async def deliver(self, callback: PendingCallback) -> str | None:
@@ -200,18 +227,29 @@ class CallbackRegistry:
             log.error("resolved callback %s has no stored delivery; removing it", callback.id)
             await keeper.store.write([DeleteCallback(callback.id, callback.agent_id)])
             return None
-        item_id = await self._enqueue(callback.agent_id, delivery, f"cb:{callback.id}",
-                                      retry=callback.id)
+        item_id = await self._enqueue(
+            callback.agent_id, delivery, f"cb:{callback.id}", retry=callback.id
+        )
         if item_id is None:
             return None
         await keeper.store.write([DeleteCallback(callback.id, callback.agent_id)])
-        keeper.emit(callback.agent_id, events.CALLBACK_RESOLVED,
-                    {"callback": callback.to_dict(), "itemId": item_id})
+        keeper.emit(
+            callback.agent_id,
+            events.CALLBACK_RESOLVED,
+            {"callback": callback.to_dict(), "itemId": item_id},
+        )
         keeper.background.settle(callback.id, delivery)
         return item_id
 
-    async def late(self, agent_id: str, callback_id: str, content: str, extra: JSON, *,
-                   callback_type: CallbackType | str) -> str | None:
+    async def late(
+        self,
+        agent_id: str,
+        callback_id: str,
+        content: str,
+        extra: JSON,
+        *,
+        callback_type: CallbackType | str,
+    ) -> str | None:
         """Record a result whose callback had timed out or was already resolved (TIME-08).
 
         Every late result becomes its own ``system_event`` (extra ``late:
@@ -227,15 +265,22 @@ class CallbackRegistry:
             "sourceType": "system_event",
             "payload": {
                 "content": f"Late result ({callback_type} {callback_id} had timed out or was "
-                           f"already resolved):\n{content}",
+                f"already resolved):\n{content}",
                 "summary": f"Late result of {callback_type} {callback_id}",
-                "extra": {**extra, "callbackId": callback_id, "callbackType": str(callback_type),
-                          "late": True},
+                "extra": {
+                    **extra,
+                    "callbackId": callback_id,
+                    "callbackType": str(callback_type),
+                    "late": True,
+                },
             },
             "metadata": dict(SENDER),
         }
-        keeper.emit(agent_id, events.LATE_RESULT,
-                    {"callbackId": callback_id, "callbackType": str(callback_type)})
+        keeper.emit(
+            agent_id,
+            events.LATE_RESULT,
+            {"callbackId": callback_id, "callbackType": str(callback_type)},
+        )
         keeper.background.settle(callback_id, delivery)
         return await self._enqueue(agent_id, delivery, None, retry=None)
 
@@ -251,7 +296,8 @@ class CallbackRegistry:
         if not expired:
             return []
         results = await keeper.store.write(
-            [DeleteCallback(c.id, agent_id, (CallbackStatus.PENDING,)) for c in expired])
+            [DeleteCallback(c.id, agent_id, (CallbackStatus.PENDING,)) for c in expired]
+        )
         gone = [c for c, removed in zip(expired, results, strict=True) if removed]
         for callback in gone:
             keeper.emit(agent_id, events.CALLBACK_EXPIRED, {"callback": callback.to_dict()})
@@ -265,11 +311,15 @@ class CallbackRegistry:
 
     # ---------------------------------------------------------------- helpers
 
-    def _delivery(self, callback: PendingCallback, content: str, extra: JSON,
-                  summary: str | None) -> JSON:
+    def _delivery(
+        self, callback: PendingCallback, content: str, extra: JSON, summary: str | None
+    ) -> JSON:
         """The item a resolved callback becomes: callback_result or system_event (000 §3.4)."""
-        fields: JSON = {"callbackId": callback.id, "callbackType": str(callback.type),
-                        "originSessionId": callback.origin_session_id}
+        fields: JSON = {
+            "callbackId": callback.id,
+            "callbackType": str(callback.type),
+            "originSessionId": callback.origin_session_id,
+        }
         if callback.correlation_id is not None:
             fields["correlationId"] = callback.correlation_id
         if callback.note is not None:
@@ -283,26 +333,39 @@ class CallbackRegistry:
             source = "system_event"
         return {
             "sourceType": source,
-            "payload": {"content": content, "summary": summary or content.split("\n", 1)[0][:80],
-                        "extra": {**extra, **fields}},
+            "payload": {
+                "content": content,
+                "summary": summary or content.split("\n", 1)[0][:80],
+                "extra": {**extra, **fields},
+            },
             "metadata": metadata,
         }
 
-    async def _enqueue(self, agent_id: str, delivery: JSON, key: str | None,
-                       retry: str | None) -> str | None:
+    async def _enqueue(
+        self, agent_id: str, delivery: JSON, key: str | None, retry: str | None
+    ) -> str | None:
         keeper = self._keeper
         try:
             agent = keeper.agent(agent_id)
-            return await agent.enqueue(delivery["sourceType"], delivery["payload"],
-                                       metadata=delivery["metadata"], idempotency_key=key)
+            return await agent.enqueue(
+                delivery["sourceType"],
+                delivery["payload"],
+                metadata=delivery["metadata"],
+                idempotency_key=key,
+            )
         except (MailboxFull, AgentNotRunning) as exc:
-            log.warning("cannot deliver %s to %s yet (%s); retrying in %s s",
-                        key or delivery["payload"].get("summary"), agent_id,
-                        exc.code, keeper.config.busy_retry_s)
+            log.warning(
+                "cannot deliver %s to %s yet (%s); retrying in %s s",
+                key or delivery["payload"].get("summary"),
+                agent_id,
+                exc.code,
+                keeper.config.busy_retry_s,
+            )
             if retry is not None:
-                keeper.scheduler.schedule((_REDELIVER, agent_id, retry),
-                                          keeper.clock.now().timestamp()
-                                          + keeper.config.busy_retry_s)
+                keeper.scheduler.schedule(
+                    (_REDELIVER, agent_id, retry),
+                    keeper.clock.now().timestamp() + keeper.config.busy_retry_s,
+                )
             return None
         except UnknownAgent:
             # Delivered when the agent is hosted again (attach redelivers resolved rows).

@@ -90,12 +90,16 @@ class TimeConfig:
             object.__setattr__(self, "catch_up", CatchUp(self.catch_up))
         except ValueError:
             allowed = ", ".join(c.value for c in CatchUp)
-            raise InvalidInput(f"catch_up must be one of {allowed}, got {self.catch_up!r}"
-                               ) from None
+            raise InvalidInput(
+                f"catch_up must be one of {allowed}, got {self.catch_up!r}"
+            ) from None
         for name in (f.name for f in fields(self) if f.name.endswith("_s")):
             value = getattr(self, name)
-            if (not is_finite_number(value) or value < 0
-                    or (value == 0 and name != "past_tolerance_s")):
+            if (
+                not is_finite_number(value)
+                or value < 0
+                or (value == 0 and name != "past_tolerance_s")
+            ):
                 raise InvalidInput(f"{name} must be positive seconds, got {value!r}")
         for name in ("sweep_batch", "tail_bytes"):
             value = getattr(self, name)
@@ -104,7 +108,8 @@ class TimeConfig:
         if not self.heartbeat_min_s <= self.heartbeat_default_s <= self.heartbeat_max_s:
             raise InvalidInput(
                 "expected heartbeat_min_s <= heartbeat_default_s <= heartbeat_max_s, got "
-                f"{self.heartbeat_min_s}, {self.heartbeat_default_s}, {self.heartbeat_max_s}")
+                f"{self.heartbeat_min_s}, {self.heartbeat_default_s}, {self.heartbeat_max_s}"
+            )
 
     def clamp_heartbeat(self, value: object) -> float:
         """The heartbeat interval ``value`` asks for, by the rule of TIME-09.
@@ -113,8 +118,10 @@ class TimeConfig:
         gives 300 s, 48 h gives 24 h); anything else (a string, None, NaN, a
         bool) gives ``heartbeat_default_s``. Never raises.
         """
-        if isinstance(value, bool) or not isinstance(value, int | float) or (
-            isinstance(value, float) and not math.isfinite(value)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (isinstance(value, float) and not math.isfinite(value))
         ):
             return self.heartbeat_default_s  # (an int of any size is clamped, never overflows)
         return float(min(max(value, self.heartbeat_min_s), self.heartbeat_max_s))

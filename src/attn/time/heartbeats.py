@@ -109,18 +109,34 @@ class Heartbeats:
         """The agent's heartbeat as JSON: ``enabled``, ``intervalS``, ``nextAt``, ``lastAt``…"""
         beat = self._beats.get(agent_id)
         if beat is None:
-            return {"agentId": agent_id, "enabled": False, "intervalS": None, "nextAt": None,
-                    "lastAt": None, "outstanding": None}
+            return {
+                "agentId": agent_id,
+                "enabled": False,
+                "intervalS": None,
+                "nextAt": None,
+                "lastAt": None,
+                "outstanding": None,
+            }
         due = self._keeper.scheduler.due_at((HEARTBEAT, agent_id))
-        next_at = (datetime.fromtimestamp(due, tz=beat.next_at.tzinfo).isoformat()
-                   if due is not None else None)
-        return {"agentId": agent_id, "enabled": True, "intervalS": beat.interval_s,
-                "nextAt": next_at, "lastAt": beat.last_at.isoformat() if beat.last_at else None,
-                "outstanding": beat.outstanding, "enqueued": beat.enqueued,
-                "skipped": beat.skipped}
+        next_at = (
+            datetime.fromtimestamp(due, tz=beat.next_at.tzinfo).isoformat()
+            if due is not None
+            else None
+        )
+        return {
+            "agentId": agent_id,
+            "enabled": True,
+            "intervalS": beat.interval_s,
+            "nextAt": next_at,
+            "lastAt": beat.last_at.isoformat() if beat.last_at else None,
+            "outstanding": beat.outstanding,
+            "enqueued": beat.enqueued,
+            "skipped": beat.skipped,
+        }
 
-    async def set_interval(self, agent_id: str, value: object, *, by: str = "user"
-                           ) -> dict[str, Any]:
+    async def set_interval(
+        self, agent_id: str, value: object, *, by: str = "user"
+    ) -> dict[str, Any]:
         """Change the agent's heartbeat interval now (TIME-09); it persists.
 
         A number is clamped to 5 min – 24 h; anything else gives the default (6 h).
@@ -148,11 +164,16 @@ class Heartbeats:
         beat.interval_s = interval
         beat.next_at = now + timedelta(seconds=interval)
         keeper.scheduler.schedule((HEARTBEAT, agent_id), beat.next_at)
-        requested = (value if isinstance(value, int | float | str | None)
-                     and json_problem(value) is None else shown(value))
-        keeper.emit(agent_id, events.HEARTBEAT_INTERVAL_CHANGED,
-                    {"intervalS": interval, "previousS": previous, "requested": requested,
-                     "by": by})
+        requested = (
+            value
+            if isinstance(value, int | float | str | None) and json_problem(value) is None
+            else shown(value)
+        )
+        keeper.emit(
+            agent_id,
+            events.HEARTBEAT_INTERVAL_CHANGED,
+            {"intervalS": interval, "previousS": previous, "requested": requested, "by": by},
+        )
         return {**self.info(agent_id), "requested": requested, "previousS": previous}
 
     async def fire(self, agent_ids: list[str], now: datetime) -> None:
@@ -182,13 +203,18 @@ class Heartbeats:
             return
         item_id = await agent.enqueue(
             "heartbeat",
-            {"content": HEARTBEAT_TEXT, "summary": "Heartbeat",
-             "extra": {"intervalS": beat.interval_s, "dueAt": now.isoformat()}},
-            metadata=dict(SENDER))
+            {
+                "content": HEARTBEAT_TEXT,
+                "summary": "Heartbeat",
+                "extra": {"intervalS": beat.interval_s, "dueAt": now.isoformat()},
+            },
+            metadata=dict(SENDER),
+        )
         beat.outstanding = item_id
         beat.enqueued += 1
-        keeper.emit(agent_id, events.HEARTBEAT_ENQUEUED, {"itemId": item_id,
-                                                          "intervalS": beat.interval_s})
+        keeper.emit(
+            agent_id, events.HEARTBEAT_ENQUEUED, {"itemId": item_id, "intervalS": beat.interval_s}
+        )
         # Replaced when the heartbeat is handled; until then it only checks.
         self._again(agent_id, beat, now, beat.interval_s)
 
@@ -214,8 +240,9 @@ class Heartbeats:
         beat.last_at = now
         self._again(agent_id, beat, now, beat.interval_s)
         keeper = self._keeper
-        keeper.track(keeper.store.submit([PutAgentSetting(agent_id, LAST_SETTING,
-                                                          now.isoformat(), now)]))
+        keeper.track(
+            keeper.store.submit([PutAgentSetting(agent_id, LAST_SETTING, now.isoformat(), now)])
+        )
 
     def skipped(self, agent_id: str) -> None:
         beat = self._beats.get(agent_id)

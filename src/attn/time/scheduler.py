@@ -46,8 +46,14 @@ class Scheduler:
     the heap is compacted when stale entries outnumber live ones.
     """
 
-    def __init__(self, clock: Clock, on_due: Callable[[], None], *,
-                 max_delay_s: float = 3600.0, jump_tolerance_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        on_due: Callable[[], None],
+        *,
+        max_delay_s: float = 3600.0,
+        jump_tolerance_s: float = 2.0,
+    ) -> None:
         self._clock = clock
         self._on_due = on_due
         self._max_delay_s = max_delay_s

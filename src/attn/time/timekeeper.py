@@ -71,11 +71,11 @@ class Timekeeper:
         self.runtime = runtime
         self.config = config if config is not None else TimeConfig()
         if not isinstance(self.config, TimeConfig):
-            raise InvalidInput(f"time config must be a TimeConfig, got "
-                               f"{type(self.config).__name__}")
+            raise InvalidInput(
+                f"time config must be a TimeConfig, got {type(self.config).__name__}"
+            )
         self.owner = new_id("rt")
-        self.scheduler = Scheduler(runtime.clock, self._on_due,
-                                   max_delay_s=self.config.max_timer_s)
+        self.scheduler = Scheduler(runtime.clock, self._on_due, max_delay_s=self.config.max_timer_s)
         self.callbacks = CallbackRegistry(self)
         self.wakeups = Wakeups(self)
         self.heartbeats = Heartbeats(self)
@@ -139,8 +139,7 @@ class Timekeeper:
         hosting = bool(getattr(self.runtime, "_host", False))
         for callback in stored:
             if callback.status == CallbackStatus.RESOLVED:
-                self.scheduler.schedule((_REDELIVER, agent.name, callback.id),
-                                        self.clock.now())
+                self.scheduler.schedule((_REDELIVER, agent.name, callback.id), self.clock.now())
             elif callback.type == CallbackType.WAKEUP:
                 if callback.status == CallbackStatus.CLAIMED and hosting:
                     # Claimed by a previous process of this database's host: it died.
@@ -152,12 +151,17 @@ class Timekeeper:
             self._on_due()
 
     async def _release(self, callback: PendingCallback) -> PendingCallback:
-        await self.store.write([UpdateCallback(
-            callback.id, callback.agent_id,
-            {"status": CallbackStatus.PENDING, "claimed_by": None, "claimed_at": None},
-            (CallbackStatus.CLAIMED,))])
-        return replace(callback, status=CallbackStatus.PENDING, claimed_by=None,
-                       claimed_at=None)
+        await self.store.write(
+            [
+                UpdateCallback(
+                    callback.id,
+                    callback.agent_id,
+                    {"status": CallbackStatus.PENDING, "claimed_by": None, "claimed_at": None},
+                    (CallbackStatus.CLAIMED,),
+                )
+            ]
+        )
+        return replace(callback, status=CallbackStatus.PENDING, claimed_by=None, claimed_at=None)
 
     def detach(self, agent_id: str) -> None:
         """Stop the heartbeat of an agent that is no longer hosted."""
@@ -197,7 +201,8 @@ class Timekeeper:
             self._again = True
             return
         self._sweep_task = asyncio.get_running_loop().create_task(
-            self._sweep(), name="attn:time:sweep")
+            self._sweep(), name="attn:time:sweep"
+        )
         self._sweep_task.add_done_callback(self._sweep_done)
 
     def _sweep_done(self, task: asyncio.Task[None]) -> None:
@@ -253,32 +258,62 @@ class Timekeeper:
 
     # ----------------------------------------------------------- public API
 
-    async def schedule_wakeup(self, agent_id: str, *, delay_s: object = None, at: object = None,
-                              recurring_s: object = None, note: object = None,
-                              delivery_mode: object = DeliveryMode.MAILBOX,
-                              origin_session_id: str | None = None) -> PendingCallback:
+    async def schedule_wakeup(
+        self,
+        agent_id: str,
+        *,
+        delay_s: object = None,
+        at: object = None,
+        recurring_s: object = None,
+        note: object = None,
+        delivery_mode: object = DeliveryMode.MAILBOX,
+        origin_session_id: str | None = None,
+    ) -> PendingCallback:
         """Schedule a wakeup; see :meth:`attn.time.wakeups.Wakeups.schedule`."""
         return await self.wakeups.schedule(
-            agent_id, delay_s=delay_s, at=at, recurring_s=recurring_s, note=note,
-            delivery_mode=delivery_mode, origin_session_id=origin_session_id)
+            agent_id,
+            delay_s=delay_s,
+            at=at,
+            recurring_s=recurring_s,
+            note=note,
+            delivery_mode=delivery_mode,
+            origin_session_id=origin_session_id,
+        )
 
     async def cancel_wakeup(self, agent_id: str, wakeup_id: object) -> PendingCallback:
         """Cancel a wakeup. Raises :class:`~attn.errors.CallbackNotFound`."""
         return await self.wakeups.cancel(agent_id, wakeup_id)
 
-    async def background_exec(self, agent_id: str, command: object, *,
-                              origin_session_id: str | None = None, timeout_s: object = None,
-                              cwd: object = None, env: Mapping[str, str] | None = None
-                              ) -> PendingCallback:
+    async def background_exec(
+        self,
+        agent_id: str,
+        command: object,
+        *,
+        origin_session_id: str | None = None,
+        timeout_s: object = None,
+        cwd: object = None,
+        env: Mapping[str, str] | None = None,
+    ) -> PendingCallback:
         """Run a shell command in the background; see
         :meth:`attn.time.background.BackgroundRunner.start`."""
-        return await self.background.start(agent_id, command,
-                                           origin_session_id=origin_session_id,
-                                           timeout_s=timeout_s, cwd=cwd, env=env)
+        return await self.background.start(
+            agent_id,
+            command,
+            origin_session_id=origin_session_id,
+            timeout_s=timeout_s,
+            cwd=cwd,
+            env=env,
+        )
 
-    async def await_reply(self, agent_id: str, correlation_id: object, *,
-                          origin_session_id: str | None = None, timeout_s: object = None,
-                          note: object = None) -> PendingCallback:
+    async def await_reply(
+        self,
+        agent_id: str,
+        correlation_id: object,
+        *,
+        origin_session_id: str | None = None,
+        timeout_s: object = None,
+        note: object = None,
+    ) -> PendingCallback:
         """Register an awaited reply (an ``a2a_reply`` callback, in-session delivery).
 
         Args:
@@ -301,12 +336,23 @@ class Timekeeper:
             if timeout <= 0:
                 raise InvalidInput(f"timeout_s must be positive seconds, got {timeout_s!r}")
         return await self.callbacks.register(
-            agent_id, CallbackType.A2A_REPLY, origin_session_id=origin_session_id,
-            correlation_id=correlation, note=check_text(note, "note"), timeout_s=timeout)
+            agent_id,
+            CallbackType.A2A_REPLY,
+            origin_session_id=origin_session_id,
+            correlation_id=correlation,
+            note=check_text(note, "note"),
+            timeout_s=timeout,
+        )
 
-    async def deliver_reply(self, agent_id: str, callback_id: object, content: object, *,
-                            sender_id: str | None = None,
-                            data: dict[str, Any] | None = None) -> str | None:
+    async def deliver_reply(
+        self,
+        agent_id: str,
+        callback_id: object,
+        content: object,
+        *,
+        sender_id: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> str | None:
         """Hand the reply to an awaited callback (TIME-08).
 
         The reply resolves the callback it names, once. If that callback timed
@@ -328,20 +374,24 @@ class Timekeeper:
         extra: dict[str, Any] = {**(data or {}), "replyFrom": sender_id}
         found = await self.store.get_callback(agent_id, callback_id)
         now = self.clock.now()
-        if (found is None or found.type != CallbackType.A2A_REPLY
-                or found.status != CallbackStatus.PENDING):
+        if (
+            found is None
+            or found.type != CallbackType.A2A_REPLY
+            or found.status != CallbackStatus.PENDING
+        ):
             kind = found.type if found is not None else CallbackType.A2A_REPLY
-            return await self.callbacks.late(agent_id, callback_id, text, extra,
-                                             callback_type=kind)
+            return await self.callbacks.late(agent_id, callback_id, text, extra, callback_type=kind)
         if found.timed_out(now):
             expired = await self.callbacks.expire_timed_out(agent_id, now)
             del expired  # listed nowhere else: the late item reports it
-            return await self.callbacks.late(agent_id, callback_id, text, extra,
-                                             callback_type=found.type)
+            return await self.callbacks.late(
+                agent_id, callback_id, text, extra, callback_type=found.type
+            )
         return await self.callbacks.complete(found, text, extra)
 
-    async def list_callbacks(self, agent_id: str, types: list[str] | None = None
-                             ) -> list[PendingCallback]:
+    async def list_callbacks(
+        self, agent_id: str, types: list[str] | None = None
+    ) -> list[PendingCallback]:
         """The agent's pending callbacks and wakeups, oldest first (``nextFireAt`` in
         :meth:`PendingCallback.to_dict`).
 
@@ -354,8 +404,9 @@ class Timekeeper:
                 types = [CallbackType(t).value for t in types]
             except ValueError:
                 allowed = ", ".join(t.value for t in CallbackType)
-                raise InvalidInput(f"callback type must be among {allowed}, got {types!r}"
-                                   ) from None
+                raise InvalidInput(
+                    f"callback type must be among {allowed}, got {types!r}"
+                ) from None
         return await self.store.find_callbacks(agent_id, types)
 
     async def cancel_callback(self, agent_id: str, callback_id: object) -> PendingCallback:
@@ -367,8 +418,9 @@ class Timekeeper:
         self.agent(agent_id)
         return await self.callbacks.cancel(agent_id, callback_id)
 
-    async def set_heartbeat_interval(self, agent_id: str, interval_s: object, *,
-                                     by: str = "user") -> dict[str, Any]:
+    async def set_heartbeat_interval(
+        self, agent_id: str, interval_s: object, *, by: str = "user"
+    ) -> dict[str, Any]:
         """Change an agent's heartbeat interval live (TIME-09); see
         :meth:`attn.time.heartbeats.Heartbeats.set_interval`."""
         return await self.heartbeats.set_interval(agent_id, interval_s, by=by)
@@ -389,11 +441,15 @@ class Timekeeper:
         its session (``metadata.sessionId``, else ``item:<id>``)."""
         item = focus.item
         session = item.metadata.get("sessionId")
-        return self.tools(item.agent_id,
-                          session if isinstance(session, str) else f"item:{item.id}")
+        return self.tools(item.agent_id, session if isinstance(session, str) else f"item:{item.id}")
 
     def statistics(self) -> dict[str, Any]:
         """Scheduled entries, timer fires, sweeps, wakeups fired, heartbeats, commands."""
-        return {"scheduled": len(self.scheduler), "timerFires": self.scheduler.fired,
-                "sweeps": self.sweeps, "wakeupsFired": self.wakeups.fired,
-                "heartbeats": len(self.heartbeats), "backgroundRunning": self.background.running}
+        return {
+            "scheduled": len(self.scheduler),
+            "timerFires": self.scheduler.fired,
+            "sweeps": self.sweeps,
+            "wakeupsFired": self.wakeups.fired,
+            "heartbeats": len(self.heartbeats),
+            "backgroundRunning": self.background.running,
+        }

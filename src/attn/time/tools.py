@@ -40,9 +40,13 @@ class TimeTools:
         self.agent_id = agent_id
         self.session_id = session_id
 
-    async def schedule_wakeup(self, delay_s: float | None = None, at: str | None = None,
-                              recurring_s: float | None = None, note: str | None = None
-                              ) -> dict[str, Any]:
+    async def schedule_wakeup(
+        self,
+        delay_s: float | None = None,
+        at: str | None = None,
+        recurring_s: float | None = None,
+        note: str | None = None,
+    ) -> dict[str, Any]:
         """Ask to be woken later with a ``system_event`` carrying ``note``.
 
         Args:
@@ -58,10 +62,14 @@ class TimeTools:
             InvalidInput: neither or both times, a time in the past, a bad recurrence.
         """
         callback = await self.keeper.schedule_wakeup(
-            self.agent_id, delay_s=delay_s, at=at, recurring_s=recurring_s, note=note)
-        return {"wakeupId": callback.id,
-                "dueAt": callback.due_at.isoformat() if callback.due_at else None,
-                "recurringS": callback.recurring_s, "note": callback.note}
+            self.agent_id, delay_s=delay_s, at=at, recurring_s=recurring_s, note=note
+        )
+        return {
+            "wakeupId": callback.id,
+            "dueAt": callback.due_at.isoformat() if callback.due_at else None,
+            "recurringS": callback.recurring_s,
+            "note": callback.note,
+        }
 
     async def cancel_wakeup(self, wakeup_id: str) -> dict[str, Any]:
         """Cancel one of your wakeups.
@@ -86,8 +94,7 @@ class TimeTools:
         """
         return await self.keeper.set_heartbeat_interval(self.agent_id, interval_s, by="agent")
 
-    async def background_exec(self, command: str, timeout_s: float | None = None
-                              ) -> dict[str, Any]:
+    async def background_exec(self, command: str, timeout_s: float | None = None) -> dict[str, Any]:
         """Run a shell command in the background; its result arrives later as a
         ``callback_result`` in this session (exit code, duration, output tail).
 
@@ -99,9 +106,13 @@ class TimeTools:
             InvalidInput: a blank command or a bad timeout.
         """
         callback = await self.keeper.background_exec(
-            self.agent_id, command, origin_session_id=self.session_id, timeout_s=timeout_s)
-        return {"callbackId": callback.id, "command": callback.command,
-                "timeoutS": callback.timeout_s}
+            self.agent_id, command, origin_session_id=self.session_id, timeout_s=timeout_s
+        )
+        return {
+            "callbackId": callback.id,
+            "command": callback.command,
+            "timeoutS": callback.timeout_s,
+        }
 
     async def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run the tool ``name`` with JSON ``arguments``, as an LLM tool loop does.
@@ -117,11 +128,19 @@ class TimeTools:
         return {"ok": True, **result}
 
 
-def _schema(name: str, description: str, properties: dict[str, Any],
-            required: list[str]) -> dict[str, Any]:
-    return {"name": name, "description": description,
-            "parameters": {"type": "object", "properties": properties,
-                           "required": required, "additionalProperties": False}}
+def _schema(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        },
+    }
 
 
 #: JSON-schema descriptions of every tool: ``{"name", "description", "parameters"}``,
@@ -132,14 +151,24 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "Schedule a follow-up for yourself: at the time given you receive a system event "
         "with your note. Give exactly one of delay_s or at. Prefer this to waiting for the "
         "heartbeat.",
-        {"delay_s": {"type": "number", "minimum": 0,
-                     "description": "Seconds from now until the wakeup."},
-         "at": {"type": "string", "format": "date-time",
-                "description": "Absolute time with a timezone, e.g. 2026-01-02T08:00:00Z."},
-         "recurring_s": {"type": "number", "minimum": 60,
-                         "description": "Repeat every this many seconds after each delivery."},
-         "note": {"type": "string", "maxLength": 8192,
-                  "description": "What to do when woken."}},
+        {
+            "delay_s": {
+                "type": "number",
+                "minimum": 0,
+                "description": "Seconds from now until the wakeup.",
+            },
+            "at": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Absolute time with a timezone, e.g. 2026-01-02T08:00:00Z.",
+            },
+            "recurring_s": {
+                "type": "number",
+                "minimum": 60,
+                "description": "Repeat every this many seconds after each delivery.",
+            },
+            "note": {"type": "string", "maxLength": 8192, "description": "What to do when woken."},
+        },
         [],
     ),
     _schema(
@@ -152,8 +181,14 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "set_heartbeat_interval",
         "Change how often your periodic heartbeat patrol runs. Clamped to 5 minutes - 24 "
         "hours; applies at once and persists.",
-        {"interval_s": {"type": "number", "minimum": 300, "maximum": 86_400,
-                        "description": "Seconds between heartbeats."}},
+        {
+            "interval_s": {
+                "type": "number",
+                "minimum": 300,
+                "maximum": 86_400,
+                "description": "Seconds between heartbeats.",
+            }
+        },
         ["interval_s"],
     ),
     _schema(
@@ -161,10 +196,20 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "Run a shell command in the background without waiting. When it ends you receive "
         "a callback_result in this conversation with its exit code, duration and the tail "
         "of its output.",
-        {"command": {"type": "string", "minLength": 1, "maxLength": 8192,
-                     "description": "The shell command line."},
-         "timeout_s": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S,
-                       "description": "Kill the command after this many seconds."}},
+        {
+            "command": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 8192,
+                "description": "The shell command line.",
+            },
+            "timeout_s": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": MAX_TIMEOUT_S,
+                "description": "Kill the command after this many seconds.",
+            },
+        },
         ["command"],
     ),
 )

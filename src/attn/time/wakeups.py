@@ -72,8 +72,9 @@ def parse_instant(value: object, what: str) -> datetime:
     if not isinstance(value, datetime):
         raise InvalidInput(f"{what} must be a time, got {type(value).__name__}")
     if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidInput(f"{what} needs a timezone (for example a trailing Z for UTC), "
-                           f"got {value.isoformat()}")
+        raise InvalidInput(
+            f"{what} needs a timezone (for example a trailing Z for UTC), got {value.isoformat()}"
+        )
     return value
 
 
@@ -136,46 +137,61 @@ class Wakeups:
         keeper.agent(agent_id)
         now = keeper.clock.now()
         if (delay_s is None) == (at is None):
-            raise InvalidInput("schedule_wakeup needs exactly one of delay_s (seconds from now) "
-                               "or at (an absolute time)")
+            raise InvalidInput(
+                "schedule_wakeup needs exactly one of delay_s (seconds from now) "
+                "or at (an absolute time)"
+            )
         if delay_s is not None:
             delay = check_seconds(delay_s, "delay_s")
             if delay < 0:
                 raise InvalidInput(f"delay_s must be >= 0 seconds, got {delay_s!r}")
             if delay > config.max_delay_s:  # before timedelta, which overflows past ~10^14 s
-                raise InvalidInput(f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, "
-                                   f"got {delay:.6g} s")
+                raise InvalidInput(
+                    f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, got {delay:.6g} s"
+                )
             due = now + timedelta(seconds=delay)
         else:
             due = parse_instant(at, "at")
             late_s = (now - due).total_seconds()
             if late_s > config.past_tolerance_s:
-                raise InvalidInput(f"at {due.isoformat()} is {late_s:.0f} s in the past "
-                                   f"(now is {now.isoformat()})")
+                raise InvalidInput(
+                    f"at {due.isoformat()} is {late_s:.0f} s in the past (now is {now.isoformat()})"
+                )
             due = max(due, now)
         if (due - now).total_seconds() > config.max_delay_s:
-            raise InvalidInput(f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, "
-                               f"got {(due - now).total_seconds():.0f} s")
+            raise InvalidInput(
+                f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, "
+                f"got {(due - now).total_seconds():.0f} s"
+            )
         recurring = None
         if recurring_s is not None:
             recurring = check_seconds(recurring_s, "recurring_s")
             if recurring < config.min_recurring_s:
-                raise InvalidInput(f"recurring_s must be at least {config.min_recurring_s:.0f} s, "
-                                   f"got {recurring_s!r}")
+                raise InvalidInput(
+                    f"recurring_s must be at least {config.min_recurring_s:.0f} s, "
+                    f"got {recurring_s!r}"
+                )
             if recurring > config.max_delay_s:  # re-arming would overflow timedelta
-                raise InvalidInput(f"recurring_s may be at most {config.max_delay_s:.0f} s, "
-                                   f"got {recurring:.6g} s")
+                raise InvalidInput(
+                    f"recurring_s may be at most {config.max_delay_s:.0f} s, got {recurring:.6g} s"
+                )
         try:
             mode = DeliveryMode(delivery_mode if isinstance(delivery_mode, str) else "")
         except ValueError:
-            raise InvalidInput(f"delivery_mode must be 'mailbox' or 'in_session', got "
-                               f"{delivery_mode!r}") from None
+            raise InvalidInput(
+                f"delivery_mode must be 'mailbox' or 'in_session', got {delivery_mode!r}"
+            ) from None
         wall = at is not None
         callback = await keeper.callbacks.register(
-            agent_id, CallbackType.WAKEUP, delivery_mode=mode,
-            origin_session_id=origin_session_id, note=check_text(note, "note"),
-            due_at=due.astimezone(now.tzinfo), recurring_s=recurring,
-            data={ANCHOR: "wall"} if wall else None)
+            agent_id,
+            CallbackType.WAKEUP,
+            delivery_mode=mode,
+            origin_session_id=origin_session_id,
+            note=check_text(note, "note"),
+            due_at=due.astimezone(now.tzinfo),
+            recurring_s=recurring,
+            data={ANCHOR: "wall"} if wall else None,
+        )
         keeper.scheduler.schedule((WAKEUP, callback.id), due, wall=wall)
         return callback
 
@@ -187,8 +203,9 @@ class Wakeups:
         """
         found = await self._keeper.callbacks.get(agent_id, wakeup_id)
         if found.type != CallbackType.WAKEUP:
-            raise CallbackNotFound(f"{found.id} of agent {agent_id!r} is a {found.type}, "
-                                   "not a wakeup")
+            raise CallbackNotFound(
+                f"{found.id} of agent {agent_id!r} is a {found.type}, not a wakeup"
+            )
         return await self._keeper.callbacks.cancel(agent_id, found.id)
 
     def restore(self, callback: PendingCallback, *, hosting: bool) -> None:
@@ -216,8 +233,11 @@ class Wakeups:
         """
         jump_s = self._keeper.scheduler.check_jump()
         if jump_s:
-            log.warning("the wall clock jumped %+.3f s; wakeups keep their remaining delay "
-                        "(those set for an absolute time keep it)", jump_s)
+            log.warning(
+                "the wall clock jumped %+.3f s; wakeups keep their remaining delay "
+                "(those set for an absolute time keep it)",
+                jump_s,
+            )
             await self.rebase(jump_s)
         return jump_s
 
@@ -235,14 +255,24 @@ class Wakeups:
             for callback in await keeper.store.find_callbacks(agent_id, [WAKEUP]):
                 key = (WAKEUP, callback.id)
                 due, ours = callback.due_at, keeper.scheduler.due_at(key)
-                if (due is None or ours is None or callback.status != CallbackStatus.PENDING
-                        or callback.data.get(ANCHOR) == "wall"):
+                if (
+                    due is None
+                    or ours is None
+                    or callback.status != CallbackStatus.PENDING
+                    or callback.data.get(ANCHOR) == "wall"
+                ):
                     continue
                 if abs(due.timestamp() - (ours - jump_s)) > 1.0:
                     continue  # moved already, or not the time this timer follows
-                ops.append(UpdateCallback(
-                    callback.id, agent_id, {"due_at": due + timedelta(seconds=jump_s)},
-                    (CallbackStatus.PENDING,), only_if_due_at=due))
+                ops.append(
+                    UpdateCallback(
+                        callback.id,
+                        agent_id,
+                        {"due_at": due + timedelta(seconds=jump_s)},
+                        (CallbackStatus.PENDING,),
+                        only_if_due_at=due,
+                    )
+                )
         results = await keeper.store.write(ops) if ops else []
         return sum(1 for moved in results if moved)
 
@@ -260,18 +290,27 @@ class Wakeups:
         fired = 0
         while hosted:
             claimed = await keeper.store.claim_due_callbacks(
-                now, keeper.owner, agent_ids=hosted, limit=keeper.config.sweep_batch,
-                stale_before=stale)
+                now,
+                keeper.owner,
+                agent_ids=hosted,
+                limit=keeper.config.sweep_batch,
+                stale_before=stale,
+            )
             # Concurrently, so the deliveries share group commits; each task reaches
             # its enqueue in claim order, so items keep due-time order.
-            results = await asyncio.gather(*(self._fire(c, now) for c in claimed),
-                                           return_exceptions=True)
+            results = await asyncio.gather(
+                *(self._fire(c, now) for c in claimed), return_exceptions=True
+            )
             for callback, result in zip(claimed, results, strict=True):
                 if isinstance(result, asyncio.CancelledError):
                     raise result
                 if isinstance(result, BaseException):
-                    log.error("wakeup %s of %s failed; it is claimed again after its lease",
-                              callback.id, callback.agent_id, exc_info=result)
+                    log.error(
+                        "wakeup %s of %s failed; it is claimed again after its lease",
+                        callback.id,
+                        callback.agent_id,
+                        exc_info=result,
+                    )
                 else:
                     fired += 1
             if len(claimed) < keeper.config.sweep_batch:
@@ -287,29 +326,50 @@ class Wakeups:
         if callback.recurring_s:
             occurrences += math.floor(late_s / callback.recurring_s)
         missed = late_s > config.missed_after_s
-        extra = {"dueAt": due.isoformat(), "firedAt": now.isoformat(), "catchUp": missed,
-                 "missedFires": occurrences if missed else 0,
-                 "recurringS": callback.recurring_s}
+        extra = {
+            "dueAt": due.isoformat(),
+            "firedAt": now.isoformat(),
+            "catchUp": missed,
+            "missedFires": occurrences if missed else 0,
+            "recurringS": callback.recurring_s,
+        }
         occurrence = callback.data.get(FIRED, 0)
         key = f"cb:{callback.id}:{occurrence if isinstance(occurrence, int) else 0}"
         try:
             if missed and config.catch_up == CatchUp.RECORD_MISSED:
                 await self._record_missed(callback, now, late_s, occurrences, key)
-                keeper.emit(callback.agent_id, events.WAKEUP_MISSED,
-                            {"callback": callback.to_dict(), "missedFires": occurrences})
+                keeper.emit(
+                    callback.agent_id,
+                    events.WAKEUP_MISSED,
+                    {"callback": callback.to_dict(), "missedFires": occurrences},
+                )
             else:
                 item_id = await self._deliver(callback, extra, key, missed, occurrences)
-                keeper.emit(callback.agent_id, events.WAKEUP_FIRED,
-                            {"callback": callback.to_dict(), "itemId": item_id,
-                             "catchUp": missed, "missedFires": extra["missedFires"]})
+                keeper.emit(
+                    callback.agent_id,
+                    events.WAKEUP_FIRED,
+                    {
+                        "callback": callback.to_dict(),
+                        "itemId": item_id,
+                        "catchUp": missed,
+                        "missedFires": extra["missedFires"],
+                    },
+                )
         except MailboxFull:
             # Keep it due; the next sweep (busy_retry_s from now) tries again.
-            await keeper.store.write([UpdateCallback(
-                callback.id, callback.agent_id,
-                {"status": CallbackStatus.PENDING, "claimed_by": None, "claimed_at": None},
-                (CallbackStatus.CLAIMED,))])
-            keeper.scheduler.schedule((WAKEUP, callback.id),
-                                      now + timedelta(seconds=config.busy_retry_s))
+            await keeper.store.write(
+                [
+                    UpdateCallback(
+                        callback.id,
+                        callback.agent_id,
+                        {"status": CallbackStatus.PENDING, "claimed_by": None, "claimed_at": None},
+                        (CallbackStatus.CLAIMED,),
+                    )
+                ]
+            )
+            keeper.scheduler.schedule(
+                (WAKEUP, callback.id), now + timedelta(seconds=config.busy_retry_s)
+            )
             return
         self.fired += 1
         if callback.recurring_s:
@@ -317,27 +377,51 @@ class Wakeups:
             # Re-armed by interval: relative from now on, one occurrence further.
             data = {k: v for k, v in callback.data.items() if k != ANCHOR}
             data[FIRED] = (occurrence if isinstance(occurrence, int) else 0) + 1
-            [rearmed] = await keeper.store.write([UpdateCallback(
-                callback.id, callback.agent_id,
-                {"status": CallbackStatus.PENDING, "due_at": next_due, "claimed_by": None,
-                 "claimed_at": None, "data": data},
-                (CallbackStatus.CLAIMED,))])
+            [rearmed] = await keeper.store.write(
+                [
+                    UpdateCallback(
+                        callback.id,
+                        callback.agent_id,
+                        {
+                            "status": CallbackStatus.PENDING,
+                            "due_at": next_due,
+                            "claimed_by": None,
+                            "claimed_at": None,
+                            "data": data,
+                        },
+                        (CallbackStatus.CLAIMED,),
+                    )
+                ]
+            )
             if rearmed:
                 keeper.scheduler.schedule((WAKEUP, callback.id), next_due)
         else:
-            await keeper.store.write([DeleteCallback(callback.id, callback.agent_id,
-                                                     (CallbackStatus.CLAIMED,))])
+            await keeper.store.write(
+                [DeleteCallback(callback.id, callback.agent_id, (CallbackStatus.CLAIMED,))]
+            )
 
-    async def _deliver(self, callback: PendingCallback, extra: dict[str, object], key: str,
-                       missed: bool, occurrences: int) -> str:
+    async def _deliver(
+        self,
+        callback: PendingCallback,
+        extra: dict[str, object],
+        key: str,
+        missed: bool,
+        occurrences: int,
+    ) -> str:
         note = callback.note or "a wakeup you scheduled"
         if missed:
-            content = (f"Wakeup (catch-up: due at {extra['dueAt']}; {occurrences} scheduled "
-                       f"fire(s) passed while attn was not running, delivered once): {note}")
+            content = (
+                f"Wakeup (catch-up: due at {extra['dueAt']}; {occurrences} scheduled "
+                f"fire(s) passed while attn was not running, delivered once): {note}"
+            )
         else:
             content = f"Wakeup: {note}"
-        fields = {**extra, "callbackId": callback.id, "callbackType": str(callback.type),
-                  "originSessionId": callback.origin_session_id}
+        fields = {
+            **extra,
+            "callbackId": callback.id,
+            "callbackType": str(callback.type),
+            "originSessionId": callback.origin_session_id,
+        }
         metadata: dict[str, object] = dict(SENDER)
         if callback.delivery_mode == DeliveryMode.IN_SESSION:
             source = "callback_result"
@@ -347,24 +431,39 @@ class Wakeups:
             source = "system_event"
         agent = self._keeper.agent(callback.agent_id)
         return await agent.enqueue(
-            source, {"content": content, "summary": content[:80], "extra": fields},
-            metadata=metadata, idempotency_key=key)
+            source,
+            {"content": content, "summary": content[:80], "extra": fields},
+            metadata=metadata,
+            idempotency_key=key,
+        )
 
-    async def _record_missed(self, callback: PendingCallback, now: datetime, late_s: float,
-                             occurrences: int, key: str) -> None:
+    async def _record_missed(
+        self, callback: PendingCallback, now: datetime, late_s: float, occurrences: int, key: str
+    ) -> None:
         """Store a dropped system_event saying the wakeup was missed (TIME-06, record mode)."""
         agent = self._keeper.agent(callback.agent_id)
-        reason = (f"missed: wakeup {callback.id} was due at {callback.due_at} "
-                  f"({late_s:.0f} s ago, {occurrences} fire(s)) while attn was not running")
+        reason = (
+            f"missed: wakeup {callback.id} was due at {callback.due_at} "
+            f"({late_s:.0f} s ago, {occurrences} fire(s)) while attn was not running"
+        )
         item = agent.mailbox.build_item(
             "system_event",
-            {"content": f"Missed wakeup: {callback.note or callback.id}", "summary":
-             f"Missed wakeup {callback.id}", "extra": {"callbackId": callback.id,
-                                                       "callbackType": WAKEUP, "missed": True,
-                                                       "missedFires": occurrences}},
-            metadata=dict(SENDER), idempotency_key=key)
+            {
+                "content": f"Missed wakeup: {callback.note or callback.id}",
+                "summary": f"Missed wakeup {callback.id}",
+                "extra": {
+                    "callbackId": callback.id,
+                    "callbackType": WAKEUP,
+                    "missed": True,
+                    "missedFires": occurrences,
+                },
+            },
+            metadata=dict(SENDER),
+            idempotency_key=key,
+        )
         item.status = ItemStatus.DROPPED
         item.completed_at = now
         item.reason = reason
-        await self._keeper.store.write([
-            InsertItem(item), agent.mailbox.decision_op(item, DecisionType.DROP, reason)])
+        await self._keeper.store.write(
+            [InsertItem(item), agent.mailbox.decision_op(item, DecisionType.DROP, reason)]
+        )

@@ -60,34 +60,79 @@ _T, _N, _S = Category.TASK, Category.NOTIFICATION, Category.SYSTEM
 #: one (CORE-76): the lead spends one model call per idle teammate, not per ping.
 PROTOCOL_TYPES: dict[str, ItemType] = {
     "task_assignment": ItemType(
-        "claude_task_assignment", "Task Assignment", 1, _T, "📌", "task", requires_text=True,
+        "claude_task_assignment",
+        "Task Assignment",
+        1,
+        _T,
+        "📌",
+        "task",
+        requires_text=True,
         description="A teammate or the lead assigns a task (taskId, subject, description).",
     ),
     "plan_approval_request": ItemType(
-        "claude_plan_approval_request", "Plan Approval Request", 1, _T, "📝", "chat",
-        requires_text=True, description="A teammate asks the lead to approve its plan.",
+        "claude_plan_approval_request",
+        "Plan Approval Request",
+        1,
+        _T,
+        "📝",
+        "chat",
+        requires_text=True,
+        description="A teammate asks the lead to approve its plan.",
     ),
     "plan_approval_response": ItemType(
-        "claude_plan_approval_response", "Plan Approval Response", 1, _T, "📝", "chat",
-        requires_text=True, description="The lead approves or rejects a teammate's plan.",
+        "claude_plan_approval_response",
+        "Plan Approval Response",
+        1,
+        _T,
+        "📝",
+        "chat",
+        requires_text=True,
+        description="The lead approves or rejects a teammate's plan.",
     ),
     "shutdown_request": ItemType(
-        "claude_shutdown_request", "Shutdown Request", 1, _S, "⏻", "internal",
-        requires_text=True, description="The lead asks a teammate to finish and shut down.",
+        "claude_shutdown_request",
+        "Shutdown Request",
+        1,
+        _S,
+        "⏻",
+        "internal",
+        requires_text=True,
+        description="The lead asks a teammate to finish and shut down.",
     ),
     "shutdown_approved": ItemType(
-        "claude_shutdown_approved", "Shutdown Approved", 2, _N, "✔", "internal",
-        invokes_llm=False, requires_text=True,
+        "claude_shutdown_approved",
+        "Shutdown Approved",
+        2,
+        _N,
+        "✔",
+        "internal",
+        invokes_llm=False,
+        requires_text=True,
         description="A teammate agreed to shut down.",
     ),
     "shutdown_rejected": ItemType(
-        "claude_shutdown_rejected", "Shutdown Rejected", 2, _N, "✖", "internal",
-        requires_text=True, description="A teammate refused to shut down, with a reason.",
+        "claude_shutdown_rejected",
+        "Shutdown Rejected",
+        2,
+        _N,
+        "✖",
+        "internal",
+        requires_text=True,
+        description="A teammate refused to shut down, with a reason.",
     ),
     "idle_notification": ItemType(
-        "claude_idle_notification", "Teammate Idle", 3, _S, "💤", "internal",
-        creates_activity=False, invokes_llm=False, requires_text=True,
-        recovery=Recovery.DROP, ttl_s=4 * HOUR_S, supersedes=Supersede.SENDER,
+        "claude_idle_notification",
+        "Teammate Idle",
+        3,
+        _S,
+        "💤",
+        "internal",
+        creates_activity=False,
+        invokes_llm=False,
+        requires_text=True,
+        recovery=Recovery.DROP,
+        ttl_s=4 * HOUR_S,
+        supersedes=Supersede.SENDER,
         description="A teammate finished its turn and is idle (idleReason); a newer ping "
         "from the same teammate supersedes a queued older one.",
     ),
@@ -109,7 +154,13 @@ def protocol_item_type(protocol: str) -> ItemType:
         return known
     slug = re.sub(r"[^a-z0-9_]+", "_", protocol.lower()).strip("_")[:56] or "message"
     return ItemType(
-        f"claude_{slug}", f"Claude {protocol}"[:64], 2, _N, "✉", "internal", requires_text=True,
+        f"claude_{slug}",
+        f"Claude {protocol}"[:64],
+        2,
+        _N,
+        "✉",
+        "internal",
+        requires_text=True,
         description=f"Claude Code protocol message {protocol!r} (no specific mapping).",
     )
 
@@ -154,7 +205,8 @@ def import_claude_team(
     elif root.is_dir():
         base = root
         files = sorted(
-            p for p in root.rglob("*.json")
+            p
+            for p in root.rglob("*.json")
             if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
         )
     else:
@@ -251,7 +303,7 @@ def _name_inboxes(inboxes: list[_Inbox], rosters: dict[Path, _Roster]) -> None:
         stem, folder = inbox.path.stem, inbox.path.parent
         sibling = next((r for p, r in sorted(rosters.items()) if p.parent == folder), None)
         if stem.startswith("inbox-") and len(stem) > len("inbox-"):
-            team, agent = (sibling.team if sibling else folder.name), stem[len("inbox-"):]
+            team, agent = (sibling.team if sibling else folder.name), stem[len("inbox-") :]
         elif stem in known:
             team, agent = folder.name, stem
         else:
@@ -264,8 +316,7 @@ def _name_inboxes(inboxes: list[_Inbox], rosters: dict[Path, _Roster]) -> None:
         name = f"{inbox.team}.{inbox.agent}"
         if name in owners:
             raise InvalidInbox(
-                f"{inbox.rel}: maps to agent {name!r} like {owners[name]}; "
-                "import them separately"
+                f"{inbox.rel}: maps to agent {name!r} like {owners[name]}; import them separately"
             )
         owners[name] = inbox.rel
 
@@ -323,15 +374,26 @@ def _event(inbox: _Inbox, recipient: str, index: int, message: JSON) -> TraceEve
     if isinstance(summary, str) and summary:
         payload["summary"] = summary
     payload["extra"] = extra
-    metadata: JSON = {"senderId": sender_id, "senderName": sender_name, "senderRole": "agent",
-                      "team": inbox.team}
+    metadata: JSON = {
+        "senderId": sender_id,
+        "senderName": sender_name,
+        "senderRole": "agent",
+        "team": inbox.team,
+    }
     for key in ("color", "read"):
         if message.get(key) is not None:
             metadata[key] = message[key]
-    metadata["source"] = {"kind": ORIGIN_KIND, "file": inbox.rel, "index": index,
-                          "timestamp": message["timestamp"]}
-    others = {k: v for k, v in message.items()
-              if k not in {"from", "text", "summary", "timestamp", "color", "read"}}
+    metadata["source"] = {
+        "kind": ORIGIN_KIND,
+        "file": inbox.rel,
+        "index": index,
+        "timestamp": message["timestamp"],
+    }
+    others = {
+        k: v
+        for k, v in message.items()
+        if k not in {"from", "text", "summary", "timestamp", "color", "read"}
+    }
     if others:
         metadata["source"]["fields"] = others
     problem = json_problem(payload) or json_problem(metadata)
@@ -395,5 +457,10 @@ def _safe(name: str) -> str:
 
 
 def _kind(value: object) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)

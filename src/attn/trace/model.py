@@ -326,8 +326,9 @@ def event_from_json(data: object) -> TraceEvent:
     missing = [k for k in ("at", "agent", "sourceType", "payload", "key") if k not in data]
     if missing:
         raise InvalidInput(f"event is missing {', '.join(repr(k) for k in missing)}")
-    unknown = sorted(set(data) - {"at", "agent", "sourceType", "payload", "metadata",
-                                  "priority", "key"})
+    unknown = sorted(
+        set(data) - {"at", "agent", "sourceType", "payload", "metadata", "priority", "key"}
+    )
     if unknown:
         raise InvalidInput(f"event has unknown fields: {', '.join(unknown)}")
     at = parse_instant(data["at"], "at")
@@ -409,8 +410,13 @@ def _nonempty_str(data: Mapping[str, Any], key: str) -> str:
 
 
 def _kind(value: object) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _dumps(data: JSON) -> str:

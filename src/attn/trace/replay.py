@@ -182,16 +182,20 @@ def _check(trace: Trace, registry: TypeRegistry, config: AgentConfig) -> None:
         where = f"trace event {number} (agent {event.agent!r}, key {event.key!r})"
         found = known.get(event.source_type)
         if found is None:
-            raise InvalidInput(f"{where}: unknown source type {event.source_type!r}; "
-                               "register it or list it in the trace header's types")
+            raise InvalidInput(
+                f"{where}: unknown source type {event.source_type!r}; "
+                "register it or list it in the trace header's types"
+            )
         content = event.payload.get("content")
         if found.requires_text and (not isinstance(content, str) or not content.strip()):
             raise InvalidInput(f"{where}: {found.name} needs non-empty text in payload.content")
         size = len(json.dumps(event.payload, separators=(",", ":")))
         size += len(json.dumps(event.metadata, separators=(",", ":")))
         if size > config.max_payload_bytes:
-            raise InvalidInput(f"{where}: payload and metadata take {size} bytes; the limit "
-                               f"is {config.max_payload_bytes} bytes")
+            raise InvalidInput(
+                f"{where}: payload and metadata take {size} bytes; the limit "
+                f"is {config.max_payload_bytes} bytes"
+            )
 
 
 def _recipients(trace: Trace) -> dict[str, str]:

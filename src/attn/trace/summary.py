@@ -48,8 +48,13 @@ class LostItem:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"agent": self.agent, "key": self.key, "sourceType": self.source_type,
-                "status": self.status, "reason": self.reason}
+        return {
+            "agent": self.agent,
+            "key": self.key,
+            "sourceType": self.source_type,
+            "status": self.status,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +68,13 @@ class OrderViolation:
     actual: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"agent": self.agent, "sender": self.sender, "priority": self.priority,
-                "expected": list(self.expected), "actual": list(self.actual)}
+        return {
+            "agent": self.agent,
+            "sender": self.sender,
+            "priority": self.priority,
+            "expected": list(self.expected),
+            "actual": list(self.actual),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +148,12 @@ class ReplaySummary:
             "items": self.items,
             "perType": self.per_type,
             "decisions": self.decisions,
-            "latency": {"p50S": self.latency_p50_s, "p99S": self.latency_p99_s,
-                        "maxS": self.latency_max_s, "samples": self.latency_samples},
+            "latency": {
+                "p50S": self.latency_p50_s,
+                "p99S": self.latency_p99_s,
+                "maxS": self.latency_max_s,
+                "samples": self.latency_samples,
+            },
             "elapsedS": self.elapsed_s,
         }
 
@@ -197,8 +211,15 @@ async def summarize(trace: Trace, store: Store, *, elapsed_s: float = 0.0) -> Re
             if len(found) > 1:
                 duplicates.append(f"{agent} {event.key}")
             if not found:
-                lost.append(LostItem(agent, event.key, event.source_type, "missing",
-                                     "no stored item has this key"))
+                lost.append(
+                    LostItem(
+                        agent,
+                        event.key,
+                        event.source_type,
+                        "missing",
+                        "no stored item has this key",
+                    )
+                )
                 continue
             item = found[0]
             row = table.setdefault(item.source_type, {})
@@ -216,8 +237,7 @@ async def summarize(trace: Trace, store: Store, *, elapsed_s: float = 0.0) -> Re
                 reprocessed.append(item.id)
             survivor, problem = _settle(item, by_id)
             if problem is not None:
-                lost.append(LostItem(agent, event.key, item.source_type, str(item.status),
-                                     problem))
+                lost.append(LostItem(agent, event.key, item.source_type, str(item.status), problem))
             elif item.status == ItemStatus.COMPLETED:
                 completed += 1
                 if item.started_at is not None:
@@ -230,9 +250,15 @@ async def summarize(trace: Trace, store: Store, *, elapsed_s: float = 0.0) -> Re
             positions = [p for _, p in members if p is not None]
             if positions != sorted(positions):
                 actual = sorted((m for m in members if m[1] is not None), key=lambda m: m[1] or 0)
-                violations.append(OrderViolation(
-                    agent, sender, priority, tuple(i for i, p in members if p is not None),
-                    tuple(i for i, _ in actual)))
+                violations.append(
+                    OrderViolation(
+                        agent,
+                        sender,
+                        priority,
+                        tuple(i for i, p in members if p is not None),
+                        tuple(i for i, _ in actual),
+                    )
+                )
     return ReplaySummary(
         events=len(trace.events),
         agents=len(by_agent),
@@ -291,8 +317,9 @@ def _names(survivor: MailboxItem, item_id: str) -> bool:
 async def _all_items(store: Store, agent: str) -> list[MailboxItem]:
     found: list[MailboxItem] = []
     while True:
-        page = await store.find_items(ItemQuery(agent, limit=_PAGE, offset=len(found),
-                                                oldest_first=True))
+        page = await store.find_items(
+            ItemQuery(agent, limit=_PAGE, offset=len(found), oldest_first=True)
+        )
         found.extend(page)
         if len(page) < _PAGE:
             return found

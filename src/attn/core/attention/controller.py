@@ -37,10 +37,18 @@ class AttentionController(ControllerLoop, ControllerYields):
         judge: interrupt judge; defaults to the heuristic table.
     """
 
-    def __init__(self, mailbox: Mailbox, brain: Brain, registry: TypeRegistry, clock: Clock,
-                 bus: EventBus, config: AgentConfig, judge: InterruptJudge | None = None,
-                 deliberator: Deliberator | None = None,
-                 classifier: InterruptClassifier | None = None) -> None:
+    def __init__(
+        self,
+        mailbox: Mailbox,
+        brain: Brain,
+        registry: TypeRegistry,
+        clock: Clock,
+        bus: EventBus,
+        config: AgentConfig,
+        judge: InterruptJudge | None = None,
+        deliberator: Deliberator | None = None,
+        classifier: InterruptClassifier | None = None,
+    ) -> None:
         # The fields are declared, with their meaning, on ControllerState.
         self.agent_id = mailbox.agent_id
         self.mailbox = mailbox
@@ -116,8 +124,9 @@ class AttentionController(ControllerLoop, ControllerYields):
             attempt.end(Interrupt.CANCELLED)
         return attempt.item.id
 
-    def expect_reply(self, item_id: str, listener: Callable[[str], None] | None = None
-                     ) -> asyncio.Future[Reply]:
+    def expect_reply(
+        self, item_id: str, listener: Callable[[str], None] | None = None
+    ) -> asyncio.Future[Reply]:
         """A future resolved with the reply to ``item_id`` (or ReplyCancelled)."""
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._reply_waiters[item_id] = future
@@ -140,5 +149,7 @@ class AttentionController(ControllerLoop, ControllerYields):
         for task in list(self._orphans):
             task.cancel()
         self._orphans.clear()
-        self._resolve(list(self._reply_waiters), error=ReplyCancelled(
-            f"agent {self.agent_id!r} stopped before replying"))
+        self._resolve(
+            list(self._reply_waiters),
+            error=ReplyCancelled(f"agent {self.agent_id!r} stopped before replying"),
+        )

@@ -29,6 +29,10 @@ class InterruptClassifier(Protocol):
     other answer, or an exception, means continue.
     """
 
-    async def classify(self, focus: MailboxItem, new: MailboxItem, queue: list[MailboxItem],
-                       recent: list[dict[str, Any]]) -> str: ...
-
+    async def classify(
+        self,
+        focus: MailboxItem,
+        new: MailboxItem,
+        queue: list[MailboxItem],
+        recent: list[dict[str, Any]],
+    ) -> str: ...

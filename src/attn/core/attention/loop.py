@@ -78,8 +78,11 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                 if mailbox.deferred_count:
                     # 000 §22, CORE-72: due items go back at the top of every
                     # cycle, to their own priority and place, not only when idle.
-                    batch.ops.extend(mailbox.resurface_due_ops(
-                        self.clock.now(), idle=False, hold=self._held_back()))
+                    batch.ops.extend(
+                        mailbox.resurface_due_ops(
+                            self.clock.now(), idle=False, hold=self._held_back()
+                        )
+                    )
                 item = switched = self._switch_target()
                 if item is None:
                     item = mailbox.pop_nowait()
@@ -90,8 +93,7 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                     break
                 if mailbox.depth:
                     self._set_state(AttentionState.DECIDING)
-                selection = await self.triage.select(item, batch.ops,
-                                                     chosen=switched is not None)
+                selection = await self.triage.select(item, batch.ops, chosen=switched is not None)
                 if selection is not None:
                     batch = await self._process(selection, batch)
             self._submit(batch)
@@ -118,17 +120,21 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                 callback()
             return
         future: asyncio.Future[Any] = (
-            asyncio.ensure_future(self.mailbox.commit(batch.ops)) if awaited
-            else self.mailbox.submit(batch.ops))
+            asyncio.ensure_future(self.mailbox.commit(batch.ops))
+            if awaited
+            else self.mailbox.submit(batch.ops)
+        )
         after = batch.after
         future.add_done_callback(lambda f: self._committed(f, after))
         self._pending.append(future)
 
-    def _committed(self, future: asyncio.Future[Any], after: list[Callable[[], None]]
-                   ) -> None:
+    def _committed(self, future: asyncio.Future[Any], after: list[Callable[[], None]]) -> None:
         if future.cancelled() or future.exception() is not None:
-            log.error("write of agent %s failed", self.agent_id,
-                      exc_info=None if future.cancelled() else future.exception())
+            log.error(
+                "write of agent %s failed",
+                self.agent_id,
+                exc_info=None if future.cancelled() else future.exception(),
+            )
         for callback in after:
             callback()
 
@@ -154,19 +160,26 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         resumed = item.session is not None
         ops = batch.ops
         ops.extend(self.mailbox.claim_ops(item, now))
-        reason = (selection.reasoning if selection.decision == DecisionType.TRIAGE
-                  else _pick_reason(item, resumed, selection.reasoning))
+        reason = (
+            selection.reasoning
+            if selection.decision == DecisionType.TRIAGE
+            else _pick_reason(item, resumed, selection.reasoning)
+        )
         context = self._context(item)
         context["tier"] = selection.tier
         ops.append(self.mailbox.decision_op(item, selection.decision, reason, context))
         for sibling in selection.siblings:
             ops.extend(self.mailbox.claim_ops(sibling, now))
-            ops.append(self.mailbox.decision_op(
-                sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context))
+            ops.append(
+                self.mailbox.decision_op(
+                    sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context
+                )
+            )
         activity_id, log_seq = self._activities.get(item.id, (None, 0))
         if activity_id is None:
-            activity_id = self._open_activity(item, activity_type_for(spec, item.payload),
-                                              spec.label, ops, now)
+            activity_id = self._open_activity(
+                item, activity_type_for(spec, item.payload), spec.label, ops, now
+            )
         # self is always the composed AttentionController, which Attempt expects.
         attempt = Attempt(self, item, resumed, activity_id, log_seq)  # type: ignore[arg-type]
         self._arrivals.clear()
@@ -185,8 +198,9 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
             self._attempt = None
             attempt.live = False
             done = _Batch(ops)
-            self._complete(done, attempt, None, reason="informational: completed without a "
-                           "model call")
+            self._complete(
+                done, attempt, None, reason="informational: completed without a model call"
+            )
             done.after[:0] = batch.after
             return done
         if attempt.activity_id is None:
@@ -208,16 +222,31 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         self._note_preempted(attempt)
         return done
 
-    def _open_activity(self, item: MailboxItem, activity_type: str | None, label: str,
-                       ops: list[WriteOp], now: datetime) -> str | None:
+    def _open_activity(
+        self,
+        item: MailboxItem,
+        activity_type: str | None,
+        label: str,
+        ops: list[WriteOp],
+        now: datetime,
+    ) -> str | None:
         """Add the insert of ``item``'s activity to ``ops``; its id, or None for no activity."""
         if activity_type is None:
             return None
         activity_id = new_id("act")
-        ops.append(InsertActivity(Activity(
-            id=activity_id, agent_id=self.agent_id, item_id=item.id, type=activity_type,
-            label=f"{label}: {item.summary[:60]}", started_at=now,
-            task_id=_str_or_none(item.extra("taskId")))))
+        ops.append(
+            InsertActivity(
+                Activity(
+                    id=activity_id,
+                    agent_id=self.agent_id,
+                    item_id=item.id,
+                    type=activity_type,
+                    label=f"{label}: {item.summary[:60]}",
+                    started_at=now,
+                    task_id=_str_or_none(item.extra("taskId")),
+                )
+            )
+        )
         self._activities[item.id] = (activity_id, 0)
         return activity_id
 
@@ -226,8 +255,9 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
             return None, None
         loop = asyncio.get_running_loop()
         attempt.waiter = loop.create_future()
-        task = loop.create_task(self._call_brain(attempt, focus),
-                                name=f"attn:{self.agent_id}:brain:{attempt.item.id}")
+        task = loop.create_task(
+            self._call_brain(attempt, focus), name=f"attn:{self.agent_id}:brain:{attempt.item.id}"
+        )
         attempt.task = task
         # A task cancelled before its first step never runs _call_brain's finally.
         task.add_done_callback(lambda _t: attempt.end())
@@ -260,8 +290,12 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         """Preempted work waits until its preempting item has been picked (000 §4:
         the agent switches to the new item); then it resurfaces in its own place."""
         final, stopper, item = attempt.final, attempt.stopper, attempt.item
-        if (final is not None and final.action == YieldAction.PREEMPT and stopper is not None
-                and item.status == ItemStatus.DEFERRED):
+        if (
+            final is not None
+            and final.action == YieldAction.PREEMPT
+            and stopper is not None
+            and item.status == ItemStatus.DEFERRED
+        ):
             self._preempted_by[item.id] = (item, stopper)
 
     def _held_back(self) -> frozenset[str]:
@@ -286,8 +320,7 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
         if attempt.backstop is not None:
             attempt.backstop.cancel()
-        attempt.backstop = self.clock.call_later(backstop_s,
-                                                 lambda: attempt.end(Interrupt.TIMEOUT))
+        attempt.backstop = self.clock.call_later(backstop_s, lambda: attempt.end(Interrupt.TIMEOUT))
 
     async def _call_brain(self, attempt: Attempt, focus: Focus) -> Reply | str | None:
         try:

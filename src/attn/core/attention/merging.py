@@ -30,7 +30,9 @@ from attn.store.base import WriteOp
 ORDER_VERDICT = Verdict(
     DecisionType.CONTINUE,
     "An earlier message from the same sender in this conversation is still queued: "
-    "not merged ahead of it", "order")
+    "not merged ahead of it",
+    "order",
+)
 
 
 class ConversationOrder:
@@ -70,8 +72,9 @@ class ControllerMerging(ControllerState):
 
     def _conversation_items(self, focus: MailboxItem) -> list[MailboxItem]:
         """Queued items sharing a conversation with ``focus``, in commit order."""
-        return [i for i in self.mailbox.conversation_items(conversation_keys(focus))
-                if i is not focus]
+        return [
+            i for i in self.mailbox.conversation_items(conversation_keys(focus)) if i is not focus
+        ]
 
     def _merge_candidates(self, focus: MailboxItem) -> list[MailboxItem]:
         """Items a focus may absorb: work already begun (with a session) never is."""
@@ -94,11 +97,23 @@ class ControllerMerging(ControllerState):
             if not merged:
                 order.keep(new)
 
-    def _absorb(self, attempt: Attempt, new: MailboxItem, verdict: Verdict, ops: list[WriteOp],
-                note: str = "") -> None:
+    def _absorb(
+        self,
+        attempt: Attempt,
+        new: MailboxItem,
+        verdict: Verdict,
+        ops: list[WriteOp],
+        note: str = "",
+    ) -> None:
         """Merge ``new`` into the focus of ``attempt`` and record why."""
         item = attempt.item
         ops.extend(self.mailbox.merge_ops(new, item))
-        ops.append(self.mailbox.decision_op(new, DecisionType.MERGE, verdict.reason + note,
-                                            self._context(item, arrival=new, rule=verdict.rule)))
+        ops.append(
+            self.mailbox.decision_op(
+                new,
+                DecisionType.MERGE,
+                verdict.reason + note,
+                self._context(item, arrival=new, rule=verdict.rule),
+            )
+        )
         attempt.merged_ids.append(new.id)

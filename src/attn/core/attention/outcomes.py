@@ -54,8 +54,14 @@ def strip_marker(text: str) -> tuple[str, bool]:
 class ControllerOutcomes(ControllerState):
     """The end of each attempt: its outcome as write ops, then its callers answered."""
 
-    def _finish(self, attempt: Attempt, focus: Focus, spec: ItemType, result: Any,
-                error: BaseException | None) -> _Batch:
+    def _finish(
+        self,
+        attempt: Attempt,
+        focus: Focus,
+        spec: ItemType,
+        result: Any,
+        error: BaseException | None,
+    ) -> _Batch:
         attempt.live = False
         self._attempt = None
         item = attempt.item
@@ -67,8 +73,11 @@ class ControllerOutcomes(ControllerState):
         elif interrupt is Interrupt.STOPPED:
             item.session = focus.session
             batch.ops.extend(self.mailbox.requeue_ops(item, failed=False, reason="agent stopped"))
-            batch.ops.append(self.mailbox.decision_op(
-                item, DecisionType.REQUEUE, "Agent stopped or paused: work kept for later"))
+            batch.ops.append(
+                self.mailbox.decision_op(
+                    item, DecisionType.REQUEUE, "Agent stopped or paused: work kept for later"
+                )
+            )
         elif interrupt is Interrupt.CANCELLED or (
             final is not None and final.action == YieldAction.CANCEL
         ):
@@ -77,9 +86,14 @@ class ControllerOutcomes(ControllerState):
                 final is None or final.action != YieldAction.CANCEL
             ):
                 # A hard cancel never reaches a yield point, which records soft ones.
-                batch.ops.append(self.mailbox.decision_op(
-                    item, DecisionType.CANCEL, f"Cancelled by a person (hard): {reason}",
-                    self._context(item)))
+                batch.ops.append(
+                    self.mailbox.decision_op(
+                        item,
+                        DecisionType.CANCEL,
+                        f"Cancelled by a person (hard): {reason}",
+                        self._context(item),
+                    )
+                )
             attempt.add_log("status", f"cancelled: {reason}", {})
             partial = "".join(attempt.partial)
             reply = Reply(f"{partial}\n[cancelled]".lstrip("\n"), item.id, cancelled=True)
@@ -87,18 +101,25 @@ class ControllerOutcomes(ControllerState):
         elif final is not None and final.action == YieldAction.PREEMPT:
             item.session = focus.session
             # Due at once: it resurfaces at the top of a coming cycle (CORE-72).
-            batch.ops.extend(self.mailbox.defer_ops(item, self.clock.now(),
-                                                    f"preempted: {final.reason}"))
+            batch.ops.extend(
+                self.mailbox.defer_ops(item, self.clock.now(), f"preempted: {final.reason}")
+            )
         elif error is not None:
             self._fail(batch, attempt, f"brain raised {type(error).__name__}: {error}")
         else:
             self._settle(batch, attempt, spec, result)
         if attempt.siblings and item.status != ItemStatus.COMPLETED:
             for sibling in attempt.siblings:  # the batch did not finish: all go back
-                batch.ops.extend(self.mailbox.requeue_ops(
-                    sibling, failed=False, reason=f"batch with {item.id} interrupted"))
-                batch.ops.append(self.mailbox.decision_op(
-                    sibling, DecisionType.REQUEUE, f"batch with {item.id} did not complete"))
+                batch.ops.extend(
+                    self.mailbox.requeue_ops(
+                        sibling, failed=False, reason=f"batch with {item.id} interrupted"
+                    )
+                )
+                batch.ops.append(
+                    self.mailbox.decision_op(
+                        sibling, DecisionType.REQUEUE, f"batch with {item.id} did not complete"
+                    )
+                )
         if attempt.logs:
             batch.ops.append(InsertLogs(tuple(attempt.take_logs())))
         entry = self._activities.get(item.id)
@@ -121,8 +142,11 @@ class ControllerOutcomes(ControllerState):
         elif isinstance(result, str):
             reply = Reply(result, item.id)
         else:
-            self._fail(batch, attempt, f"brain returned {type(result).__name__}, "
-                                       "expected Reply, str or None")
+            self._fail(
+                batch,
+                attempt,
+                f"brain returned {type(result).__name__}, expected Reply, str or None",
+            )
             return
         incomplete = None
         if reply is not None and self._uses_marker and spec.invokes_llm:
@@ -137,13 +161,21 @@ class ControllerOutcomes(ControllerState):
             incomplete = "empty reply"
         self._complete(batch, attempt, reply, incomplete=incomplete)
 
-    def _complete(self, batch: _Batch, attempt: Attempt, reply: Reply | None, *,
-                  reason: str | None = None, incomplete: str | None = None) -> None:
+    def _complete(
+        self,
+        batch: _Batch,
+        attempt: Attempt,
+        reply: Reply | None,
+        *,
+        reason: str | None = None,
+        incomplete: str | None = None,
+    ) -> None:
         item = attempt.item
         batch.ops.extend(self.mailbox.complete_ops(item, reason))
         for sibling in attempt.siblings:
-            batch.ops.extend(self.mailbox.complete_ops(
-                sibling, f"handled in a batch with {item.id}"))
+            batch.ops.extend(
+                self.mailbox.complete_ops(sibling, f"handled in a batch with {item.id}")
+            )
         self._end_activity(batch, attempt, success=incomplete is None and reason is None)
         if incomplete is not None:
             attempt.add_log("error", f"incomplete: {incomplete}", {})
@@ -158,34 +190,53 @@ class ControllerOutcomes(ControllerState):
         if item.attempt >= self.config.max_attempts:
             reason = f"{reason}; gave up after {item.attempt} attempts"
             batch.ops.extend(mailbox.drop_ops(item, reason))
-            batch.ops.append(mailbox.decision_op(item, DecisionType.DROP, reason,
-                                                 self._context(item)))
+            batch.ops.append(
+                mailbox.decision_op(item, DecisionType.DROP, reason, self._context(item))
+            )
             attempt.add_log("error", reason, {})
             self._end_activity(batch, attempt, success=False)
             ids = [item.id, *attempt.merged_ids]
             batch.after.append(lambda: self._incomplete(item, reason))
-            batch.after.append(lambda: self._resolve(ids, error=ReplyCancelled(
-                f"item {item.id} was dropped: {reason}")))
+            batch.after.append(
+                lambda: self._resolve(
+                    ids, error=ReplyCancelled(f"item {item.id} was dropped: {reason}")
+                )
+            )
         else:
             attempt.add_log("error", reason, {})
             batch.ops.extend(mailbox.requeue_ops(item, failed=True, reason=reason))
-            batch.ops.append(mailbox.decision_op(
-                item, DecisionType.REQUEUE, f"{reason}; retrying (attempt {item.attempt} of "
-                f"{self.config.max_attempts})", self._context(item)))
+            batch.ops.append(
+                mailbox.decision_op(
+                    item,
+                    DecisionType.REQUEUE,
+                    f"{reason}; retrying (attempt {item.attempt} of {self.config.max_attempts})",
+                    self._context(item),
+                )
+            )
 
     def _end_activity(self, batch: _Batch, attempt: Attempt, *, success: bool) -> None:
         entry = self._activities.pop(attempt.item.id, None)
         if entry is not None:
-            batch.ops.append(UpdateActivity(entry[0], {
-                "ended_at": self.clock.now(), "total_tokens": attempt.tokens,
-                "total_tools": attempt.tools, "success": success}))
+            batch.ops.append(
+                UpdateActivity(
+                    entry[0],
+                    {
+                        "ended_at": self.clock.now(),
+                        "total_tokens": attempt.tokens,
+                        "total_tools": attempt.tools,
+                        "success": success,
+                    },
+                )
+            )
 
     def _incomplete(self, item: MailboxItem, reason: str) -> None:
-        self._emit(INCOMPLETE, {"itemId": item.id, "sourceType": item.source_type,
-                                "reason": reason})
+        self._emit(
+            INCOMPLETE, {"itemId": item.id, "sourceType": item.source_type, "reason": reason}
+        )
 
-    def _resolve(self, item_ids: list[str], *, reply: Reply | None = None,
-                 error: BaseException | None = None) -> None:
+    def _resolve(
+        self, item_ids: list[str], *, reply: Reply | None = None, error: BaseException | None = None
+    ) -> None:
         for item_id in item_ids:
             self._stream_listeners.pop(item_id, None)
             future = self._reply_waiters.pop(item_id, None)
@@ -195,4 +246,3 @@ class ControllerOutcomes(ControllerState):
                 future.set_exception(error)
             elif reply is not None:
                 future.set_result(reply)
-

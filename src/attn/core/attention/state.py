@@ -82,16 +82,21 @@ class ControllerState:
         """True when ``item`` will complete without a brain call (000 §23): every
         stimulus it carries is informational (CORE-70) and the agent auto-completes them."""
         return self.config.auto_complete_informational and completes_without_model(
-            item, self.registry)
+            item, self.registry
+        )
 
     def _focus_id(self) -> str | None:
         return self._attempt.item.id if self._attempt is not None else None
 
-    def _context(self, item: MailboxItem, arrival: MailboxItem | None = None,
-                 rule: str | None = None) -> dict[str, Any]:
+    def _context(
+        self, item: MailboxItem, arrival: MailboxItem | None = None, rule: str | None = None
+    ) -> dict[str, Any]:
         context: dict[str, Any] = {
-            "currentFocus": self._focus_id(), "itemPriority": item.priority,
-            "queueDepth": self.mailbox.depth, "queuedTypes": self.mailbox.queued_types()}
+            "currentFocus": self._focus_id(),
+            "itemPriority": item.priority,
+            "queueDepth": self.mailbox.depth,
+            "queuedTypes": self.mailbox.queued_types(),
+        }
         if arrival is not None:
             context["arrivalId"] = arrival.id
             context["arrivalType"] = arrival.source_type
@@ -112,9 +117,7 @@ class ControllerState:
             focus_id = focus.id if focus is not None else None
             if state != AttentionState.DECIDING and focus_id != self._announced_focus:
                 self._announced_focus = focus_id
-                self._emit(FOCUS_CHANGED, {"focus": focus_dict,
-                                           "mailboxDepth": self.mailbox.depth})
+                self._emit(FOCUS_CHANGED, {"focus": focus_dict, "mailboxDepth": self.mailbox.depth})
 
     def _emit(self, event_type: str, data: dict[str, Any]) -> None:
         self.bus.emit(Event(event_type, self.agent_id, data, self.clock.now()))
-

@@ -26,9 +26,16 @@ from attn.core.models import AttentionState, DecisionType, ItemStatus, MailboxIt
 from attn.store.base import InsertLogs, WriteOp
 
 log = logging.getLogger("attn.attention")
-_CLASSIFIER_WORDS = {d.value: d for d in (DecisionType.CONTINUE, DecisionType.PREEMPT,
-                                          DecisionType.CANCEL, DecisionType.MERGE,
-                                          DecisionType.DEFER)}
+_CLASSIFIER_WORDS = {
+    d.value: d
+    for d in (
+        DecisionType.CONTINUE,
+        DecisionType.PREEMPT,
+        DecisionType.CANCEL,
+        DecisionType.MERGE,
+        DecisionType.DEFER,
+    )
+}
 
 
 _STOPS = (DecisionType.PREEMPT, DecisionType.CANCEL)
@@ -36,7 +43,8 @@ _STOPS = (DecisionType.PREEMPT, DecisionType.CANCEL)
 _INFORMATIONAL_VERDICT = Verdict(
     DecisionType.CONTINUE,
     "Completes without a model call: never interrupts the focus, waits for the next pick",
-    "informational")
+    "informational",
+)
 
 
 class ControllerYields(ControllerMerging):
@@ -55,9 +63,14 @@ class ControllerYields(ControllerMerging):
             decision = YieldDecision(YieldAction.CANCEL, reason=attempt.cancel_request)
             attempt.final = decision
             attempt.stream_closed = True
-            ops.append(mailbox.decision_op(item, DecisionType.CANCEL,
-                                           f"Cancelled by a person: {attempt.cancel_request}",
-                                           self._context(item)))
+            ops.append(
+                mailbox.decision_op(
+                    item,
+                    DecisionType.CANCEL,
+                    f"Cancelled by a person: {attempt.cancel_request}",
+                    self._context(item),
+                )
+            )
             await mailbox.commit(ops)
             return decision
         early = {i.id: i for i in attempt.early if self._queued_now(i)}
@@ -74,7 +87,8 @@ class ControllerYields(ControllerMerging):
         # no model-backed classifier is asked about the other arrivals.
         person_waiting = preemptable and any(
             v.decision in _STOPS and is_user_interaction(arrivals[i], self.registry)
-            for i, v in verdicts.items())
+            for i, v in verdicts.items()
+        )
         merged: list[MailboxItem] = []
         evaluated: list[MailboxItem] = []
         stopper: tuple[MailboxItem, Verdict] | None = None
@@ -90,9 +104,13 @@ class ControllerYields(ControllerMerging):
                 # Queued before this (resumed) work began: merge or leave alone.
                 # Anything else queued here was judged before: later ones wait behind it.
                 verdict = await self.judge.judge(item, new) if new.id in early else None
-                if (verdict is not None and verdict.decision == DecisionType.MERGE
-                        and not new.triggers_execution and not order.blocks(new)
-                        and self._queued_now(new)):
+                if (
+                    verdict is not None
+                    and verdict.decision == DecisionType.MERGE
+                    and not new.triggers_execution
+                    and not order.blocks(new)
+                    and self._queued_now(new)
+                ):
                     self._absorb(attempt, new, verdict, ops)
                     merged.append(new)
                     evaluated.append(new)
@@ -102,8 +120,11 @@ class ControllerYields(ControllerMerging):
                 continue
             evaluated.append(new)
             verdict = verdicts[new.id]
-            if (verdict.decision == DecisionType.CONTINUE and self.classifier is not None
-                    and not person_waiting):
+            if (
+                verdict.decision == DecisionType.CONTINUE
+                and self.classifier is not None
+                and not person_waiting
+            ):
                 verdict = await self._classify_unless_person(item, new)
                 person_waiting = preemptable and self._person_arrived()
             verdict = self._guard(new, verdict, order)
@@ -119,13 +140,17 @@ class ControllerYields(ControllerMerging):
                     stopper = (new, verdict)
                 else:
                     attempt.held.append(new.id)
-                    ops.append(mailbox.decision_op(
-                        new, DecisionType.CONTINUE,
-                        f"{verdict.reason}; the {item.source_type} in focus is not "
-                        "preemptable, so this item runs right after it", context))
+                    ops.append(
+                        mailbox.decision_op(
+                            new,
+                            DecisionType.CONTINUE,
+                            f"{verdict.reason}; the {item.source_type} in focus is not "
+                            "preemptable, so this item runs right after it",
+                            context,
+                        )
+                    )
             else:
-                ops.append(mailbox.decision_op(new, DecisionType.CONTINUE, verdict.reason,
-                                               context))
+                ops.append(mailbox.decision_op(new, DecisionType.CONTINUE, verdict.reason, context))
             if new.status != ItemStatus.MERGED:
                 order.keep(new)
             reasons.append(verdict.reason)
@@ -135,14 +160,22 @@ class ControllerYields(ControllerMerging):
                 evaluated.append(stopper[0])
         if stopper is not None:
             new, verdict = stopper
-            action = (YieldAction.CANCEL if verdict.decision == DecisionType.CANCEL
-                      else YieldAction.PREEMPT)
+            action = (
+                YieldAction.CANCEL
+                if verdict.decision == DecisionType.CANCEL
+                else YieldAction.PREEMPT
+            )
             decision = YieldDecision(action, tuple(merged), tuple(evaluated), verdict.reason)
             attempt.final = decision
             attempt.stopper = new
-            ops.append(mailbox.decision_op(
-                item, DecisionType(action.value), f"{verdict.reason} ({new.source_type} {new.id})",
-                self._context(item, arrival=new, rule=verdict.rule)))
+            ops.append(
+                mailbox.decision_op(
+                    item,
+                    DecisionType(action.value),
+                    f"{verdict.reason} ({new.source_type} {new.id})",
+                    self._context(item, arrival=new, rule=verdict.rule),
+                )
+            )
         else:
             action = YieldAction.MERGE if merged else YieldAction.CONTINUE
             decision = YieldDecision(action, tuple(merged), tuple(evaluated), "; ".join(reasons))
@@ -180,7 +213,8 @@ class ControllerYields(ControllerMerging):
     async def _classify_unless_person(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
         """Tier 1 for one arrival; a person's arrival meanwhile cuts it short (continue)."""
         task = asyncio.get_running_loop().create_task(
-            self._classify(focus, new), name=f"attn:{self.agent_id}:classify")
+            self._classify(focus, new), name=f"attn:{self.agent_id}:classify"
+        )
         self._classifying = task
         try:
             return await task

@@ -35,8 +35,9 @@ class MailboxActions(MailboxTransitions):
         if by_agent and self._registry.get_type(item.source_type).protected:
             raise ProtectedItem(f"{item.source_type} item {item.id} cannot be {action} by an agent")
 
-    async def reprioritize(self, item_id: str, priority: object, *, by_agent: bool = False,
-                           reason: str = "") -> MailboxItem:
+    async def reprioritize(
+        self, item_id: str, priority: object, *, by_agent: bool = False, reason: str = ""
+    ) -> MailboxItem:
         """Change a queued or deferred item's priority (0..4).
 
         Raises:
@@ -52,15 +53,24 @@ class MailboxActions(MailboxTransitions):
         if item.id in self._queued:
             heapq.heappush(self._heap, (item.priority, item.seq, item.id))
         self._updated(item)
-        await self.commit([
-            UpdateItem(item.id, {"priority": new_priority}),
-            self.decision_op(item, DecisionType.PRIORITIZE,
-                             reason or f"priority {old} -> {new_priority}"),
-        ])
+        await self.commit(
+            [
+                UpdateItem(item.id, {"priority": new_priority}),
+                self.decision_op(
+                    item, DecisionType.PRIORITIZE, reason or f"priority {old} -> {new_priority}"
+                ),
+            ]
+        )
         return item
 
-    async def defer(self, item_id: str, until: datetime | None = None, *, reason: str = "",
-                    by_agent: bool = False) -> MailboxItem:
+    async def defer(
+        self,
+        item_id: str,
+        until: datetime | None = None,
+        *,
+        reason: str = "",
+        by_agent: bool = False,
+    ) -> MailboxItem:
         """Defer a queued item until ``until`` (UTC; None: next idle cycle).
 
         Raises:
@@ -95,8 +105,10 @@ class MailboxActions(MailboxTransitions):
     async def drop_status_updates(self, task_id: str) -> list[MailboxItem]:
         """Drop queued informational task_status_update items of one task (000 §18)."""
         doomed = [
-            i for i in self._queued.values()
-            if i.source_type == "task_status_update" and not i.triggers_execution
+            i
+            for i in self._queued.values()
+            if i.source_type == "task_status_update"
+            and not i.triggers_execution
             and i.extra("taskId") == task_id
             # one that absorbed a comment (consolidation) carries text: it stays (CORE-70)
             and completes_without_model(i, self._registry)

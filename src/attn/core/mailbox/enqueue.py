@@ -68,8 +68,13 @@ class Enqueued:
 
     def to_dict(self) -> dict[str, Any]:
         """The HTTP answer (000 §5): ``{id, duplicate, merged, status, reason}``."""
-        return {"id": self.item.id, "duplicate": self.duplicate, "merged": self.merged,
-                "status": str(self.item.status), "reason": self.item.reason}
+        return {
+            "id": self.item.id,
+            "duplicate": self.duplicate,
+            "merged": self.merged,
+            "status": str(self.item.status),
+            "reason": self.item.reason,
+        }
 
 
 class MailboxEnqueue(MailboxSupersede):
@@ -117,8 +122,10 @@ class MailboxEnqueue(MailboxSupersede):
                 )
         if priority is None:
             by_user = metadata.get("senderRole") == "user"
-            priority = spec.user_priority if by_user and spec.user_priority is not None else (
-                spec.default_priority
+            priority = (
+                spec.user_priority
+                if by_user and spec.user_priority is not None
+                else (spec.default_priority)
             )
         priority = validate_priority(priority)
         check_supersede_key(payload)
@@ -146,9 +153,13 @@ class MailboxEnqueue(MailboxSupersede):
                 f"payload and metadata take {size} bytes; the limit is "
                 f"{self._config.max_payload_bytes} bytes"
             )
-        if spec.name != "human_chat" and self.depth + self._reserved >= self._config.capacity and (
-            self.merge_target(spec.name, payload, idempotency_key) is None
-            and not self.supersedes_queued(spec, payload, metadata)
+        if (
+            spec.name != "human_chat"
+            and self.depth + self._reserved >= self._config.capacity
+            and (
+                self.merge_target(spec.name, payload, idempotency_key) is None
+                and not self.supersedes_queued(spec, payload, metadata)
+            )
         ):
             raise MailboxFull(
                 f"mailbox of agent {self.agent_id!r} holds {self.depth} queued items "
@@ -180,8 +191,9 @@ class MailboxEnqueue(MailboxSupersede):
 
         The item of :meth:`enqueue_result`; a duplicate returns the first item.
         """
-        return (await self.enqueue_result(source_type, payload, priority, metadata,
-                                          idempotency_key)).item
+        return (
+            await self.enqueue_result(source_type, payload, priority, metadata, idempotency_key)
+        ).item
 
     async def enqueue_result(
         self,
@@ -262,15 +274,19 @@ class MailboxEnqueue(MailboxSupersede):
         await self.supersede_older(item, older)
         return Enqueued(item)
 
-    async def _merge_on_enqueue(self, item: MailboxItem, target: MailboxItem,
-                                encoded: tuple[str, str] | None) -> MailboxItem:
+    async def _merge_on_enqueue(
+        self, item: MailboxItem, target: MailboxItem, encoded: tuple[str, str] | None
+    ) -> MailboxItem:
         before = (target.payload, target.priority)
         spec = self._registry.get_type(item.source_type)
         ops: list[WriteOp] = self.merge_ops(item, target)
         ops[0] = InsertItem(item, encoded)  # the absorbed item's row, stored as merged
         key = f"{spec.merge_key} {item.extra(spec.merge_key or '')!r}"
-        ops.append(self.decision_op(item, DecisionType.MERGE,
-                                    f"enqueue-time dedup: same {key} as queued {target.id}"))
+        ops.append(
+            self.decision_op(
+                item, DecisionType.MERGE, f"enqueue-time dedup: same {key} as queued {target.id}"
+            )
+        )
         try:
             await self._store.write(ops)
         except BaseException:
@@ -289,6 +305,6 @@ def _require_unicode(text: str) -> None:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
             raise InvalidInput(
-                f"text must be valid Unicode; found {exc.object[exc.start:exc.end]!r} "
-                f"(a lone surrogate) at position {exc.start}") from None
-
+                f"text must be valid Unicode; found {exc.object[exc.start : exc.end]!r} "
+                f"(a lone surrogate) at position {exc.start}"
+            ) from None

@@ -80,8 +80,12 @@ class Mailbox(MailboxEnqueue, MailboxActions):
 
     def statistics(self) -> dict[str, int]:
         """Depth, deferred count and lifetime counters of this mailbox."""
-        return {"depth": self.depth, "deferred": len(self._deferred),
-                "waiting_getters": len(self._getters), **self.counters}
+        return {
+            "depth": self.depth,
+            "deferred": len(self._deferred),
+            "waiting_getters": len(self._getters),
+            **self.counters,
+        }
 
     # --------------------------------------------------------------- dequeue
 

@@ -34,8 +34,9 @@ def _triggers_execution(payload: Mapping[str, Any]) -> bool:
     return bool(payload.get("triggerExecution") or _flags(payload).get("triggerExecution"))
 
 
-def merge_group(spec: ItemType | None, payload: Mapping[str, Any], config: AgentConfig
-                ) -> tuple[str, object] | None:
+def merge_group(
+    spec: ItemType | None, payload: Mapping[str, Any], config: AgentConfig
+) -> tuple[str, object] | None:
     """The dedup group of an item: items of one group merge into the oldest (000 §14, §17).
 
     Args:
@@ -56,9 +57,12 @@ def merge_group(spec: ItemType | None, payload: Mapping[str, Any], config: Agent
     return (spec.name, value)
 
 
-def supersede_group(spec: ItemType | None, payload: Mapping[str, Any],
-                    metadata: Mapping[str, Any], config: AgentConfig
-                    ) -> tuple[str, str, str] | None:
+def supersede_group(
+    spec: ItemType | None,
+    payload: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    config: AgentConfig,
+) -> tuple[str, str, str] | None:
     """The superseding group of an item: its newest queued member replaces the others.
 
     An item supersedes when its type says so (:attr:`ItemType.supersedes`) or
@@ -112,6 +116,7 @@ def check_supersede_key(payload: Mapping[str, Any]) -> None:
             f"{MAX_SUPERSEDE_KEY_LEN} characters, got {key!r:.80}"
         )
 
+
 #: Joins the texts of merged items in ``payload["content"]``.
 MERGE_SEPARATOR = "\n\n---\n\n"
 
@@ -138,8 +143,11 @@ def merge_payload(into: MailboxItem, item: MailboxItem, *, labelled: bool = Fals
     payload["baseSummary"] = base
     payload["summary"] = f"{base} (+{len(payload['messages']) - 1})"
     absorbed = payload.get("mergedItemIds")
-    payload["mergedItemIds"] = [*(absorbed if isinstance(absorbed, list) else []), item.id,
-                                *_merged_ids(item)]
+    payload["mergedItemIds"] = [
+        *(absorbed if isinstance(absorbed, list) else []),
+        item.id,
+        *_merged_ids(item),
+    ]
     into.payload = payload
 
 
@@ -157,8 +165,9 @@ def _messages_of(item: MailboxItem) -> list[JSON]:
     return [_message_of(item)]
 
 
-_OWN_KEYS = frozenset({"content", "summary", "messages", "baseSummary", "mergedItemIds",
-                       "supersededItemIds"})
+_OWN_KEYS = frozenset(
+    {"content", "summary", "messages", "baseSummary", "mergedItemIds", "supersededItemIds"}
+)
 
 
 def _message_of(item: MailboxItem) -> JSON:

@@ -189,8 +189,9 @@ class MailboxQueue:
 
     # ------------------------------------------------- merge and entity keys
 
-    def merge_target(self, source_type: str, payload: object,
-                     idempotency_key: object = None) -> MailboxItem | None:
+    def merge_target(
+        self, source_type: str, payload: object, idempotency_key: object = None
+    ) -> MailboxItem | None:
         """The queued item a new item of this type and payload would merge into, or None.
 
         Never for execution triggers (either side), for types without a merge
@@ -206,8 +207,9 @@ class MailboxQueue:
         return merge_group(self._registry.get(source_type), payload, self._config)
 
     def _supersede_key(self, item: MailboxItem) -> tuple[str, str, str] | None:
-        return supersede_group(self._registry.get(item.source_type), item.payload,
-                               item.metadata, self._config)
+        return supersede_group(
+            self._registry.get(item.source_type), item.payload, item.metadata, self._config
+        )
 
     def _entity_key(self, item: MailboxItem) -> tuple[str, object] | None:
         spec = self._registry.get(item.source_type)
@@ -230,13 +232,18 @@ class MailboxQueue:
         Each group is in claim order (priority, then commit order). Human chat
         and execution triggers are never in a group (000 §21).
         """
-        return [sorted(group.values(), key=lambda i: (i.priority, i.seq))
-                for group in self._entities.values() if len(group) > 1]
+        return [
+            sorted(group.values(), key=lambda i: (i.priority, i.seq))
+            for group in self._entities.values()
+            if len(group) > 1
+        ]
 
     def has_merge_key(self, item: MailboxItem) -> bool:
         """True when later mail could merge into ``item`` (dedup key or entity)."""
-        return (self._merge_key(item.source_type, item.payload) is not None
-                or self._entity_key(item) is not None)
+        return (
+            self._merge_key(item.source_type, item.payload) is not None
+            or self._entity_key(item) is not None
+        )
 
     # ------------------------------------------------------- heap and indexes
 
@@ -332,4 +339,3 @@ class MailboxQueue:
             if not getter.done():
                 getter.set_result(None)
                 return
-

@@ -45,8 +45,9 @@ class MailboxSupersede(MailboxTransitions):
             return None
         return focus if self._supersede_key(focus) == group else None
 
-    async def collapse_into_focus(self, item: MailboxItem, focus: MailboxItem,
-                                  encoded: tuple[str, str] | None) -> MailboxItem:
+    async def collapse_into_focus(
+        self, item: MailboxItem, focus: MailboxItem, encoded: tuple[str, str] | None
+    ) -> MailboxItem:
         """Store ``item`` as merged into the processing ``focus``; return what is stored.
 
         Returns ``focus``, or the first item when ``item`` repeats an
@@ -70,17 +71,25 @@ class MailboxSupersede(MailboxTransitions):
         # Through the write-behind queue, not a direct write: the focus's own
         # outcome may be queued there with its older payload, and on PostgreSQL a
         # direct write could commit first and be overwritten by it.
-        await self.submit([UpdateItem(focus.id, {"payload": payload}), self.decision_op(
-            item, DecisionType.MERGE,
-            f"superseding {item.source_type}: restates {focus.id}, which is being processed; "
-            "not queued behind it")])
+        await self.submit(
+            [
+                UpdateItem(focus.id, {"payload": payload}),
+                self.decision_op(
+                    item,
+                    DecisionType.MERGE,
+                    f"superseding {item.source_type}: restates {focus.id}, "
+                    "which is being processed; not queued behind it",
+                ),
+            ]
+        )
         self._updated(item)
         if self._bus.active:
             self._emit(NEW_ITEM, {"item": focus.to_dict(), "mergedItemId": item.id})
         return focus
 
-    def supersedes_queued(self, spec: ItemType, payload: dict[str, Any],
-                          metadata: dict[str, Any]) -> bool:
+    def supersedes_queued(
+        self, spec: ItemType, payload: dict[str, Any], metadata: dict[str, Any]
+    ) -> bool:
         """True when a new item like this would replace a queued one (so it adds no depth)."""
         group = supersede_group(spec, payload, metadata, self._config)
         return group is not None and group in self._supersede_index
@@ -96,9 +105,16 @@ class MailboxSupersede(MailboxTransitions):
         if older is None or older is item or self._queued.get(older.id) is not older:
             return
         # Queued behind the new item's own writes (see collapse_into_focus).
-        await self.submit([*self.supersede_ops(older, item), self.decision_op(
-            older, DecisionType.MERGE,
-            f"superseded by the newer {item.source_type} {item.id} (same sender and state)")])
+        await self.submit(
+            [
+                *self.supersede_ops(older, item),
+                self.decision_op(
+                    older,
+                    DecisionType.MERGE,
+                    f"superseded by the newer {item.source_type} {item.id} (same sender and state)",
+                ),
+            ]
+        )
 
     def supersede_ops(self, older: MailboxItem, newer: MailboxItem) -> list[WriteOp]:
         """Store ``older`` as merged into ``newer``; ``newer`` keeps its own text.
@@ -125,7 +141,14 @@ class MailboxSupersede(MailboxTransitions):
         self._updated(older)
         self._updated(newer)
         return [
-            UpdateItem(older.id, {"status": older.status, "merged_into": newer.id,
-                                  "completed_at": older.completed_at, "reason": older.reason}),
+            UpdateItem(
+                older.id,
+                {
+                    "status": older.status,
+                    "merged_into": newer.id,
+                    "completed_at": older.completed_at,
+                    "reason": older.reason,
+                },
+            ),
             UpdateItem(newer.id, {"payload": newer.payload, "priority": newer.priority}),
         ]

@@ -54,8 +54,12 @@ class MailboxTransitions(MailboxQueue):
         and ``queuedTypes`` (type -> count) as of now; the caller's keys win.
         """
         if context is None or "queueDepth" not in context:
-            context = {"currentFocus": self.focus_id(), "queueDepth": self.depth,
-                       "queuedTypes": self.queued_types(), **(context or {})}
+            context = {
+                "currentFocus": self.focus_id(),
+                "queueDepth": self.depth,
+                "queuedTypes": self.queued_types(),
+                **(context or {}),
+            }
         decision = Decision(
             id=new_id("dec"),
             agent_id=self.agent_id,
@@ -76,11 +80,26 @@ class MailboxTransitions(MailboxQueue):
         item.reason = reason
         self.counters["completed"] += 1
         self._updated(item)
-        return [UpdateItem(item.id, {"status": item.status, "completed_at": item.completed_at,
-                                     "reason": reason, "payload": item.payload})]
+        return [
+            UpdateItem(
+                item.id,
+                {
+                    "status": item.status,
+                    "completed_at": item.completed_at,
+                    "reason": reason,
+                    "payload": item.payload,
+                },
+            )
+        ]
 
-    def requeue_ops(self, item: MailboxItem, *, failed: bool, reason: str | None = None,
-                    redelivered: bool | None = None) -> list[WriteOp]:
+    def requeue_ops(
+        self,
+        item: MailboxItem,
+        *,
+        failed: bool,
+        reason: str | None = None,
+        redelivered: bool | None = None,
+    ) -> list[WriteOp]:
         """Queue an item again; ``failed`` counts an attempt."""
         self._deferred.pop(item.id, None)
         if failed:
@@ -93,10 +112,20 @@ class MailboxTransitions(MailboxQueue):
         self.counters["requeued"] += 1
         self._push(item)
         self._updated(item)
-        return [UpdateItem(item.id, {"status": item.status, "attempt": item.attempt,
-                                     "redelivered": item.redelivered, "deferred_until": None,
-                                     "session": item.session, "reason": reason,
-                                     "payload": item.payload})]
+        return [
+            UpdateItem(
+                item.id,
+                {
+                    "status": item.status,
+                    "attempt": item.attempt,
+                    "redelivered": item.redelivered,
+                    "deferred_until": None,
+                    "session": item.session,
+                    "reason": reason,
+                    "payload": item.payload,
+                },
+            )
+        ]
 
     def defer_ops(self, item: MailboxItem, until: datetime | None, reason: str) -> list[WriteOp]:
         """Defer a queued or processing item until ``until`` (None: next idle)."""
@@ -107,9 +136,18 @@ class MailboxTransitions(MailboxQueue):
         self._track_deferred(item)
         self.counters["deferred"] += 1
         self._updated(item)
-        return [UpdateItem(item.id, {"status": item.status, "deferred_until": until,
-                                     "session": item.session, "reason": reason,
-                                     "payload": item.payload})]
+        return [
+            UpdateItem(
+                item.id,
+                {
+                    "status": item.status,
+                    "deferred_until": until,
+                    "session": item.session,
+                    "reason": reason,
+                    "payload": item.payload,
+                },
+            )
+        ]
 
     def drop_ops(self, item: MailboxItem, reason: str) -> list[WriteOp]:
         self._unqueue(item)
@@ -119,11 +157,16 @@ class MailboxTransitions(MailboxQueue):
         item.reason = reason
         self.counters["dropped"] += 1
         self._updated(item)
-        return [UpdateItem(item.id, {"status": item.status, "completed_at": item.completed_at,
-                                     "reason": reason})]
+        return [
+            UpdateItem(
+                item.id,
+                {"status": item.status, "completed_at": item.completed_at, "reason": reason},
+            )
+        ]
 
-    def merge_ops(self, item: MailboxItem, into: MailboxItem, *,
-                  labelled: bool = False) -> list[WriteOp]:
+    def merge_ops(
+        self, item: MailboxItem, into: MailboxItem, *, labelled: bool = False
+    ) -> list[WriteOp]:
         """Absorb ``item`` into ``into``: every text and sender is kept (invariant 8).
 
         ``labelled`` prefixes the absorbed text with its type (cross-type
@@ -143,13 +186,16 @@ class MailboxTransitions(MailboxQueue):
         self._updated(item)
         self._updated(into)
         return [
-            UpdateItem(item.id, {"status": item.status, "merged_into": into.id,
-                                 "completed_at": item.completed_at}),
+            UpdateItem(
+                item.id,
+                {"status": item.status, "merged_into": into.id, "completed_at": item.completed_at},
+            ),
             UpdateItem(into.id, {"payload": into.payload, "priority": into.priority}),
         ]
 
-    def resurface_due_ops(self, now: datetime, *, idle: bool = True,
-                          hold: frozenset[str] = frozenset()) -> list[WriteOp]:
+    def resurface_due_ops(
+        self, now: datetime, *, idle: bool = True, hold: frozenset[str] = frozenset()
+    ) -> list[WriteOp]:
         """Queue every deferred item whose time has come (000 §22, CORE-72).
 
         Each goes back to its original place: its priority and commit order.
@@ -169,9 +215,15 @@ class MailboxTransitions(MailboxQueue):
                 continue
             timed = item.deferred_until is not None
             ops.extend(self.requeue_ops(item, failed=False))
-            ops.append(self.decision_op(item, DecisionType.RESURFACE,
-                                        "Deferred item resurfaced: its time came" if timed
-                                        else "Deferred item resurfaced while idle"))
+            ops.append(
+                self.decision_op(
+                    item,
+                    DecisionType.RESURFACE,
+                    "Deferred item resurfaced: its time came"
+                    if timed
+                    else "Deferred item resurfaced while idle",
+                )
+            )
         for item in kept:
             self._track_deferred(item)
         return ops
@@ -193,4 +245,3 @@ class MailboxTransitions(MailboxQueue):
 
     def _emit(self, event_type: str, data: dict[str, Any]) -> None:
         self._bus.emit(Event(event_type, self.agent_id, data, self._clock.now()))
-

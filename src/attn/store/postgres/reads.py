@@ -75,8 +75,9 @@ class PostgresReads(ABC):
         agent_id = query.agent_id
         pool = self._require()
         try:
-            async with pool.acquire() as conn, conn.transaction(
-                isolation="repeatable_read", readonly=True
+            async with (
+                pool.acquire() as conn,
+                conn.transaction(isolation="repeatable_read", readonly=True),
             ):
                 queued = await conn.fetch(queries.LOAD_QUEUE_PAGE, agent_id, queue_limit)
                 page = await conn.fetch(page_sql, *page_args)
@@ -89,11 +90,14 @@ class PostgresReads(ABC):
         except DRIVER_ERRORS as exc:
             raise StoreError(f"read failed on PostgreSQL: {exc}") from exc
         return Timeline(
-            [codec.row_to_item(row) for row in queued], [codec.row_to_item(row) for row in page],
-            int(total), {row[0]: int(row[1]) for row in by_status},
+            [codec.row_to_item(row) for row in queued],
+            [codec.row_to_item(row) for row in page],
+            int(total),
+            {row[0]: int(row[1]) for row in by_status},
             {row[0]: int(row[1]) for row in by_type},
             [codec.row_to_decision(row) for row in decisions],
-            [codec.row_to_activity(row) for row in activities])
+            [codec.row_to_activity(row) for row in activities],
+        )
 
     async def count_items(self, query: ItemQuery) -> int:
         rows = await self._fetch(queries.COUNT_ITEMS, *self._filter_args(query))
@@ -103,11 +107,14 @@ class PostgresReads(ABC):
         return [codec.row_to_item(row) for row in await self._fetch(queries.LOAD_QUEUE, agent_id)]
 
     async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        self,
+        agent_id: str,
+        item_id: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
         before: int | None = None,
     ) -> list[Decision]:
-        rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset,
-                                 before)
+        rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset, before)
         return [codec.row_to_decision(row) for row in rows]
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:

@@ -546,8 +546,9 @@ def _update_callback(op: UpdateCallback) -> Run:
         params.extend(_callback_status(s) for s in guard)
     if op.only_if_due_at is not None:
         params.append(_CALLBACK_ENCODERS["due_at"](op.only_if_due_at))
-    statement = sql.update_callback(tuple(op.values), None if guard is None else len(guard),
-                                    op.only_if_due_at is not None)
+    statement = sql.update_callback(
+        tuple(op.values), None if guard is None else len(guard), op.only_if_due_at is not None
+    )
 
     def update(cur: sqlite3.Cursor) -> bool:
         return cur.execute(statement, params).rowcount > 0

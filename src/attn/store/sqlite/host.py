@@ -99,8 +99,10 @@ class HostLock:
                 raise
             if not same:
                 lock.release(force=True)
-                raise StoreError(f"the database file {str(self._database)!r} was replaced "
-                                 "while its host lock was taken; try again")
+                raise StoreError(
+                    f"the database file {str(self._database)!r} was replaced "
+                    "while its host lock was taken; try again"
+                )
         self._lock = lock
 
     def release(self) -> None:

@@ -56,9 +56,7 @@ def get_item(item_id: str) -> Read[MailboxItem | None]:
 
 def get_item_by_key(agent_id: str, idempotency_key: str) -> Read[MailboxItem | None]:
     """The agent's item enqueued with that idempotency key, or None."""
-    return Read(
-        _fetch_all(sql.SELECT_BY_IDEMPOTENCY_KEY, (agent_id, idempotency_key)), _first_item
-    )
+    return Read(_fetch_all(sql.SELECT_BY_IDEMPOTENCY_KEY, (agent_id, idempotency_key)), _first_item)
 
 
 def find_items(query: ItemQuery) -> Read[list[MailboxItem]]:
@@ -107,10 +105,12 @@ def read_timeline(query: ItemQuery, queue_limit: int) -> Read[Timeline]:
             activities: Rows = []
             for start in range(0, len(ids), IN_CHUNK):
                 chunk = ids[start : start + IN_CHUNK]
-                decisions += cur.execute(sql.find_item_decisions(len(chunk)),
-                                         [agent_id, *chunk]).fetchall()
-                activities += cur.execute(sql.find_activities(len(chunk)),
-                                          [agent_id, *chunk]).fetchall()
+                decisions += cur.execute(
+                    sql.find_item_decisions(len(chunk)), [agent_id, *chunk]
+                ).fetchall()
+                activities += cur.execute(
+                    sql.find_activities(len(chunk)), [agent_id, *chunk]
+                ).fetchall()
         finally:
             if cur.connection.in_transaction:
                 cur.execute("COMMIT")
@@ -121,8 +121,15 @@ def read_timeline(query: ItemQuery, queue_limit: int) -> Read[Timeline]:
         found = [codec.decode_activity(row) for row in activities]
         if len(page) > IN_CHUNK:
             found.sort(key=lambda a: a.started_at)
-        return Timeline(_items(queued), _items(page), _first_int(total), _counts(by_status),
-                        _counts(by_type), sorted(_decisions(decisions), key=_by_seq), found)
+        return Timeline(
+            _items(queued),
+            _items(page),
+            _first_int(total),
+            _counts(by_status),
+            _counts(by_type),
+            sorted(_decisions(decisions), key=_by_seq),
+            found,
+        )
 
     return Read(run, finish)
 
@@ -143,7 +150,11 @@ def load_queue(agent_id: str) -> Read[list[MailboxItem]]:
 
 
 def find_decisions(
-    agent_id: str, item_id: str | None, limit: int, offset: int, before: int | None = None,
+    agent_id: str,
+    item_id: str | None,
+    limit: int,
+    offset: int,
+    before: int | None = None,
 ) -> Read[list[Decision]]:
     """Decisions newest commit first; only those of ``item_id`` when given, only
     those committed before the decision of seq ``before`` when given.
@@ -153,8 +164,9 @@ def find_decisions(
     """
     _check_page(limit, offset)
     if item_id is not None:
-        run = _fetch_all(sql.FIND_ITEM_DECISIONS, (item_id, agent_id, before, before,
-                                                   limit, offset))
+        run = _fetch_all(
+            sql.FIND_ITEM_DECISIONS, (item_id, agent_id, before, before, limit, offset)
+        )
     elif before is not None:
         run = _fetch_all(sql.FIND_DECISIONS_BEFORE, (agent_id, before, limit, offset))
     else:
@@ -207,8 +219,9 @@ def find_activity_logs(
     if after_seq is None and limit is None:
         return Read(_fetch_all(sql.FIND_LOGS, (activity_id,)), _logs)
     bound = -(2**63) if after_seq is None else after_seq
-    return Read(_fetch_all(sql.FIND_LOGS_PAGE, (activity_id, bound, -1 if limit is None
-                                                                   else limit)), _logs)
+    return Read(
+        _fetch_all(sql.FIND_LOGS_PAGE, (activity_id, bound, -1 if limit is None else limit)), _logs
+    )
 
 
 def _logs(rows: Rows) -> list[ActivityLog]:

@@ -199,6 +199,8 @@ def delete_callback(n_guard: int | None) -> str:
     if n_guard is None:
         return DELETE_CALLBACK
     return f"{DELETE_CALLBACK} AND status IN ({', '.join('?' * n_guard)})"
+
+
 GET_CALLBACK = f"SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE id = ? AND agent_id = ?"
 FIND_CALLBACKS = f"""
 SELECT {CALLBACK_COLUMNS} FROM pending_callbacks WHERE agent_id = ?
@@ -239,8 +241,7 @@ GET_SETTINGS = "SELECT name, value FROM agent_settings WHERE agent_id = ? ORDER 
 
 
 @lru_cache(maxsize=256)
-def update_callback(columns: tuple[str, ...], n_guard: int | None,
-                    due_guard: bool = False) -> str:
+def update_callback(columns: tuple[str, ...], n_guard: int | None, due_guard: bool = False) -> str:
     """``UPDATE pending_callbacks SET columns… WHERE id = ? AND agent_id = ?`` plus an
     optional status guard and ``due_at`` guard (in that order of parameters).
     Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""

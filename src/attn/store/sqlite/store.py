@@ -48,6 +48,8 @@ def _loop_busy(loop: asyncio.AbstractEventLoop) -> bool:
     """True while other callbacks are ready to run on ``loop`` (CPython loops only)."""
     ready = getattr(loop, "_ready", None)
     return bool(ready)
+
+
 _T = TypeVar("_T")
 
 
@@ -135,8 +137,9 @@ class SQLiteStore:
             where = repr(str(self._path))
             self._writer = Writer(writer_conn, self._max_batch, self._submit_lock, where)
             if inline_conn is not None:
-                self._inline = Writer(inline_conn, self._max_batch, self._submit_lock, where,
-                                      inline=True)
+                self._inline = Writer(
+                    inline_conn, self._max_batch, self._submit_lock, where, inline=True
+                )
             self._reader = Reader(reader_conn, self._max_batch, self._submit_lock, where)
             self._writer.start()
             self._reader.start()
@@ -477,7 +480,11 @@ class SQLiteStore:
         return await self._read(reads.read_timeline(query, queue_limit))
 
     async def find_decisions(
-        self, agent_id: str, item_id: str | None = None, limit: int = 100, offset: int = 0,
+        self,
+        agent_id: str,
+        item_id: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
         before: int | None = None,
     ) -> list[Decision]:
         """Decisions newest commit first (by ``seq``, whatever the wall clock said).

@@ -33,9 +33,13 @@ _COLUMNS = "id, agent_id, decision_type, mailbox_item_id, context, reasoning, ou
 
 def _create(name: str, *, with_seq: bool) -> None:
     key: list[sa.Column[object]] = (
-        [sa.Column("seq", _ROW_KEY, primary_key=True, autoincrement=True),
-         sa.Column("id", sa.Text(), nullable=False, unique=True)]
-        if with_seq else [sa.Column("id", sa.Text(), primary_key=True)])
+        [
+            sa.Column("seq", _ROW_KEY, primary_key=True, autoincrement=True),
+            sa.Column("id", sa.Text(), nullable=False, unique=True),
+        ]
+        if with_seq
+        else [sa.Column("id", sa.Text(), primary_key=True)]
+    )
     op.create_table(
         name,
         *key,
@@ -75,8 +79,10 @@ def downgrade() -> None:
     op.drop_index("idx_decisions_mailbox_item", "agent_decisions")
     op.rename_table("agent_decisions", "agent_decisions_0003")
     _create("agent_decisions", with_seq=False)
-    op.execute(f"INSERT INTO agent_decisions ({_COLUMNS}) SELECT {_COLUMNS} "
-               "FROM agent_decisions_0003 ORDER BY seq")
+    op.execute(
+        f"INSERT INTO agent_decisions ({_COLUMNS}) SELECT {_COLUMNS} "
+        "FROM agent_decisions_0003 ORDER BY seq"
+    )
     op.drop_table("agent_decisions_0003")
     op.create_index("idx_decisions_agent", "agent_decisions", ["agent_id", "created_at"])
     op.create_index("idx_decisions_mailbox_item", "agent_decisions", ["mailbox_item_id"])
