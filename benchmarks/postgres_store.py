@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from attn.core.models import ItemStatus, MailboxItem
 from attn.ids import new_id
+from attn.models import ItemStatus, MailboxItem
 from attn.store.base import InsertItem, UpdateItem
 from attn.store.postgres import PostgresStore
 

@@ -25,7 +25,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from attn.core.models import ItemStatus, MailboxItem
+from attn.models import ItemStatus, MailboxItem
 from attn.store import migrate
 from attn.store.base import InsertItem
 from attn.store.sqlite import SQLiteStore, sql

@@ -10,15 +10,6 @@ from attn.core.config import AgentConfig
 from attn.core.events import Event, EventBus
 from attn.core.focus import Brain, Focus, Reply, YieldAction, YieldDecision
 from attn.core.mailbox import Enqueued
-from attn.core.models import (
-    Activity,
-    ActivityLog,
-    AttentionState,
-    Decision,
-    DecisionType,
-    ItemStatus,
-    MailboxItem,
-)
 from attn.core.registry import Category, ItemType, Priority, Supersede, TypeRegistry
 from attn.errors import (
     ActivityNotFound,
@@ -39,6 +30,15 @@ from attn.errors import (
     StoreError,
     UnknownAgent,
     UnknownItemType,
+)
+from attn.models import (
+    Activity,
+    ActivityLog,
+    AttentionState,
+    Decision,
+    DecisionType,
+    ItemStatus,
+    MailboxItem,
 )
 from attn.runtime import Agent, Runtime
 from attn.store.url import open_store

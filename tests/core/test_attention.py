@@ -21,7 +21,7 @@ from attn import (
     YieldAction,
 )
 from attn.core.events import INCOMPLETE, ITEM_UPDATED, Event
-from attn.core.models import COMPLETION_MARKER
+from attn.models import COMPLETION_MARKER
 from attn.store.base import ItemQuery
 from attn.testing import FakeClock, MemoryStore, settle
 

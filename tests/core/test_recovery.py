@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from attn import DecisionType, EchoBrain, ItemStatus, MailboxItem, Reply, ReplyCancelled, Runtime
-from attn.core.models import Decision
 from attn.ids import new_id
+from attn.models import Decision
 from attn.store.base import InsertItem, ItemQuery
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock

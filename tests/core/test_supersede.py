@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from attn import AgentConfig, DecisionType, Focus, InvalidInput, ItemStatus, MailboxItem, Runtime
-from attn.core.models import Decision
 from attn.core.registry import Category, ItemType, Supersede, TypeRegistry
 from attn.ids import new_id
+from attn.models import Decision
 from attn.server.app import create_app
 from attn.server.testing import serve_app
 from attn.store.base import InsertItem, ItemQuery

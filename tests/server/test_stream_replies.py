@@ -25,7 +25,7 @@ from attn.cli.main import app as cli_app
 from attn.config import DEMO_AGENTS
 from attn.core.config import AgentConfig
 from attn.core.focus import Focus, Reply
-from attn.core.models import MailboxItem
+from attn.models import MailboxItem
 from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.testing import LiveServer, recv_json, serve_app, team_config

@@ -20,7 +20,7 @@ import pytest
 
 from attn.core.config import AgentConfig
 from attn.core.focus import Focus, Reply
-from attn.core.models import ItemStatus, MailboxItem
+from attn.models import ItemStatus, MailboxItem
 from attn.runtime import Runtime
 from attn.runtime.views import MAX_LOG_CONTENT_CHARS, PAGE_BUDGET_CHARS
 from attn.server.app import create_app

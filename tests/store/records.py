@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from attn.core.models import (
+from attn.ids import new_id
+from attn.models import (
     Activity,
     ActivityLog,
     Decision,
@@ -14,7 +15,6 @@ from attn.core.models import (
     LogType,
     MailboxItem,
 )
-from attn.ids import new_id
 
 #: A fixed instant with microseconds, so round trips are checked to the microsecond.
 T0 = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)

@@ -16,6 +16,7 @@ import pytest
 
 from attn.errors import InvalidInput, StoreClosed, StoreError
 from attn.ids import new_id
+from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import (
     DeleteCallback,
     InsertCallback,
@@ -25,7 +26,6 @@ from attn.store.base import (
     UpdateCallback,
 )
 from attn.store.sqlite import SQLiteStore
-from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 
 from .records import T0, at, item
 

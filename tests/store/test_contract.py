@@ -11,8 +11,8 @@ from dataclasses import replace
 
 import pytest
 
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.errors import StoreClosed, StoreError
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import (
     InsertActivity,
     InsertDecision,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from attn.core.models import ItemStatus
 from attn.errors import InvalidInput
+from attn.models import ItemStatus
 from attn.store.base import (
     InsertActivity,
     InsertDecision,

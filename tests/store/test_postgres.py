@@ -19,7 +19,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import asyncpg
 import pytest
 
-from attn.core.models import (
+from attn.errors import InvalidInput, RuntimeLocked, StoreClosed, StoreError
+from attn.ids import new_id
+from attn.models import (
     Activity,
     ActivityLog,
     Decision,
@@ -28,8 +30,6 @@ from attn.core.models import (
     LogType,
     MailboxItem,
 )
-from attn.errors import InvalidInput, RuntimeLocked, StoreClosed, StoreError
-from attn.ids import new_id
 from attn.store import migrate
 from attn.store.base import (
     InsertActivity,

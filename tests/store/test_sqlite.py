@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from attn.core.models import ItemStatus, MailboxItem
 from attn.errors import InvalidInput, RuntimeLocked, StoreClosed, StoreError
+from attn.models import ItemStatus, MailboxItem
 from attn.store import migrate
 from attn.store.base import (
     InsertActivity,

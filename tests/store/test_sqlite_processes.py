@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import attn
-from attn.core.models import ItemStatus
+from attn.models import ItemStatus
 from attn.store import migrate
 from attn.store.base import InsertItem, ItemQuery, UpdateItem
 from attn.store.sqlite import SQLiteStore
@@ -30,7 +30,7 @@ from .records import at, item
 PRELUDE = """
 import asyncio, json, sys, time
 from datetime import UTC, datetime
-from attn.core.models import ItemStatus, MailboxItem
+from attn.models import ItemStatus, MailboxItem
 from attn.errors import AttnError
 from attn.store.base import InsertItem, ItemQuery, UpdateItem
 from attn.store.sqlite import SQLiteStore

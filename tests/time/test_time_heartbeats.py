@@ -13,8 +13,8 @@ from timehelp import START, Recorder, heartbeat_config, items, settle_all, settl
 
 from attn import Focus, MailboxItem, Reply, Runtime
 from attn.core.events import STATE_CHANGED, Event
-from attn.core.models import ItemStatus
 from attn.errors import UnknownAgent
+from attn.models import ItemStatus
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
 from attn.time import TimeConfig

@@ -11,8 +11,8 @@ import pytest
 from timehelp import START, Recorder, items, settle_all
 
 from attn import Runtime
-from attn.core.models import DecisionType, ItemStatus
 from attn.errors import CallbackNotFound, InvalidInput, UnknownAgent
+from attn.models import DecisionType, ItemStatus
 from attn.store.base import Store
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from attn import Focus, MailboxItem, Reply, Runtime
-from attn.core.models import ItemStatus
+from attn.models import ItemStatus
 from attn.store.base import ItemQuery, Store
 from attn.testing import FakeClock, settle
 from attn.time import TimeConfig

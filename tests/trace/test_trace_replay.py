@@ -13,9 +13,9 @@ import pytest
 
 from attn.core.config import AgentConfig
 from attn.core.focus import Focus
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import Category, ItemType
 from attn.errors import InvalidInput
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.runtime import Runtime
 from attn.store.base import ItemQuery
 from attn.store.url import open_store

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from attn.core.models import Decision, DecisionType, ItemStatus, MailboxItem
 from attn.ids import new_id
+from attn.models import Decision, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertDecision, InsertItem, Store
 from attn.testing import MemoryStore
 from attn.trace.model import Trace, TraceEvent

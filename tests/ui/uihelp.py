@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from attn.core.config import AgentConfig
 from attn.core.events import DECISION, Event
 from attn.core.focus import Focus, Reply
-from attn.core.models import MailboxItem
+from attn.models import MailboxItem
 from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.testing import serve_app

@@ -15,7 +15,7 @@ from attn.brains.options import (
     bounded_text,
 )
 from attn.core.focus import Focus, Reply
-from attn.core.models import MailboxItem
+from attn.models import MailboxItem
 
 
 class EchoBrain:

@@ -25,7 +25,7 @@ from attn.brains.options import (
     bounded_text,
 )
 from attn.core.focus import Focus, Reply
-from attn.core.models import MailboxItem
+from attn.models import MailboxItem
 
 _KINDS: dict[str, type | tuple[type, ...]] = {
     "say": str,

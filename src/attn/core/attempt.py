@@ -13,8 +13,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from attn.clock import TimerHandle
-from attn.core.models import ActivityLog, LogType, MailboxItem
 from attn.core.turns import LoopTurns
+from attn.models import ActivityLog, LogType, MailboxItem
 
 if TYPE_CHECKING:
     from attn.core.attention import AttentionController

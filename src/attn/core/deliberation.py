@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from attn.core.models import MailboxItem
+from attn.models import MailboxItem
 
 
 @dataclass(frozen=True, slots=True)

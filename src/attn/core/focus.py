@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from attn.core.models import JSON, MailboxItem
+from attn.models import MailboxItem
+from attn.types import JSON
 
 if TYPE_CHECKING:
     from attn.core.attempt import Attempt

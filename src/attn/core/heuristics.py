@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from attn.core.config import AgentConfig
 from attn.core.mailbox.merge import supersede_group
-from attn.core.models import DecisionType, MailboxItem
 from attn.core.registry import Category, TypeRegistry
+from attn.models import DecisionType, MailboxItem
 
 
 def is_user_interaction(item: MailboxItem, registry: TypeRegistry) -> bool:

@@ -24,9 +24,9 @@ from datetime import datetime
 from attn.core.config import AgentConfig
 from attn.core.mailbox import Mailbox
 from attn.core.mailbox.merge import merge_group, supersede_group
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import Recovery, TypeRegistry
 from attn.core.stimuli import every_type, longest_ttl_s
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import ItemQuery, Store, WriteOp
 
 _ALL = 1 << 62

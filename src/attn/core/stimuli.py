@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from attn.core.models import MailboxItem
 from attn.core.registry import ItemType, TypeRegistry
+from attn.models import MailboxItem
 
 
 def stimuli(item: MailboxItem) -> Iterator[tuple[str, Mapping[str, Any]]]:

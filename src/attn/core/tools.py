@@ -24,7 +24,6 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from attn.core.deliberation import DeliberationResult, MemoryUpdate
-from attn.core.models import MailboxItem
 from attn.core.working_memory import WorkingMemory
 from attn.errors import (
     InvalidInput,
@@ -34,6 +33,7 @@ from attn.errors import (
     ProtectedItem,
 )
 from attn.limits import is_finite_number
+from attn.models import MailboxItem
 from attn.toolcall import call_tool
 
 if TYPE_CHECKING:

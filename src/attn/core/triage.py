@@ -29,9 +29,9 @@ from attn.core.config import AgentConfig
 from attn.core.deliberation import DeliberationResult, Deliberator
 from attn.core.heuristics import is_user_interaction
 from attn.core.mailbox import Mailbox
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import TypeRegistry
 from attn.core.stimuli import every_type
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import WriteOp
 
 log = logging.getLogger("attn.triage")

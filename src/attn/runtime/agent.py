@@ -24,7 +24,6 @@ from attn.core.events import (
 )
 from attn.core.focus import Brain, Reply
 from attn.core.mailbox import Enqueued, Mailbox
-from attn.core.models import AttentionState, MailboxItem
 from attn.core.recovery import RecoveryReport, recover
 from attn.core.registry import TypeRegistry
 from attn.core.tools import MailboxTools
@@ -35,6 +34,7 @@ from attn.errors import (
     ReplyCancelled,
     ReplyTimeout,
 )
+from attn.models import AttentionState, MailboxItem
 from attn.runtime import views
 from attn.store.base import Store
 

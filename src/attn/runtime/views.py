@@ -24,16 +24,16 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from attn.core.models import ActivityLog, ItemStatus, MailboxItem
 from attn.core.registry import Category
 from attn.errors import ActivityNotFound, InvalidInput, shown
 from attn.jsontext import dumps
+from attn.models import ActivityLog, ItemStatus, MailboxItem
 from attn.store.base import ItemQuery
 
 if TYPE_CHECKING:
     from attn.core.registry import TypeRegistry
+    from attn.models import PendingCallback
     from attn.store.base import Store
-    from attn.time.models import PendingCallback
 
 #: Largest page of every listing (entries).
 MAX_PAGE = 1000

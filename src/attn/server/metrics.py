@@ -59,8 +59,8 @@ from prometheus_client.core import (
 from prometheus_client.exposition import generate_latest
 
 from attn.core.events import AGENT_REMOVED, DECISION, FOCUS_CHANGED, ITEM_UPDATED, Event
-from attn.core.models import AttentionState, DecisionType, ItemStatus
 from attn.errors import AttnError
+from attn.models import AttentionState, DecisionType, ItemStatus
 
 if TYPE_CHECKING:
     from attn.runtime import Runtime

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Response
 from pydantic import BaseModel
 
-from attn.core.models import ItemStatus
 from attn.errors import AttnError
+from attn.models import ItemStatus
 from attn.server.errors import error_response
 from attn.server.metrics import CONTENT_TYPE, RuntimeMetrics
 from attn.store.base import ItemQuery

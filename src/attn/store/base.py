@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
+from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
 
 if TYPE_CHECKING:
-    from attn.time.models import PendingCallback
+    from attn.models import PendingCallback
 
 #: Columns of ``mailbox_items`` that :class:`UpdateItem` may set.
 ITEM_UPDATE_FIELDS = frozenset(

@@ -17,8 +17,16 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
 from attn.errors import InvalidInput, StoreClosed, StoreError
+from attn.models import (
+    Activity,
+    ActivityLog,
+    CallbackStatus,
+    Decision,
+    ItemStatus,
+    MailboxItem,
+    PendingCallback,
+)
 from attn.store.base import (
     ACTIVITY_UPDATE_FIELDS,
     CALLBACK_UPDATE_FIELDS,
@@ -38,7 +46,6 @@ from attn.store.base import (
     UpdateItem,
     WriteOp,
 )
-from attn.time.models import CallbackStatus, PendingCallback
 
 
 class MemoryStore:

@@ -12,8 +12,8 @@ Brains get the same as LLM tools from ``runtime.time.tools_for(focus)``
 Spec: 000 §3.4 (callback_result), §10, §11.3, §11.4.
 """
 
+from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.time.config import CatchUp, TimeConfig
-from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.time.timekeeper import Timekeeper
 from attn.time.tools import TOOL_SCHEMAS, TimeTools
 

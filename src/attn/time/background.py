@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attn.errors import InvalidInput
+from attn.models import CallbackType, PendingCallback
 from attn.time.callbacks import check_text
-from attn.time.models import JSON, CallbackType, PendingCallback
 from attn.time.wakeups import check_seconds
+from attn.types import JSON
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper

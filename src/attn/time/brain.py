@@ -25,12 +25,12 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from attn.core.focus import Brain, Focus, Reply
-from attn.core.models import MailboxItem
 from attn.ids import new_id
+from attn.models import MailboxItem
 from attn.time import events
 
 if TYPE_CHECKING:
-    from attn.time.models import PendingCallback
+    from attn.models import PendingCallback
     from attn.time.timekeeper import Timekeeper
 
 #: Most session ids remembered per agent.

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from attn.errors import AgentNotRunning, CallbackNotFound, InvalidInput, MailboxFull, UnknownAgent
 from attn.ids import new_id
+from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import DeleteCallback, InsertCallback, UpdateCallback
 from attn.time import events
-from attn.time.models import JSON, CallbackStatus, CallbackType, DeliveryMode, PendingCallback
+from attn.types import JSON
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper

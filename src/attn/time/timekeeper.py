@@ -28,13 +28,13 @@ from attn.core.events import Event
 from attn.core.focus import Focus
 from attn.errors import InvalidInput
 from attn.ids import new_id
+from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import Store, UpdateCallback
 from attn.time.background import BackgroundRunner
 from attn.time.brain import SessionTracker, TimeBrain
 from attn.time.callbacks import CallbackRegistry, check_text
 from attn.time.config import TimeConfig
 from attn.time.heartbeats import HEARTBEAT, Heartbeats
-from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.time.scheduler import Scheduler
 from attn.time.wakeups import WAKEUP, Wakeups, check_seconds
 

@@ -35,14 +35,20 @@ import math
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from attn.core.models import DecisionType, ItemStatus
 from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
 from attn.limits import is_finite_number
+from attn.models import (
+    CallbackStatus,
+    CallbackType,
+    DecisionType,
+    DeliveryMode,
+    ItemStatus,
+    PendingCallback,
+)
 from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
 from attn.time import events
 from attn.time.callbacks import SENDER, check_text
 from attn.time.config import CatchUp
-from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper

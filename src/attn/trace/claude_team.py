@@ -44,7 +44,8 @@ from typing import Any
 from attn.core.registry import HOUR_S, Category, ItemType, Recovery, Supersede
 from attn.errors import InvalidInput
 from attn.limits import json_problem
-from attn.trace.model import JSON, Trace, TraceAgent, TraceEvent, parse_instant
+from attn.trace.model import Trace, TraceAgent, TraceEvent, parse_instant
+from attn.types import JSON
 
 A2A_TYPE = "a2a_message"
 ORIGIN_KIND = "claude-team"

@@ -33,11 +33,10 @@ from typing import Any
 from attn.core.registry import Category, ItemType, Recovery, TypeRegistry, validate_priority
 from attn.errors import InvalidInput
 from attn.limits import check_json
+from attn.types import JSON
 
 TRACE_FORMAT = "attn-trace"
 TRACE_VERSION = 1
-
-JSON = dict[str, Any]
 
 
 class InvalidTrace(InvalidInput):

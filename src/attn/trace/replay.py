@@ -24,9 +24,9 @@ from pathlib import Path
 from attn.core.config import AgentConfig
 from attn.core.events import ITEM_UPDATED, Event
 from attn.core.focus import Brain
-from attn.core.models import TERMINAL_STATUSES
 from attn.core.registry import ItemType, TypeRegistry
 from attn.errors import InvalidInput, UnknownAgent
+from attn.models import TERMINAL_STATUSES
 from attn.runtime import Runtime
 from attn.trace.model import Trace, read_trace
 from attn.trace.summary import ReplaySummary, summarize

@@ -30,7 +30,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from attn.core.models import Decision, DecisionType, ItemStatus, MailboxItem
+from attn.models import Decision, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import ItemQuery, Store
 from attn.trace.model import Trace, TraceEvent
 

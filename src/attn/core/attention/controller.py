@@ -21,10 +21,10 @@ from attn.core.events import EventBus
 from attn.core.focus import Brain, Reply
 from attn.core.heuristics import HeuristicJudge, conversation_keys
 from attn.core.mailbox import Mailbox
-from attn.core.models import AttentionState
 from attn.core.registry import TypeRegistry
 from attn.core.triage import Triage
 from attn.errors import ReplyCancelled
+from attn.models import AttentionState
 
 
 class AttentionController(ControllerLoop, ControllerYields):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from attn.core.heuristics import Verdict
-from attn.core.models import MailboxItem
+from attn.models import MailboxItem
 
 
 class InterruptJudge(Protocol):

@@ -30,11 +30,11 @@ from attn.core.attention.merging import ControllerMerging
 from attn.core.attention.outcomes import ControllerOutcomes, _Batch
 from attn.core.focus import Focus, Reply, YieldAction
 from attn.core.heuristics import is_user_interaction
-from attn.core.models import Activity, AttentionState, DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import activity_type_for
 from attn.core.triage import Selection
 from attn.errors import ReplyCancelled
 from attn.ids import new_id
+from attn.models import Activity, AttentionState, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertActivity, WriteOp
 
 log = logging.getLogger("attn.attention")

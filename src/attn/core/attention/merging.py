@@ -23,7 +23,7 @@ from collections.abc import Hashable, Iterable
 from attn.core.attempt import Attempt
 from attn.core.attention.state import ControllerState
 from attn.core.heuristics import Verdict, conversation_keys, sender_of
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import WriteOp
 
 #: Why an arrival that a rule would merge is left queued.

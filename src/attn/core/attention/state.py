@@ -24,10 +24,10 @@ from attn.core.events import FOCUS_CHANGED, STATE_CHANGED, Event, EventBus
 from attn.core.focus import Brain, Reply
 from attn.core.heuristics import Verdict
 from attn.core.mailbox import Mailbox
-from attn.core.models import AttentionState, MailboxItem
 from attn.core.registry import TypeRegistry
 from attn.core.stimuli import completes_without_model
 from attn.core.triage import Triage
+from attn.models import AttentionState, MailboxItem
 
 
 class ControllerState:

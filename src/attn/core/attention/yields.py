@@ -22,7 +22,7 @@ from attn.core.attempt import Attempt
 from attn.core.attention.merging import ORDER_VERDICT, ControllerMerging, ConversationOrder
 from attn.core.focus import CONTINUE, STALE, YieldAction, YieldDecision
 from attn.core.heuristics import CONTINUE_VERDICT, Verdict, is_user_interaction
-from attn.core.models import AttentionState, DecisionType, ItemStatus, MailboxItem
+from attn.models import AttentionState, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertLogs, WriteOp
 
 log = logging.getLogger("attn.attention")

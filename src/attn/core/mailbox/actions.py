@@ -13,10 +13,10 @@ import heapq
 from datetime import datetime
 
 from attn.core.mailbox.transitions import MailboxTransitions
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import validate_priority
 from attn.core.stimuli import completes_without_model
 from attn.errors import InvalidInput, InvalidTransition, ItemNotFound, ProtectedItem
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import UpdateItem, WriteOp
 
 

@@ -25,12 +25,12 @@ from typing import Any
 from attn.core.events import NEW_ITEM
 from attn.core.mailbox.merge import check_supersede_key
 from attn.core.mailbox.supersede import MailboxSupersede
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import validate_priority
 from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge, UnknownAgent
 from attn.ids import new_id
 from attn.jsontext import dumps
 from attn.limits import check_json
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertItem, WriteOp
 
 _MAX_KEY_LEN = 200

@@ -16,9 +16,10 @@ from attn.core.config import AgentConfig
 from attn.core.events import EventBus
 from attn.core.mailbox.actions import MailboxActions
 from attn.core.mailbox.enqueue import MailboxEnqueue
-from attn.core.models import JSON, MailboxItem
 from attn.core.registry import TypeRegistry
+from attn.models import MailboxItem
 from attn.store.base import Store
+from attn.types import JSON
 
 
 class Mailbox(MailboxEnqueue, MailboxActions):

@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from attn.core.config import AgentConfig
-from attn.core.models import JSON, MailboxItem
 from attn.core.registry import ItemType, Supersede
 from attn.errors import InvalidInput
+from attn.models import MailboxItem
+from attn.types import JSON
 
 #: Longest per-item superseding key (``payload["extra"]["supersedeKey"]``).
 MAX_SUPERSEDE_KEY_LEN = 200

@@ -27,8 +27,8 @@ from attn.clock import Clock
 from attn.core.config import AgentConfig
 from attn.core.events import EventBus
 from attn.core.mailbox.merge import merge_group, supersede_group
-from attn.core.models import ItemStatus, MailboxItem
 from attn.core.registry import TypeRegistry
+from attn.models import ItemStatus, MailboxItem
 from attn.store.base import Store
 
 

@@ -27,8 +27,8 @@ from typing import Any
 from attn.core.events import NEW_ITEM
 from attn.core.mailbox.merge import supersede_group
 from attn.core.mailbox.transitions import MailboxTransitions
-from attn.core.models import DecisionType, ItemStatus, MailboxItem
 from attn.core.registry import ItemType
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertItem, UpdateItem, WriteOp
 
 

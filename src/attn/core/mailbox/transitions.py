@@ -19,9 +19,10 @@ from typing import Any
 from attn.core.events import DECISION, ITEM_UPDATED, Event
 from attn.core.mailbox.merge import merge_payload
 from attn.core.mailbox.queue import MailboxQueue
-from attn.core.models import JSON, Decision, DecisionType, ItemStatus, MailboxItem
 from attn.ids import new_id
+from attn.models import Decision, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertDecision, UpdateItem, WriteOp
+from attn.types import JSON
 
 
 class MailboxTransitions(MailboxQueue):

@@ -17,18 +17,21 @@ from typing import Any
 
 from asyncpg import Record
 
-from attn.core.models import (
+from attn.errors import StoreError
+from attn.limits import load_stored, load_stored_object
+from attn.models import (
     Activity,
     ActivityLog,
+    CallbackStatus,
+    CallbackType,
     Decision,
     DecisionType,
+    DeliveryMode,
     ItemStatus,
     LogType,
     MailboxItem,
+    PendingCallback,
 )
-from attn.errors import StoreError
-from attn.limits import load_stored, load_stored_object
-from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 
 #: Columns of ``mailbox_items`` and ``agent_activities`` holding JSON text / instants.
 JSON_COLUMNS = frozenset({"payload", "metadata", "session"})

@@ -12,8 +12,8 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from attn.core.models import MailboxItem
 from attn.errors import StoreError
+from attn.models import MailboxItem
 from attn.store.base import (
     ACTIVITY_UPDATE_FIELDS,
     CALLBACK_UPDATE_FIELDS,

@@ -12,12 +12,11 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
 from attn.errors import InvalidInput, StoreError
 from attn.limits import load_stored
+from attn.models import Activity, ActivityLog, Decision, MailboxItem, PendingCallback
 from attn.store.base import ItemQuery, Timeline
 from attn.store.postgres import codec, queries
-from attn.time.models import PendingCallback
 
 Pool: TypeAlias = "asyncpg.Pool[asyncpg.Record]"
 

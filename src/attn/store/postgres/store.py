@@ -21,8 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from attn.core.models import MailboxItem
 from attn.errors import InvalidInput, StoreClosed, StoreError
+from attn.models import MailboxItem, PendingCallback
 from attn.store import migrate
 from attn.store.base import StoreStatistics, WriteOp
 from attn.store.postgres import codec, queries
@@ -31,7 +31,6 @@ from attn.store.postgres.notify import Listener, WakeCallback
 from attn.store.postgres.ops import Step, apply_step, plan_step
 from attn.store.postgres.reads import DRIVER_ERRORS, PostgresReads
 from attn.store.postgres.submit import GroupCommit
-from attn.time.models import PendingCallback
 
 Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
 PooledConnection: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"

@@ -19,17 +19,21 @@ from functools import lru_cache, partial
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
-from attn.core.models import (
+from attn.errors import StoreError
+from attn.limits import load_stored, load_stored_object
+from attn.models import (
     Activity,
     ActivityLog,
+    CallbackStatus,
+    CallbackType,
     Decision,
     DecisionType,
+    DeliveryMode,
     ItemStatus,
     LogType,
     MailboxItem,
+    PendingCallback,
 )
-from attn.errors import StoreError
-from attn.limits import load_stored, load_stored_object
 from attn.store.base import (
     CALLBACK_UPDATE_FIELDS,
     DeleteCallback,
@@ -45,7 +49,6 @@ from attn.store.base import (
     WriteOp,
 )
 from attn.store.sqlite import sql
-from attn.time.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 
 Row = tuple[Any, ...]
 #: One compiled write op as the writer thread runs it, on its cursor inside a transaction.

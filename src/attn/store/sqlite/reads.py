@@ -13,12 +13,11 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from attn.core.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
 from attn.errors import InvalidInput
 from attn.limits import load_stored
+from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, PendingCallback
 from attn.store.base import ItemQuery, Timeline
 from attn.store.sqlite import codec, sql
-from attn.time.models import PendingCallback
 
 _T = TypeVar("_T")
 Rows = list[tuple[Any, ...]]

@@ -23,15 +23,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from attn.core.models import Activity, ActivityLog, Decision, MailboxItem
 from attn.errors import InvalidInput, StoreClosed, StoreError
+from attn.models import Activity, ActivityLog, Decision, MailboxItem, PendingCallback
 from attn.store import migrate
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.sqlite import codec, reads
 from attn.store.sqlite.checkpoint import REWIND_FRAMES
 from attn.store.sqlite.host import HostLock
 from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, settle
-from attn.time.models import PendingCallback
 
 _SYNCHRONOUS = ("NORMAL", "FULL")
 #: Inline commits between two passive WAL checkpoints by the writer thread.

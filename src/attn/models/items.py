@@ -1,4 +1,4 @@
-"""The records attn keeps: mailbox items, decisions, activities, activity logs.
+"""Mailbox items: one stimulus in one agent's mailbox, and its lifecycle.
 
 Spec: 000 §6 (data model, persistence lifecycle). attn adds ``seq`` (commit
 order), ``attempt``, ``redelivered``, ``idempotency_key``, ``session`` (the
@@ -7,15 +7,13 @@ brain's saved context across preemption) and ``reason`` (why it ended so).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-JSON = dict[str, Any]
-
-#: Marker an LLM reply must carry to count as finished (000 §20).
-COMPLETION_MARKER = "<<HANDLE_COMPLETE>>"
+from attn.models._wire import iso
+from attn.types import JSON
 
 
 class ItemStatus(StrEnum):
@@ -30,38 +28,6 @@ class ItemStatus(StrEnum):
 
 
 TERMINAL_STATUSES = frozenset({ItemStatus.COMPLETED, ItemStatus.MERGED, ItemStatus.DROPPED})
-
-
-class DecisionType(StrEnum):
-    """What the attention controller decided about an item (000 §4).
-
-    The seed's eight decisions, plus ``requeue`` (put back after a failed or
-    crashed attempt), ``resurface`` (a deferred item queued again),
-    ``prioritize`` (priority changed), ``triage`` (chosen by deliberation
-    instead of by priority) and ``complete`` (handled inline by deliberation).
-    """
-
-    PICK = "pick"
-    CONTINUE = "continue"
-    PREEMPT = "preempt"
-    CANCEL = "cancel"
-    MERGE = "merge"
-    DEFER = "defer"
-    DELEGATE = "delegate"
-    DROP = "drop"
-    REQUEUE = "requeue"
-    RESURFACE = "resurface"
-    PRIORITIZE = "prioritize"
-    TRIAGE = "triage"
-    COMPLETE = "complete"
-
-
-class AttentionState(StrEnum):
-    """The attention controller's state (000 §4)."""
-
-    IDLE = "idle"
-    FOCUSED = "focused"
-    DECIDING = "deciding"
 
 
 @dataclass(slots=True)
@@ -151,10 +117,10 @@ class MailboxItem:
             "summary": self.summary,
             "payload": self.payload,
             "metadata": self.metadata,
-            "queuedAt": _iso(self.queued_at),
-            "startedAt": _iso(self.started_at),
-            "completedAt": _iso(self.completed_at),
-            "deferredUntil": _iso(self.deferred_until),
+            "queuedAt": iso(self.queued_at),
+            "startedAt": iso(self.started_at),
+            "completedAt": iso(self.completed_at),
+            "deferredUntil": iso(self.deferred_until),
             "mergedInto": self.merged_into,
             "seq": self.seq,
             "attempt": self.attempt,
@@ -162,106 +128,3 @@ class MailboxItem:
             "idempotencyKey": self.idempotency_key,
             "reason": self.reason,
         }
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """One attention decision about one item (000 §6.2 ``agent_decisions``).
-
-    ``context`` holds what the controller saw: current focus id, queue depth,
-    queued types, the item that triggered an interrupt.
-    """
-
-    id: str
-    agent_id: str
-    decision_type: DecisionType
-    item_id: str
-    reasoning: str
-    created_at: datetime
-    context: JSON = field(default_factory=dict)
-    outcome: str | None = None
-    #: The store's commit order of decisions (None until stored): timelines and
-    #: their cursors follow it, never the wall-clock ``created_at``. Not part of
-    #: equality: the same decision read back from a store is equal to the one written.
-    seq: int | None = field(default=None, compare=False)
-
-    def to_dict(self) -> JSON:
-        return {
-            "id": self.id,
-            "agentId": self.agent_id,
-            "decisionType": str(self.decision_type),
-            "mailboxItemId": self.item_id,
-            "reasoning": self.reasoning,
-            "context": self.context,
-            "outcome": self.outcome,
-            "createdAt": _iso(self.created_at),
-        }
-
-
-@dataclass(slots=True)
-class Activity:
-    """What the agent did for one item (000 §6.2 ``agent_activities``)."""
-
-    id: str
-    agent_id: str
-    item_id: str | None
-    type: str
-    label: str
-    started_at: datetime
-    task_id: str | None = None
-    ended_at: datetime | None = None
-    total_tokens: int = 0
-    total_tools: int = 0
-    success: bool = True
-
-    def to_dict(self) -> JSON:
-        return {
-            "id": self.id,
-            "agentId": self.agent_id,
-            "mailboxItemId": self.item_id,
-            "type": self.type,
-            "label": self.label,
-            "taskId": self.task_id,
-            "startedAt": _iso(self.started_at),
-            "endedAt": _iso(self.ended_at),
-            "totalTokens": self.total_tokens,
-            "totalTools": self.total_tools,
-            "success": self.success,
-        }
-
-
-class LogType(StrEnum):
-    """Kinds of activity log entries (000 §6.2)."""
-
-    STATUS = "status"
-    TEXT = "text"
-    TOOL_START = "tool_start"
-    TOOL_END = "tool_end"
-    ERROR = "error"
-    LLM_REQUEST = "llm_request"
-
-
-@dataclass(frozen=True, slots=True)
-class ActivityLog:
-    """One LLM turn, tool call or status line inside an activity."""
-
-    activity_id: str
-    seq: int
-    type: LogType
-    content: str
-    created_at: datetime
-    metadata: JSON = field(default_factory=dict)
-
-    def to_dict(self) -> JSON:
-        return {
-            "activityId": self.activity_id,
-            "seq": self.seq,
-            "type": str(self.type),
-            "content": self.content,
-            "metadata": self.metadata,
-            "createdAt": _iso(self.created_at),
-        }
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None

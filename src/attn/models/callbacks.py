@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
-JSON = dict[str, Any]
+from attn.models._wire import iso
+from attn.types import JSON
 
 
 class CallbackType(StrEnum):
@@ -119,15 +119,11 @@ class PendingCallback:
             "command": self.command,
             "note": self.note,
             "correlationId": self.correlation_id,
-            "dueAt": _iso(self.due_at),
-            "nextFireAt": _iso(self.due_at) if self.type == CallbackType.WAKEUP else None,
+            "dueAt": iso(self.due_at),
+            "nextFireAt": iso(self.due_at) if self.type == CallbackType.WAKEUP else None,
             "recurringS": self.recurring_s,
-            "registeredAt": _iso(self.registered_at),
+            "registeredAt": iso(self.registered_at),
             "timeoutS": self.timeout_s,
-            "expiresAt": _iso(self.expires_at),
+            "expiresAt": iso(self.expires_at),
             "status": str(self.status),
         }
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None

@@ -1,0 +1,28 @@
+"""The records attn keeps: mailbox items, decisions, activities, pending callbacks.
+
+Plain dataclasses and enums with no behaviour beyond their wire form
+(``to_dict()``, camelCase keys). Every layer may import them; they import
+only :mod:`attn.types`. Spec: 000 §6 (data model), §11.3 (pending callbacks).
+"""
+
+from attn.models.activities import COMPLETION_MARKER, Activity, ActivityLog, LogType
+from attn.models.callbacks import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
+from attn.models.decisions import AttentionState, Decision, DecisionType
+from attn.models.items import TERMINAL_STATUSES, ItemStatus, MailboxItem
+
+__all__ = [
+    "COMPLETION_MARKER",
+    "TERMINAL_STATUSES",
+    "Activity",
+    "ActivityLog",
+    "AttentionState",
+    "CallbackStatus",
+    "CallbackType",
+    "Decision",
+    "DecisionType",
+    "DeliveryMode",
+    "ItemStatus",
+    "LogType",
+    "MailboxItem",
+    "PendingCallback",
+]
