@@ -187,3 +187,24 @@ async def test_an_agents_tools_are_its_mailbox_and_time_tools() -> None:
         mailbox, time = focused.toolsets
         assert isinstance(mailbox, MailboxToolset) and mailbox.agent is agent
         assert isinstance(time, TimeToolset) and time.session_id == "ses-3"
+
+
+def test_the_public_names_are_pinned() -> None:
+    import attn.tools
+
+    assert sorted(attn.tools.__all__) == sorted(
+        [
+            "MAX_DELAY_MINUTES",
+            "CombinedToolset",
+            "FunctionToolset",
+            "MailboxToolset",
+            "MemoryUpdateArgument",
+            "Param",
+            "TimeToolset",
+            "ToolDefinition",
+            "ToolHost",
+            "Toolset",
+            "tool",
+        ]
+    )
+    assert all(hasattr(attn.tools, name) for name in attn.tools.__all__)

@@ -86,12 +86,8 @@ class Agent:
         self.controller.triage.listeners.append(self.working_memory.remember_deliberation)
 
     def tools(self, session_id: str | None = None) -> CombinedToolset:
-        """This agent's brain tools: its mailbox tools and its time tools (000 §21, §11.3).
-
-        Args:
-            session_id: the session results of background commands and wakeups
-                are delivered into; None delivers them without a session.
-        """
+        """This agent's brain tools, mailbox and time (000 §21, §11.3); time results are
+        delivered into ``session_id`` (None: into no session)."""
         return CombinedToolset(MailboxToolset(self), TimeToolset(self._time, self.name, session_id))
 
     def tools_for(self, focus: Focus) -> CombinedToolset:
