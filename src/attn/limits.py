@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any, TypeGuard
+from typing import Any, Literal, TypeGuard, overload
 
 from attn.errors import InvalidInput, InvalidJson, shown
 
@@ -179,6 +179,49 @@ def check_number(
     return float(value)
 
 
+@overload
+def check_text(
+    value: object, what: str, *, required: Literal[True], max_chars: int = ...
+) -> str: ...
+@overload
+def check_text(
+    value: object, what: str, *, required: bool = False, max_chars: int = ...
+) -> str | None: ...
+def check_text(
+    value: object, what: str, *, required: bool = False, max_chars: int = 8192
+) -> str | None:
+    """``value`` if it is a string of at most ``max_chars`` characters that UTF-8 can hold.
+
+    Args:
+        value: what the caller passed.
+        what: its name in the message, e.g. ``"note"``.
+        required: whether None and blank strings are refused.
+        max_chars: longest accepted string, in characters.
+
+    Returns:
+        ``value`` unchanged (not stripped), or None when it is None and not required.
+
+    Raises:
+        InvalidInput: not a string (None only when required), blank when
+            required, longer than ``max_chars``, or holding a lone surrogate.
+    """
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value.strip()):
+        wanted = "a non-blank string" if required else "a string or null"
+        raise InvalidInput(f"{what} must be {wanted}, got {shown(value, 40)}")
+    if len(value) > max_chars:
+        raise InvalidInput(f"{what} must be at most {max_chars} characters, got {len(value)}")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInput(
+                f"{what} is not valid Unicode (a lone surrogate at position {exc.start})"
+            ) from None
+    return value
+
+
 def load_stored(text: str) -> Any:
     """Decode JSON text read from the store, even text that breaks the limits.
 
@@ -254,6 +297,7 @@ __all__ = [
     "TOO_DEEP",
     "check_json",
     "check_number",
+    "check_text",
     "clip_depth",
     "is_finite_number",
     "json_problem",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 from datetime import timedelta
 from typing import Any
@@ -25,9 +24,9 @@ from attn import (
     Runtime,
 )
 from attn.core.deliberation import DeliberationResult, MemoryUpdate
-from attn.core.tools import TOOL_NAMES, TOOL_SCHEMAS, MailboxTools
 from attn.store.base import ItemQuery
 from attn.testing import FakeClock, settle
+from attn.tools import MailboxToolset
 
 from .conftest import Recorder
 
@@ -83,10 +82,10 @@ async def test_coal_30_check_mailbox_reports_and_changes_nothing(runtime: Runtim
         "a2a_message", {"content": "please review " + "x" * 400, "taskId": "T1"}
     )
     later = await agent.enqueue("a2a_message", {"content": "ping"})
-    await agent.tools().defer_mailbox_item(later, "not now")
+    await MailboxToolset(agent).defer_mailbox_item(later, "not now")
     before = await _snapshot(runtime, agent)
 
-    seen = await agent.tools().check_mailbox()
+    seen = await MailboxToolset(agent).check_mailbox()
 
     assert await _snapshot(runtime, agent) == before
     assert seen["agentId"] == "a" and seen["state"] == "focused"
@@ -105,17 +104,19 @@ async def test_coal_30_check_mailbox_reports_and_changes_nothing(runtime: Runtim
         ("pick", chat),
     ]
     json.dumps(seen)
-    assert [i["id"] for i in (await agent.tools().check_mailbox(limit=1))["queued"]] == [mid]
+    assert [i["id"] for i in (await MailboxToolset(agent).check_mailbox(limit=1))["queued"]] == [
+        mid
+    ]
     for bad in (0, 1001, True, "5", 2.0):
         with pytest.raises(InvalidInput, match="limit"):
-            await agent.tools().check_mailbox(limit=bad)  # type: ignore[arg-type]
+            await MailboxToolset(agent).check_mailbox(limit=bad)  # type: ignore[arg-type]
     gate.set()
     await runtime.run_until_idle()
 
 
 async def test_coal_30_check_mailbox_when_idle(runtime: Runtime) -> None:
     agent = await _stopped(runtime)
-    seen = await agent.tools().check_mailbox()
+    seen = await MailboxToolset(agent).check_mailbox()
     assert seen == {
         "agentId": "a",
         "state": "idle",
@@ -137,7 +138,7 @@ async def test_coal_31_defer_sets_deferred_until_and_records_a_decision(
     agent = await _stopped(runtime)
     first = await agent.enqueue("a2a_message", {"content": "one"})
     second = await agent.enqueue("a2a_message", {"content": "two"})
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
 
     result = await tools.defer_mailbox_item(first, "waiting for the build", delay_minutes=15)
 
@@ -165,7 +166,7 @@ async def test_coal_31_deferred_item_resurfaces_after_the_delay(
     brain = Recorder()
     agent = await runtime.add_agent("a", brain, NO_WINDOW, start=False)
     item = await agent.enqueue("a2a_message", {"content": "later"})
-    await agent.tools().defer_mailbox_item(item, "after lunch", delay_minutes=1.5)
+    await MailboxToolset(agent).defer_mailbox_item(item, "after lunch", delay_minutes=1.5)
     agent.start()
     await runtime.run_until_idle()
     assert brain.calls == []
@@ -184,7 +185,11 @@ async def test_coal_31_deferred_item_resurfaces_after_the_delay(
         ({"item_id": "ITEM", "reason": ""}, InvalidInput, "reason must be a non-blank"),
         ({"item_id": "ITEM", "reason": "   "}, InvalidInput, "reason must be a non-blank"),
         ({"item_id": "ITEM", "reason": None}, InvalidInput, "reason must be a non-blank"),
-        ({"item_id": "ITEM", "reason": "r" * 2001}, InvalidInput, "limit is 2000"),
+        (
+            {"item_id": "ITEM", "reason": "r" * 2001},
+            InvalidInput,
+            "reason must be at most 2000 characters, got 2001",
+        ),
         ({"item_id": "ITEM", "reason": "r", "delay_minutes": 0}, InvalidInput, "more than 0"),
         ({"item_id": "ITEM", "reason": "r", "delay_minutes": -5}, InvalidInput, "more than 0"),
         ({"item_id": "ITEM", "reason": "r", "delay_minutes": 43_201}, InvalidInput, "30 days"),
@@ -202,7 +207,7 @@ async def test_coal_31_defer_rejects_bad_arguments_and_changes_nothing(
     args = {k: (item if v == "ITEM" else v) for k, v in args.items()}
     before = await _snapshot(runtime, agent)
     with pytest.raises(error, match=message):
-        await agent.tools().defer_mailbox_item(**args)
+        await MailboxToolset(agent).defer_mailbox_item(**args)
     assert await _snapshot(runtime, agent) == before
 
 
@@ -212,7 +217,7 @@ async def test_coal_31_defer_needs_an_id_and_a_reason_through_the_tool_call(
     agent = await _stopped(runtime)
     item = await agent.enqueue("a2a_message", {"content": "x"})
     before = await _snapshot(runtime, agent)
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
     answer = await tools.call("defer_mailbox_item", {"item_id": item})
     assert answer == {
         "ok": False,
@@ -231,10 +236,10 @@ async def test_coal_31_defer_needs_an_id_and_a_reason_through_the_tool_call(
 async def test_coal_31_deferring_twice_is_an_invalid_transition(runtime: Runtime) -> None:
     agent = await _stopped(runtime)
     item = await agent.enqueue("a2a_message", {"content": "x"})
-    await agent.tools().defer_mailbox_item(item, "later")
+    await MailboxToolset(agent).defer_mailbox_item(item, "later")
     before = await _snapshot(runtime, agent)
     with pytest.raises(InvalidTransition):
-        await agent.tools().defer_mailbox_item(item, "even later")
+        await MailboxToolset(agent).defer_mailbox_item(item, "even later")
     assert await _snapshot(runtime, agent) == before
 
 
@@ -247,7 +252,7 @@ async def test_coal_31_prioritize_accepts_numbers_0_to_4_rounded(
     agent = await _stopped(runtime)
     item = await agent.enqueue("a2a_message", {"content": "x"}, priority=1 if stored != 1 else 3)
     previous = agent.mailbox.find(item).priority  # type: ignore[union-attr]
-    result = await agent.tools().prioritize_mailbox_item(item, given)
+    result = await MailboxToolset(agent).prioritize_mailbox_item(item, given)
     assert result == {"itemId": item, "priority": stored, "previousPriority": previous}
     saved = await runtime.store.get_item(item)
     assert saved is not None and saved.priority == stored
@@ -259,7 +264,7 @@ async def test_coal_31_prioritize_changes_the_queue_order(runtime: Runtime) -> N
     agent = await _stopped(runtime)
     first = await agent.enqueue("a2a_message", {"content": "first"})
     second = await agent.enqueue("a2a_message", {"content": "second"})
-    await agent.tools().prioritize_mailbox_item(second, 0.6, reason="blocks the release")
+    await MailboxToolset(agent).prioritize_mailbox_item(second, 0.6, reason="blocks the release")
     assert [i.id for i in agent.mailbox.queued_items()] == [second, first]
     assert await _decisions(runtime, agent, second) == [("prioritize", "blocks the release")]
 
@@ -274,9 +279,11 @@ async def test_coal_31_prioritize_rejects_anything_else_and_changes_nothing(
     item = await agent.enqueue("a2a_message", {"content": "x"})
     before = await _snapshot(runtime, agent)
     with pytest.raises(InvalidPriority, match="number from 0"):
-        await agent.tools().prioritize_mailbox_item(item, bad)  # type: ignore[arg-type]
+        await MailboxToolset(agent).prioritize_mailbox_item(item, bad)  # type: ignore[arg-type]
     assert await _snapshot(runtime, agent) == before
-    answer = await agent.tools().call("prioritize_mailbox_item", {"item_id": item, "priority": bad})
+    answer = await MailboxToolset(agent).call(
+        "prioritize_mailbox_item", {"item_id": item, "priority": bad}
+    )
     assert answer["ok"] is False and answer["error"] == "invalid_priority"
     assert await _snapshot(runtime, agent) == before
 
@@ -286,7 +293,7 @@ async def test_coal_31_drop_records_a_drop_decision(runtime: Runtime) -> None:
     stale = await agent.enqueue("heartbeat", {})
     kept = await agent.enqueue("a2a_message", {"content": "x"})
     deferred = await agent.enqueue("a2a_message", {"content": "y"})
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
     await tools.defer_mailbox_item(deferred, "later")
     assert await tools.drop_mailbox_item(stale, "superseded by the next heartbeat") == {
         "itemId": stale,
@@ -318,7 +325,7 @@ async def test_coal_32_human_chat_is_protected_from_every_tool(runtime: Runtime)
     agent = await _stopped(runtime)
     chat = await agent.enqueue("human_chat", {"content": "hello"})
     await agent.enqueue("a2a_message", {"content": "x"})
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
     before = await _snapshot(runtime, agent)
     calls: list[tuple[str, dict[str, Any]]] = [
         ("defer_mailbox_item", {"item_id": chat, "reason": "busy", "delay_minutes": 10}),
@@ -352,8 +359,8 @@ async def test_coal_32_an_unknown_id_is_an_error_naming_the_id(runtime: Runtime,
     if name == "prioritize_mailbox_item":
         args = {"item_id": "mbx_missing42", "priority": 1}
     with pytest.raises(ItemNotFound, match="mbx_missing42"):
-        await getattr(agent.tools(), name)(**args)
-    answer = await agent.tools().call(name, args)
+        await getattr(MailboxToolset(agent), name)(**args)
+    answer = await MailboxToolset(agent).call(name, args)
     assert answer["ok"] is False and answer["error"] == "item_not_found"
     assert "mbx_missing42" in answer["message"]
     assert await _snapshot(runtime, agent) == before
@@ -371,15 +378,15 @@ async def test_coal_32_finished_items_and_the_focus_cannot_be_managed(runtime: R
     await settle()
     assert agent.focus_item is not None and agent.focus_item.id == focus
     with pytest.raises(InvalidTransition, match="current focus"):
-        await agent.tools().drop_mailbox_item(focus, "r")
+        await MailboxToolset(agent).drop_mailbox_item(focus, "r")
     with pytest.raises(InvalidTransition, match="current focus"):
-        await agent.tools().prioritize_mailbox_item(focus, 1)
+        await MailboxToolset(agent).prioritize_mailbox_item(focus, 1)
     gate.set()
     await runtime.run_until_idle()
     saved = await runtime.store.get_item(focus)
     assert saved is not None and saved.status == ItemStatus.COMPLETED
     with pytest.raises(ItemNotFound, match=focus):
-        await agent.tools().defer_mailbox_item(focus, "r")
+        await MailboxToolset(agent).defer_mailbox_item(focus, "r")
 
 
 async def test_coal_32_another_agents_item_is_unknown(runtime: Runtime) -> None:
@@ -387,7 +394,7 @@ async def test_coal_32_another_agents_item_is_unknown(runtime: Runtime) -> None:
     b = await _stopped(runtime, "b")
     theirs = await b.enqueue("a2a_message", {"content": "x"})
     with pytest.raises(ItemNotFound, match=f"agent 'a' has no queued or deferred item '{theirs}'"):
-        await a.tools().drop_mailbox_item(theirs, "not mine")
+        await MailboxToolset(a).drop_mailbox_item(theirs, "not mine")
     assert b.mailbox.depth == 1
 
 
@@ -396,7 +403,7 @@ async def test_coal_32_another_agents_item_is_unknown(runtime: Runtime) -> None:
 
 async def test_coal_33_working_memory_tools(runtime: Runtime, clock: FakeClock) -> None:
     agent = await _stopped(runtime)
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
     answer = await tools.call(
         "update_working_memory", {"key": "plan", "content": "review T1, then T2"}
     )
@@ -432,7 +439,7 @@ async def test_coal_33_a_brain_uses_its_tools_while_focused(runtime: Runtime) ->
     seen: list[dict[str, Any]] = []
 
     async def work(item: MailboxItem, focus: Focus) -> Reply:
-        tools = holder["agent"].tools()
+        tools = MailboxToolset(holder["agent"])
         seen.append(await tools.check_mailbox())
         for queued in seen[-1]["queued"]:
             if queued["sourceType"] == "heartbeat":
@@ -459,7 +466,7 @@ async def test_coal_33_a_brain_uses_its_tools_while_focused(runtime: Runtime) ->
 async def test_complete_deliberation_builds_the_result(runtime: Runtime) -> None:
     agent = await _stopped(runtime)
     ids = [await agent.enqueue("a2a_message", {"content": f"m{i}"}) for i in range(5)]
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
     result = await tools.complete_deliberation(
         ids[1],
         "batch the channel chatter",
@@ -543,7 +550,7 @@ async def test_complete_deliberation_rejects_bad_arguments(
     runtime: Runtime, args: dict[str, Any], message: str
 ) -> None:
     agent = await _stopped(runtime)
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
     full: dict[str, Any] = {"process_item_id": "mbx_p", "reasoning": "why", **args}
     before = await _snapshot(runtime, agent)
     with pytest.raises(InvalidInput, match=message):
@@ -552,37 +559,12 @@ async def test_complete_deliberation_rejects_bad_arguments(
     assert await _snapshot(runtime, agent) == before
 
 
-# ------------------------------------------------------------------ schemas
-
-
-def test_tool_schemas_describe_every_tool_and_match_the_methods() -> None:
-    assert TOOL_NAMES == (
-        "check_mailbox",
-        "defer_mailbox_item",
-        "drop_mailbox_item",
-        "prioritize_mailbox_item",
-        "update_working_memory",
-        "clear_working_memory",
-        "complete_deliberation",
-    )
-    json.dumps(TOOL_SCHEMAS)
-    for schema in TOOL_SCHEMAS:
-        assert set(schema) == {"name", "description", "parameters"}
-        assert schema["description"].strip()
-        params = schema["parameters"]
-        assert params["type"] == "object" and params["additionalProperties"] is False
-        signature = inspect.signature(getattr(MailboxTools, schema["name"]))
-        names = [n for n in signature.parameters if n != "self"]
-        assert set(params["properties"]) == set(names), schema["name"]
-        required = [n for n in names if signature.parameters[n].default is inspect.Parameter.empty]
-        assert params["required"] == required, schema["name"]
-        for prop in params["properties"].values():
-            assert "type" in prop or "enum" in prop
+# ---------------------------------------------------------------- LLM edge
 
 
 async def test_call_rejects_unknown_tools_and_arguments(runtime: Runtime) -> None:
     agent = await _stopped(runtime)
-    tools = agent.tools()
+    tools = MailboxToolset(agent)
     answer = await tools.call("task_create", {})
     assert answer["ok"] is False and "unknown tool 'task_create'" in answer["message"]
     answer = await tools.call("check_mailbox", {"verbose": True})

@@ -79,7 +79,9 @@ async def test_time_09_a_new_interval_applies_at_once_persists_and_emits_an_even
     await runtime.add_agent("alice", brain)
     assert runtime.time.heartbeat("alice")["enabled"] is False
     assert len(runtime.time.scheduler) == 0  # no timer for an agent without a heartbeat
-    result = await runtime.time.tools("alice").call("set_heartbeat_interval", {"interval_s": 60})
+    result = (
+        await runtime.get_agent("alice").tools().call("set_heartbeat_interval", {"interval_s": 60})
+    )
     assert result["ok"] is True and result["intervalS"] == 300.0
     [changed] = [e for e in seen if e.type == HEARTBEAT_INTERVAL_CHANGED]
     assert changed.agent_id == "alice"

@@ -12,19 +12,20 @@ from timehelp import START, Recorder, items, settle_all
 
 from attn import Focus, MailboxItem, Reply, Runtime
 from attn.testing import FakeClock
-from attn.time import TOOL_SCHEMAS
 from attn.time.scheduler import Scheduler
+from attn.tools import TimeToolset
 
 
 def test_tool_schemas_are_json_schema_function_descriptions() -> None:
-    names = [s["name"] for s in TOOL_SCHEMAS]
+    schemas = [d.to_dict() for d in TimeToolset.tool_definitions()]
+    names = [s["name"] for s in schemas]
     assert names == [
         "schedule_wakeup",
         "cancel_wakeup",
         "set_heartbeat_interval",
         "background_exec",
     ]
-    for schema in TOOL_SCHEMAS:
+    for schema in schemas:
         params = schema["parameters"]
         assert params["type"] == "object" and params["additionalProperties"] is False
         assert set(params["required"]) <= set(params["properties"])
@@ -38,7 +39,7 @@ async def test_tools_called_from_a_brain_act_for_its_agent_and_session(
 
     async def brain(item: MailboxItem, focus: Focus) -> Reply:
         if item.source_type == "human_chat":
-            tools = runtime.time.tools_for(focus)
+            tools = runtime.get_agent(item.agent_id).tools_for(focus)
             answers.append(
                 await tools.call("schedule_wakeup", {"delay_s": 600, "note": "check on it"})
             )
@@ -56,7 +57,7 @@ async def test_tools_called_from_a_brain_act_for_its_agent_and_session(
     [result] = await items(runtime.store, "alice", "callback_result")
     assert result.metadata["sessionId"] == "ses-7"  # back in the session that started it
     assert result.payload["extra"]["sessionResumed"] is True
-    tools = runtime.time.tools("alice")
+    tools = runtime.get_agent("alice").tools()
     assert (await tools.call("cancel_wakeup", {"wakeup_id": wakeup["wakeupId"]}))["ok"]
     assert await runtime.store.find_callbacks("alice") == []
 
@@ -65,7 +66,7 @@ async def test_tool_calls_report_errors_as_json_and_change_nothing(
     runtime: Runtime, clock: FakeClock
 ) -> None:
     await runtime.add_agent("alice", Recorder(clock))
-    tools = runtime.time.tools("alice", "ses-1")
+    tools = runtime.get_agent("alice").tools("ses-1")
     cases = [
         ("nap", {}, "invalid_input", "unknown tool"),
         ("schedule_wakeup", {}, "invalid_input", "exactly one"),

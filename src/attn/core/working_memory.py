@@ -9,7 +9,7 @@ entry with its age, so the agent decides what to keep, update or clear.
 Sources: deliberation's situational awareness (key ``"deliberation"``) and
 memory updates (:meth:`WorkingMemory.apply_deliberation`), and the agent's own
 ``update_working_memory`` / ``clear_working_memory`` tools
-(:mod:`attn.core.tools`). Working memory lives in memory only; attn has no
+(:mod:`attn.tools.mailbox`). Working memory lives in memory only; attn has no
 long-term memory yet, so long-term updates are handed back unapplied.
 
 Spec: 000 §21 ("Working Memory Injection", "Memory Updates During

@@ -22,11 +22,10 @@ from attn.core.events import (
     Event,
     EventBus,
 )
-from attn.core.focus import Brain, Reply
+from attn.core.focus import Brain, Focus, Reply
 from attn.core.mailbox import Enqueued, Mailbox
 from attn.core.recovery import RecoveryReport, recover
 from attn.core.registry import TypeRegistry
-from attn.core.tools import MailboxTools
 from attn.core.working_memory import WorkingMemory
 from attn.errors import (
     AgentNotRunning,
@@ -37,6 +36,8 @@ from attn.errors import (
 from attn.models import AttentionState, MailboxItem
 from attn.runtime import views
 from attn.store.base import Store
+from attn.time import Timekeeper
+from attn.tools import CombinedToolset, MailboxToolset, TimeToolset
 
 
 class Agent:
@@ -65,6 +66,7 @@ class Agent:
         judge: InterruptJudge | None = None,
         deliberator: Deliberator | None = None,
         classifier: InterruptClassifier | None = None,
+        time: Timekeeper,
     ) -> None:
         self.name = name
         self.description = description
@@ -73,6 +75,7 @@ class Agent:
         self._store = store
         self._registry = registry
         self._clock = clock
+        self._time = time
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
@@ -82,9 +85,17 @@ class Agent:
         self.working_memory = WorkingMemory(clock)
         self.controller.triage.listeners.append(self.working_memory.remember_deliberation)
 
-    def tools(self) -> MailboxTools:
-        """The mailbox tools bound to this agent, for its brain (000 §21)."""
-        return MailboxTools(self)
+    def tools(self, session_id: str | None = None) -> CombinedToolset:
+        """This agent's brain tools, mailbox and time (000 §21, §11.3); time results are
+        delivered into ``session_id`` (None: into no session)."""
+        return CombinedToolset(MailboxToolset(self), TimeToolset(self._time, self.name, session_id))
+
+    def tools_for(self, focus: Focus) -> CombinedToolset:
+        """The brain tools for the item this agent is working on: time results come
+        back to its session (``metadata.sessionId``, else ``item:<id>``)."""
+        item = focus.item
+        session = item.metadata.get("sessionId")
+        return self.tools(session if isinstance(session, str) else f"item:{item.id}")
 
     async def _open(self) -> None:
         self.recovery = await recover(

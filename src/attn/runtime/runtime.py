@@ -200,6 +200,7 @@ class Runtime:
             judge=judge,
             deliberator=deliberator,
             classifier=classifier,
+            time=self.time,
         )
         self._agents[name] = agent
         try:

@@ -6,8 +6,8 @@ Every :class:`~attn.runtime.Runtime` has a :class:`Timekeeper` as ``runtime.time
     job = await runtime.time.background_exec("alice", "make test", timeout_s=900)
     await runtime.time.set_heartbeat_interval("alice", 1800)
 
-Brains get the same as LLM tools from ``runtime.time.tools_for(focus)``
-(:data:`TOOL_SCHEMAS`).
+Brains get the same as LLM tools from ``agent.tools_for(focus)``
+(:class:`attn.tools.TimeToolset`).
 
 Spec: 000 §3.4 (callback_result), §10, §11.3, §11.4.
 """
@@ -15,16 +15,13 @@ Spec: 000 §3.4 (callback_result), §10, §11.3, §11.4.
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.time.config import CatchUp, TimeConfig
 from attn.time.timekeeper import Timekeeper
-from attn.time.tools import TOOL_SCHEMAS, TimeTools
 
 __all__ = [
-    "TOOL_SCHEMAS",
     "CallbackStatus",
     "CallbackType",
     "CatchUp",
     "DeliveryMode",
     "PendingCallback",
     "TimeConfig",
-    "TimeTools",
     "Timekeeper",
 ]

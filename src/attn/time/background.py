@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attn.errors import InvalidInput
+from attn.limits import check_text
 from attn.models import CallbackType, PendingCallback
-from attn.time.callbacks import check_text
 from attn.time.wakeups import check_seconds
 from attn.types import JSON
 
@@ -123,7 +123,7 @@ class BackgroundRunner:
         """
         keeper = self._keeper
         config = keeper.config
-        text = check_text(command, "command", required=True) or ""
+        text = check_text(command, "command", required=True)
         own = None
         if timeout_s is not None:
             own = check_seconds(timeout_s, "timeout_s")

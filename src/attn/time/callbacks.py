@@ -24,8 +24,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from attn.errors import AgentNotRunning, CallbackNotFound, InvalidInput, MailboxFull, UnknownAgent
+from attn.errors import AgentNotRunning, CallbackNotFound, MailboxFull, UnknownAgent
 from attn.ids import new_id
+from attn.limits import check_text
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import DeleteCallback, InsertCallback, UpdateCallback
 from attn.time import events
@@ -38,25 +39,7 @@ log = logging.getLogger("attn.time")
 
 #: Who time-driven items are from, in their metadata.
 SENDER = {"senderId": "attn:time", "senderName": "timekeeper", "senderRole": "system"}
-_MAX_TEXT = 8192
 _REDELIVER = "redeliver"
-
-
-def check_text(
-    value: object, what: str, *, required: bool = False, limit: int = _MAX_TEXT
-) -> str | None:
-    """``value`` as a string of at most ``limit`` characters (None allowed unless required).
-
-    Raises:
-        InvalidInput: not a string, blank when required, or too long.
-    """
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise InvalidInput(f"{what} must be a non-empty string, got {_clip(value)}")
-    if len(value) > limit:
-        raise InvalidInput(f"{what} must be at most {limit} characters, got {len(value)}")
-    return value
 
 
 class CallbackRegistry:
@@ -112,10 +95,10 @@ class CallbackRegistry:
             type=kind,
             delivery_mode=mode,
             registered_at=keeper.clock.now(),
-            origin_session_id=check_text(origin_session_id, "origin_session_id", limit=200),
+            origin_session_id=check_text(origin_session_id, "origin_session_id", max_chars=200),
             command=check_text(command, "command"),
             note=check_text(note, "note"),
-            correlation_id=check_text(correlation_id, "correlation_id", limit=200),
+            correlation_id=check_text(correlation_id, "correlation_id", max_chars=200),
             due_at=due_at,
             recurring_s=recurring_s,
             timeout_s=timeout_s,

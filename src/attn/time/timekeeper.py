@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from attn.clock import Clock
 from attn.core.events import Event
-from attn.core.focus import Focus
 from attn.errors import InvalidInput
 from attn.ids import new_id
+from attn.limits import check_text
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import Store, UpdateCallback
 from attn.time.background import BackgroundRunner
 from attn.time.brain import SessionTracker, TimeBrain
-from attn.time.callbacks import CallbackRegistry, check_text
+from attn.time.callbacks import CallbackRegistry
 from attn.time.config import TimeConfig
 from attn.time.heartbeats import HEARTBEAT, Heartbeats
 from attn.time.scheduler import Scheduler
@@ -41,7 +41,6 @@ from attn.time.wakeups import WAKEUP, Wakeups, check_seconds
 if TYPE_CHECKING:
     from attn.runtime.agent import Agent
     from attn.runtime.runtime import Runtime
-    from attn.time.tools import TimeTools
 
 log = logging.getLogger("attn.time")
 
@@ -329,7 +328,7 @@ class Timekeeper:
         Raises:
             InvalidInput: a blank correlation id or a bad timeout. UnknownAgent.
         """
-        correlation = check_text(correlation_id, "correlation_id", required=True, limit=200)
+        correlation = check_text(correlation_id, "correlation_id", required=True, max_chars=200)
         timeout = self.config.a2a_timeout_s
         if timeout_s is not None:
             timeout = check_seconds(timeout_s, "timeout_s")
@@ -368,7 +367,7 @@ class Timekeeper:
             InvalidInput: blank content or a malformed id. UnknownAgent.
         """
         self.agent(agent_id)
-        text = check_text(content, "content", required=True, limit=MAX_REPLY_CHARS) or ""
+        text = check_text(content, "content", required=True, max_chars=MAX_REPLY_CHARS)
         if not isinstance(callback_id, str) or not callback_id.strip():
             raise InvalidInput(f"callback_id must be a non-empty string, got {callback_id!r}")
         extra: dict[str, Any] = {**(data or {}), "replyFrom": sender_id}
@@ -429,19 +428,6 @@ class Timekeeper:
         """The agent's heartbeat: enabled, interval, next and last time. Raises UnknownAgent."""
         self.agent(agent_id)
         return self.heartbeats.info(agent_id)
-
-    def tools(self, agent_id: str, session_id: str | None = None) -> TimeTools:
-        """The time tools bound to one agent (and the session results come back to)."""
-        from attn.time.tools import TimeTools
-
-        return TimeTools(self, agent_id, session_id)
-
-    def tools_for(self, focus: Focus) -> TimeTools:
-        """The time tools for the item a brain is working on: results come back to
-        its session (``metadata.sessionId``, else ``item:<id>``)."""
-        item = focus.item
-        session = item.metadata.get("sessionId")
-        return self.tools(item.agent_id, session if isinstance(session, str) else f"item:{item.id}")
 
     def statistics(self) -> dict[str, Any]:
         """Scheduled entries, timer fires, sweeps, wakeups fired, heartbeats, commands."""

@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
-from attn.limits import is_finite_number
+from attn.limits import check_text, is_finite_number
 from attn.models import (
     CallbackStatus,
     CallbackType,
@@ -47,7 +47,7 @@ from attn.models import (
 )
 from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
 from attn.time import events
-from attn.time.callbacks import SENDER, check_text
+from attn.time.callbacks import SENDER
 from attn.time.config import CatchUp
 
 if TYPE_CHECKING:

@@ -1,0 +1,42 @@
+"""Brain tools: toolsets a brain offers an LLM, with schemas generated from the code.
+
+A :class:`Toolset` lists its tools (:meth:`~Toolset.definitions`, or
+:meth:`~Toolset.schemas` for an LLM tool list) and runs one by name with the
+model's JSON arguments (:meth:`~Toolset.call`, which always answers JSON).
+A :class:`FunctionToolset` turns its :func:`tool` methods into tools: each
+definition comes from the method's signature, type hints (bounds from
+``Annotated[..., Param(...)]``) and Google docstring. A
+:class:`CombinedToolset` offers several sets as one. The runtime composes an
+agent's brain tools (``agent.tools()``, ``agent.tools_for(focus)``).
+
+Public: the names in ``__all__``, and the modules :mod:`attn.tools.mailbox`
+and :mod:`attn.tools.time` (one toolset each). Modules whose names start with
+an underscore are internal.
+
+Layering: above :mod:`attn.core` and :mod:`attn.time`, below
+:mod:`attn.runtime`; nothing in core, time, store or models imports it.
+
+Spec: 000 §21 (mailbox tools), §3.4 and §11.3 (time tools).
+"""
+
+from attn.tools._function import FunctionToolset, tool
+from attn.tools._mailbox_checks import MAX_DELAY_MINUTES, MemoryUpdateArgument
+from attn.tools._mailbox_items import ToolHost
+from attn.tools._schema import Param, ToolDefinition
+from attn.tools._toolset import CombinedToolset, Toolset
+from attn.tools.mailbox import MailboxToolset
+from attn.tools.time import TimeToolset
+
+__all__ = [
+    "MAX_DELAY_MINUTES",
+    "CombinedToolset",
+    "FunctionToolset",
+    "MailboxToolset",
+    "MemoryUpdateArgument",
+    "Param",
+    "TimeToolset",
+    "ToolDefinition",
+    "ToolHost",
+    "Toolset",
+    "tool",
+]
