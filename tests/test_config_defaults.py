@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from attn.config import AGENT_CONFIG_FIELDS, ConfigError, parse_config
-from attn.core.config import AgentConfig
+from attn.config import AGENT_CONFIG_FIELDS, AgentConfig, parse_config
+from attn.errors import ConfigError
 
 EVERYTHING = """\
 [defaults]
-capacity = 50
+max_queued = 50
 backstop_s = 30
 approval_backstop_s = 3600
 max_attempts = 5
@@ -40,7 +40,7 @@ def test_every_agent_config_field_has_a_default_and_an_override() -> None:
     config = parse_config(EVERYTHING, environ={})
     alice, bob = (config.agent_settings(a).agent_config() for a in config.agents)
     assert alice == AgentConfig(
-        capacity=50,
+        max_queued=50,
         backstop_s=30.0,
         approval_backstop_s=3600.0,
         max_attempts=5,
@@ -51,7 +51,12 @@ def test_every_agent_config_field_has_a_default_and_an_override() -> None:
         stale_after_s=60.0,
         auto_complete_informational=False,
     )
-    assert (bob.coalesce_window_ms, bob.dedup, bob.backstop_s, bob.capacity) == (500, True, 7.0, 50)
+    assert (bob.coalesce_window_ms, bob.dedup, bob.backstop_s, bob.max_queued) == (
+        500,
+        True,
+        7.0,
+        50,
+    )
 
 
 def test_without_defaults_agents_get_agent_configs_own() -> None:

@@ -13,7 +13,6 @@ Spec: 000 §3.4 (callback_result), §10, §11.3, §11.4.
 """
 
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
-from attn.time.config import CatchUp, TimeConfig
 from attn.time.timekeeper import Timekeeper
 from attn.time.tools import TOOL_SCHEMAS, TimeTools
 
@@ -21,10 +20,8 @@ __all__ = [
     "TOOL_SCHEMAS",
     "CallbackStatus",
     "CallbackType",
-    "CatchUp",
     "DeliveryMode",
     "PendingCallback",
-    "TimeConfig",
     "TimeTools",
     "Timekeeper",
 ]
