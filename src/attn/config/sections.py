@@ -151,9 +151,10 @@ class AgentFields(Section):
     stale_after_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     auto_complete_informational: bool | None = None
 
-    _seconds = field_validator("backstop_s", "approval_backstop_s", "stale_after_s", mode="before")(
-        whole_seconds
-    )
+
+#: The duration fields, read with :func:`whole_seconds` from ``attn.toml`` (not from
+#: JSON, where a strict float takes an integer and a huge one is "not a finite number").
+_SECONDS_FIELDS = ("backstop_s", "approval_backstop_s", "stale_after_s")
 
 
 class DefaultsSection(AgentFields):
@@ -185,6 +186,7 @@ class DefaultsSection(AgentFields):
         default=6 * 3600.0, ge=300, le=86_400, allow_inf_nan=False
     )
 
+    _seconds = field_validator(*_SECONDS_FIELDS, mode="before")(whole_seconds)
     _heartbeat = field_validator("heartbeat_interval_s", mode="before")(_heartbeat_or_off)
 
 
@@ -204,6 +206,8 @@ class AgentSection(AgentFields):
     brain: str = Field(min_length=1)
     description: str = ""
     options: dict[str, Any] = Field(default_factory=dict)
+
+    _seconds = field_validator(*_SECONDS_FIELDS, mode="before")(whole_seconds)
 
 
 __all__ = [
