@@ -116,13 +116,13 @@ def mode_config(mode: str) -> AgentConfig:
     """``off`` is plain priority FIFO; the other modes use attn's defaults."""
     if mode == "off":
         return AgentConfig(
-            capacity=100_000,
+            max_queued=100_000,
             dedup=False,
             coalesce_window_ms=0,
             consolidate=False,
             auto_complete_informational=False,
         )
-    return AgentConfig(capacity=100_000)
+    return AgentConfig(max_queued=100_000)
 
 
 def _facts(index: int, s: Stimulus, at_s: float, registry: TypeRegistry) -> Enqueued:

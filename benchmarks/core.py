@@ -38,7 +38,7 @@ from attn import Agent, AgentConfig, Focus, MailboxItem, Runtime
 from attn.store.sqlite import SQLiteStore
 from attn.testing import MemoryStore
 
-BIG = AgentConfig(capacity=1_000_000)
+BIG = AgentConfig(max_queued=1_000_000)
 
 
 async def _noop(item: MailboxItem, focus: Focus) -> None:

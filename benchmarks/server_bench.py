@@ -77,7 +77,7 @@ TEAM = f"""\
 [[agents]]
 name = "{AGENT}"
 brain = "echo"
-capacity = 1000000
+max_queued = 1000000
 """
 START_TIMEOUT_S = 30.0
 RUN_TIMEOUT_S = 120.0
@@ -97,7 +97,9 @@ async def in_process_rate(workdir: Path, n: int, cpu: list[float] | None = None)
     """
     url = f"sqlite:///{workdir / f'inproc-{time.perf_counter_ns()}.db'}"
     async with Runtime(open_store(url)) as runtime:
-        agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000), start=False)
+        agent = await runtime.add_agent(
+            AGENT, _noop, AgentConfig(max_queued=1_000_000), start=False
+        )
         per = n // CLIENTS
 
         async def produce(p: int) -> None:
@@ -214,7 +216,7 @@ async def http_rate(url: str, n: int) -> tuple[float, float]:
 class RawPool:
     """Minimal HTTP/1.1 keep-alive client: ``size`` connections, one request each at a time.
 
-    It exists to tell the server's capacity apart from the client's: on small
+    It exists to tell the server's throughput apart from the client's: on small
     machines httpx's own per-request cost caps what one client process can send.
     """
 
@@ -316,7 +318,9 @@ async def paired_rates(
     per_round = n // rounds // CLIENTS * CLIENTS
     spent = {"in": 0.0, "http": 0.0, "in_cpu": 0.0, "server_cpu": 0.0}
     async with Runtime(open_store(db)) as runtime:
-        agent = await runtime.add_agent(AGENT, _noop, AgentConfig(capacity=1_000_000), start=False)
+        agent = await runtime.add_agent(
+            AGENT, _noop, AgentConfig(max_queued=1_000_000), start=False
+        )
 
         async def produce(r: int, p: int) -> None:
             for i in range(per_round // CLIENTS):

@@ -38,11 +38,12 @@ from rich.console import Console
 from rich.table import Table
 
 from attn import AgentConfig, Focus, MailboxItem, Runtime
+from attn.config import TimeConfig
 from attn.ids import new_id
 from attn.store.base import InsertCallback, Store
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, MemoryStore
-from attn.time import CallbackType, DeliveryMode, PendingCallback, TimeConfig
+from attn.time import CallbackType, DeliveryMode, PendingCallback
 from attn.time.scheduler import Scheduler
 
 T0 = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
@@ -181,7 +182,7 @@ async def bench_end_to_end(workdir: Path, n: int) -> list[Row]:
         gc.collect()
         rss0 = psutil.Process().memory_info().rss
         t = time.perf_counter()
-        await runtime.add_agent("alice", _noop, AgentConfig(capacity=1_000_000), start=False)
+        await runtime.add_agent("alice", _noop, AgentConfig(max_queued=1_000_000), start=False)
         restore_s = time.perf_counter() - t
         rss = psutil.Process().memory_info().rss - rss0
         assert len(runtime.time.scheduler) == n

@@ -25,7 +25,7 @@ from playwright.sync_api import expect, sync_playwright
 from uihelp import NEW, AgentSpec, GateBrain, UiServer, launch
 
 from attn.brains import EchoBrain
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 
 MAYA = {"senderId": "maya", "senderName": "Maya"}
 
@@ -38,38 +38,75 @@ def drive_before_chat(server: UiServer) -> dict[str, str]:
     """History for ada, then a review it works on; bob and carol at work."""
     ids: dict[str, str] = {}
     server.open_gate("ada", "beat")
-    server.enqueue("ada", "heartbeat", {"summary": "Heartbeat check-in", "key": "beat"},
-                   until={NEW: "completed"})
+    server.enqueue(
+        "ada",
+        "heartbeat",
+        {"summary": "Heartbeat check-in", "key": "beat"},
+        until={NEW: "completed"},
+    )
     server.open_gate("ada", "What's left before the 2.4 release?")
-    server.enqueue("ada", "human_chat", {"content": "What's left before the 2.4 release?"},
-                   metadata=MAYA, until={NEW: "completed"})
-    server.enqueue("ada", "task_status_update",
-                   {"summary": "Task T-12 moved to review", "taskId": "T-12", "status": "review"},
-                   until={NEW: "completed"})
-    server.enqueue("ada", "system_event", {"content": "Rotate the staging API keys", "fail": True},
-                   until={NEW: "dropped"})
+    server.enqueue(
+        "ada",
+        "human_chat",
+        {"content": "What's left before the 2.4 release?"},
+        metadata=MAYA,
+        until={NEW: "completed"},
+    )
+    server.enqueue(
+        "ada",
+        "task_status_update",
+        {"summary": "Task T-12 moved to review", "taskId": "T-12", "status": "review"},
+        until={NEW: "completed"},
+    )
+    server.enqueue(
+        "ada",
+        "system_event",
+        {"content": "Rotate the staging API keys", "fail": True},
+        until={NEW: "dropped"},
+    )
     ids["resumed"] = server.enqueue(
-        "ada", "review_request",
+        "ada",
+        "review_request",
         {"content": "Review PR 42: retry budget for flaky uploads", "key": "review"},
-        until={NEW: "processing"})
-    server.enqueue("bob", "system_event", {"content": "Run the nightly build #312", "key": "b"},
-                   until={NEW: "processing"})
-    server.enqueue("bob", "a2a_message", {"content": "Can you tag 2.4.0-rc1 after the build?"},
-                   metadata={"senderId": "ada", "senderName": "ada"})
+        until={NEW: "processing"},
+    )
+    server.enqueue(
+        "bob",
+        "system_event",
+        {"content": "Run the nightly build #312", "key": "b"},
+        until={NEW: "processing"},
+    )
+    server.enqueue(
+        "bob",
+        "a2a_message",
+        {"content": "Can you tag 2.4.0-rc1 after the build?"},
+        metadata={"senderId": "ada", "senderName": "ada"},
+    )
     for text in ("Summarise yesterday's incidents", "Draft the release notes"):
-        server.enqueue("carol", "a2a_message", {"content": text},
-                       metadata={"senderId": "ada", "senderName": "ada"}, until={NEW: "completed"})
+        server.enqueue(
+            "carol",
+            "a2a_message",
+            {"content": text},
+            metadata={"senderId": "ada", "senderName": "ada"},
+            until={NEW: "completed"},
+        )
     return ids
 
 
 def drive_after_chat(server: UiServer, ids: dict[str, str]) -> None:
     """Mail that waits behind ada's resumed review; two agent messages merge."""
     ids["merged"] = server.enqueue(
-        "ada", "a2a_message", {"content": "Build 311 is green", "channelKey": "dm:bob:ada"},
-        metadata={"senderId": "bob", "senderName": "bob"})
-    server.enqueue("ada", "a2a_message",
-                   {"content": "Deploy 88 finished on staging", "channelKey": "dm:bob:ada"},
-                   metadata={"senderId": "ci", "senderName": "ci-bot"})
+        "ada",
+        "a2a_message",
+        {"content": "Build 311 is green", "channelKey": "dm:bob:ada"},
+        metadata={"senderId": "bob", "senderName": "bob"},
+    )
+    server.enqueue(
+        "ada",
+        "a2a_message",
+        {"content": "Deploy 88 finished on staging", "channelKey": "dm:bob:ada"},
+        metadata={"senderId": "ci", "senderName": "ci-bot"},
+    )
     server.enqueue("ada", "heartbeat", {"summary": "Heartbeat check-in"})
     server.enqueue("ada", "daily_report", {"summary": "Daily report for Tuesday"})
     server.settle()
@@ -77,13 +114,20 @@ def drive_after_chat(server: UiServer, ids: dict[str, str]) -> None:
 
 def main() -> None:
     agents = [
-        AgentSpec("ada", GateBrain(replies={CHAT: REPLY}), AgentConfig(max_attempts=1),
-                  "reviews pull requests and answers the team"),
+        AgentSpec(
+            "ada",
+            GateBrain(replies={CHAT: REPLY}),
+            AgentConfig(max_attempts=1),
+            "reviews pull requests and answers the team",
+        ),
         AgentSpec("bob", GateBrain(), description="runs the nightly build"),
         AgentSpec("carol", EchoBrain(steps=2), description="writes reports"),
     ]
-    with tempfile.TemporaryDirectory() as folder, \
-            UiServer(Path(folder) / "ui.db", agents) as server, sync_playwright() as playwright:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        UiServer(Path(folder) / "ui.db", agents) as server,
+        sync_playwright() as playwright,
+    ):
         ids = drive_before_chat(server)
         browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -113,8 +157,9 @@ def main() -> None:
 
         page.goto(server.url)
         expect(page.locator(".agent-card")).to_have_count(3)
-        page.screenshot(path=HERE / "agents-overview.png",
-                        clip={"x": 0, "y": 0, "width": 1280, "height": 320})
+        page.screenshot(
+            path=HERE / "agents-overview.png", clip={"x": 0, "y": 0, "width": 1280, "height": 320}
+        )
         browser.close()
     print(f"wrote {HERE / 'mind-view.png'} and {HERE / 'agents-overview.png'}")
 

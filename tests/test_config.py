@@ -6,17 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from attn.config import (
-    DEFAULT_PORT,
-    AttnConfig,
-    ConfigError,
-    build_brains,
-    check_database_url,
-    is_loopback,
-    load_config,
-    parse_config,
-)
-from attn.errors import InvalidInput
+from attn.brains.from_config import brain_problem, build_brains
+from attn.config import DEFAULT_PORT, AttnConfig, is_loopback, load_config, parse_config
+from attn.errors import ConfigError, InvalidInput
+from attn.store.url import check_database_url
 
 GOOD = """\
 [database]
@@ -39,7 +32,7 @@ options = { steps = 2 }
 [[agents]]
 name = "bob"
 brain = "script"
-capacity = 7
+max_queued = 7
 backstop_s = 2.5
 
 [agents.options]
@@ -61,9 +54,9 @@ def test_full_file_is_parsed_and_defaults_apply() -> None:
     assert bob.options == {"steps": [{"say": "hi"}]}
     assert config.agent_settings(alice).backstop_s == 30.0
     assert config.agent_settings(alice).max_attempts == 5
-    assert config.agent_settings(alice).capacity == 10_000
+    assert config.agent_settings(alice).max_queued == 10_000
     assert config.agent_settings(bob).backstop_s == 2.5
-    assert config.agent_settings(bob).capacity == 7
+    assert config.agent_settings(bob).max_queued == 7
 
 
 def test_env_overrides_file() -> None:
@@ -163,8 +156,14 @@ def test_bad_fields_name_field_and_line(text: str, needle: str) -> None:
 )
 def test_brain_option_errors_name_file_agent_and_line(text: str, expected: str) -> None:
     with pytest.raises(ConfigError) as info:
-        parse_config(text, source="team.toml", environ={})
+        parse_config(text, source="team.toml", environ={}, check_agent=brain_problem)
     assert str(info.value).startswith(f"team.toml: {expected}")
+
+
+def test_brains_are_checked_only_by_the_given_check() -> None:
+    # attn.config sits below the brains: without check_agent it reads the entry as written.
+    config = parse_config("[[agents]]\nname = 'ada'\nbrain = 'ehco'\n", environ={})
+    assert config.agents[0].brain == "ehco"
 
 
 def test_build_brains_names_the_agent() -> None:

@@ -1,16 +1,21 @@
 """``[defaults]`` and per-agent overrides reach each agent's AgentConfig; the heartbeat
-default reaches the runtime's TimeConfig; ConfigError lists every problem."""
+default reaches the runtime's TimeConfig; ConfigError lists every problem; the package
+sits below core."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from attn.config import AGENT_CONFIG_FIELDS, ConfigError, parse_config
-from attn.core.config import AgentConfig
+from attn.config import AGENT_CONFIG_FIELDS, AgentConfig, parse_config
+from attn.errors import ConfigError
 
 EVERYTHING = """\
 [defaults]
-capacity = 50
+max_queued = 50
 backstop_s = 30
 approval_backstop_s = 3600
 max_attempts = 5
@@ -40,7 +45,7 @@ def test_every_agent_config_field_has_a_default_and_an_override() -> None:
     config = parse_config(EVERYTHING, environ={})
     alice, bob = (config.agent_settings(a).agent_config() for a in config.agents)
     assert alice == AgentConfig(
-        capacity=50,
+        max_queued=50,
         backstop_s=30.0,
         approval_backstop_s=3600.0,
         max_attempts=5,
@@ -51,7 +56,12 @@ def test_every_agent_config_field_has_a_default_and_an_override() -> None:
         stale_after_s=60.0,
         auto_complete_informational=False,
     )
-    assert (bob.coalesce_window_ms, bob.dedup, bob.backstop_s, bob.capacity) == (500, True, 7.0, 50)
+    assert (bob.coalesce_window_ms, bob.dedup, bob.backstop_s, bob.max_queued) == (
+        500,
+        True,
+        7.0,
+        50,
+    )
 
 
 def test_without_defaults_agents_get_agent_configs_own() -> None:
@@ -103,3 +113,29 @@ def test_config_error_lists_each_problem() -> None:
         ("defaults.max_attempts", 3),
     ]
     assert str(info.value) == "team.toml: " + "; ".join(p.describe() for p in problems)
+
+
+def test_config_imports_only_the_bottom_layer() -> None:
+    # core consumes AgentConfig, so attn.config must not import anything above it.
+    import ast
+
+    import attn.config
+
+    allowed = {"config", "errors", "limits", "tokens", "types", "models"}
+    folder = Path(attn.config.__file__).parent
+    used = set()
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                used.add(node.module)
+            elif isinstance(node, ast.Import):
+                used.update(alias.name for alias in node.names)
+    above = {m for m in used if m.startswith("attn.") and m.split(".")[1] not in allowed}
+    assert not above
+
+
+def test_import_attn_does_not_load_pydantic() -> None:
+    # The file schema is imported on first use (attn.config's __getattr__).
+    code = "import sys, attn, attn.config; print('pydantic' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -6,7 +6,7 @@ mailbox and an attention controller. Brains are async callables receiving a
 """
 
 from attn.brains import EchoBrain, ScriptBrain, build_brain
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.events import Event, EventBus
 from attn.core.focus import Brain, Focus, Reply, YieldAction, YieldDecision
 from attn.core.mailbox import Enqueued

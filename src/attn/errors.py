@@ -7,6 +7,8 @@ message (naming the identifiers involved) when they have one. One table in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 #: Longest identifier echoed whole in an error message.
 MAX_ECHO_CHARS = 80
 
@@ -77,6 +79,54 @@ class PayloadTooLarge(InvalidInput):
     code = "payload_too_large"
 
 
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """One thing wrong with a configuration.
+
+    Attributes:
+        field: where, dotted as in the file, e.g. ``"agents[0].options.steps"``.
+        message: what is wrong.
+        line: the 1-based line of the file that defines ``field``, when found.
+        env_var: the environment variable the value came from, if any.
+        agent: the name of the agent concerned, for brain and option problems.
+    """
+
+    field: str
+    message: str
+    line: int | None = None
+    env_var: str | None = None
+    agent: str | None = None
+
+    def describe(self) -> str:
+        """``"field (line 4): message"``, as in :class:`ConfigError` messages."""
+        where = []
+        if self.env_var is not None:
+            where.append(f"from environment variable {self.env_var}")
+        elif self.line is not None:
+            where.append(f"line {self.line}")
+        if self.agent is not None:
+            where.append(f"agent {self.agent!r}")
+        return f"{self.field}{' (' + ', '.join(where) + ')' if where else ''}: {self.message}"
+
+
+class ConfigError(InvalidInput):
+    """The configuration is not valid.
+
+    Args:
+        message: every problem on one line, starting with the file name.
+        problems: the problems one by one (empty for a file that cannot be read
+            or parsed at all; ``message`` says why).
+    """
+
+    code = "config_error"
+
+    def __init__(
+        self, message: str | None = None, problems: tuple[ConfigProblem, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
 class ItemNotFound(AttnError):
     """No mailbox item has that id."""
 
@@ -108,7 +158,7 @@ class ProtectedItem(InvalidTransition):
 
 
 class MailboxFull(AttnError):
-    """The agent's mailbox is at capacity; the item was not enqueued."""
+    """The agent's mailbox holds max_queued items; the item was not enqueued."""
 
     code = "mailbox_full"
 

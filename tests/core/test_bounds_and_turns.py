@@ -73,7 +73,7 @@ def test_c1_bounds_keep_good_options() -> None:
         ({"backstop_s": float("inf")}, "backstop_s"),
         ({"approval_backstop_s": 31 * 86_400}, "approval_backstop_s"),
         ({"stale_after_s": float("nan")}, "stale_after_s"),
-        ({"capacity": HUGE}, "capacity must be an integer from 1 to 10,000,000"),
+        ({"max_queued": HUGE}, "max_queued must be an integer from 1 to 10,000,000"),
         ({"max_payload_bytes": 1 << 40}, "max_payload_bytes"),
     ],
 )

@@ -161,6 +161,6 @@ async def test_dedup_can_be_switched_off(runtime: Runtime) -> None:
 
 
 async def test_a_full_mailbox_still_accepts_a_merge(runtime: Runtime) -> None:
-    agent = await _agent(runtime, capacity=1)
+    agent = await _agent(runtime, max_queued=1)
     first = await agent.enqueue("task_comment", {"taskId": "T", "content": "one"})
     assert await agent.enqueue("task_comment", {"taskId": "T", "content": "two"}) == first

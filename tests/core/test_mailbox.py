@@ -168,11 +168,11 @@ async def test_core_61_unknown_recipient(runtime: Runtime) -> None:
     assert await runtime.store.agent_ids() == []
 
 
-async def test_capacity_rejects_non_chat_but_accepts_chat(runtime: Runtime) -> None:
-    agent = await _stopped_agent(runtime, capacity=2)
+async def test_max_queued_rejects_non_chat_but_accepts_chat(runtime: Runtime) -> None:
+    agent = await _stopped_agent(runtime, max_queued=2)
     await agent.enqueue("system_event", {})
     await agent.enqueue("system_event", {})
-    with pytest.raises(MailboxFull, match="capacity 2"):
+    with pytest.raises(MailboxFull, match="max_queued 2"):
         await agent.enqueue("a2a_message", {"content": "x"})
     await agent.enqueue("human_chat", {"content": "people always get in"})
     assert agent.depth == 3
@@ -188,7 +188,7 @@ async def test_idempotency_key_returns_first_item(runtime: Runtime) -> None:
 async def test_a_retry_with_its_key_is_answered_even_when_the_mailbox_is_full(
     runtime: Runtime,
 ) -> None:
-    agent = await _stopped_agent(runtime, capacity=1)
+    agent = await _stopped_agent(runtime, max_queued=1)
     first = await agent.enqueue("a2a_message", {"content": "x"}, idempotency_key="k1")
     again = await agent.enqueue("a2a_message", {"content": "x"}, idempotency_key="k1")
     assert again == first and agent.depth == 1

@@ -317,7 +317,7 @@ async def test_core_76_people_are_never_superseded(runtime: Runtime) -> None:
 
 
 async def test_core_76_full_mailbox_still_takes_a_superseding_notice(runtime: Runtime) -> None:
-    agent = await runtime.add_agent("a", Recorder(), AgentConfig(capacity=1), start=False)
+    agent = await runtime.add_agent("a", Recorder(), AgentConfig(max_queued=1), start=False)
     await agent.enqueue("heartbeat", {"content": "one"})
     newer = await agent.enqueue("heartbeat", {"content": "two"})
     assert [i.id for i in agent.mailbox.queued_items()] == [newer]

@@ -30,7 +30,7 @@ from attn.store.sqlite import SQLiteStore
 async def main(path: str, run: int) -> None:
     async with Runtime(SQLiteStore(path)) as rt:
         agent = await rt.add_agent("crash", lambda item, focus: None,
-                                  AgentConfig(capacity=100_000), start=False)
+                                  AgentConfig(max_queued=100_000), start=False)
         todo = iter(range(1000))
         print("ready", flush=True)
 

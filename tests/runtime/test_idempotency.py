@@ -20,7 +20,7 @@ async def _done(item: MailboxItem, focus: Focus) -> str:
 
 async def test_coal_07_a_repeat_answers_duplicate_with_the_first_items_state() -> None:
     async with Runtime(MemoryStore()) as rt:
-        agent = await rt.add_agent("a", _done, AgentConfig(capacity=1), start=False)
+        agent = await rt.add_agent("a", _done, AgentConfig(max_queued=1), start=False)
         first = await agent.enqueue_result("a2a_message", {"content": "yes"}, idempotency_key="k1")
         assert (first.duplicate, first.status) == (False, "queued")
         again = await agent.enqueue_result("a2a_message", {"content": "yes"}, idempotency_key="k1")

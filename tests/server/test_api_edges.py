@@ -23,7 +23,7 @@ TEAM = """\
 [[agents]]
 name = "full"
 brain = "echo"
-capacity = 1
+max_queued = 1
 
 [[agents]]
 name = "spare"

@@ -52,7 +52,7 @@ class Served:
 @contextlib.asynccontextmanager
 async def _serve(db: Path, *, fast: bool, token: str | None) -> AsyncIterator[Served]:
     async with Runtime(SQLiteStore(db)) as runtime:
-        config = AgentConfig(capacity=6, max_payload_bytes=1000)
+        config = AgentConfig(max_queued=6, max_payload_bytes=1000)
         await runtime.add_agent("alice", _never, config, start=False)
         app = create_app(runtime, token=token, max_body_bytes=4096)
         if not fast:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from prometheus_client.parser import text_string_to_metric_families
 
 from attn.brains import EchoBrain
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.runtime import Runtime
 from attn.server.metrics import RuntimeMetrics
 from attn.testing import FakeClock, settle

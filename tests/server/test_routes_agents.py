@@ -154,7 +154,7 @@ def test_a_taken_name_is_409_and_changes_nothing(http: httpx.Client) -> None:
             {"name": "eve", "brain": "script", "options": {"steps": [{"say": "x"}] * 1001}},
             "script brain needs a list of 1 to 1,000 steps",
         ),
-        ({"name": "eve", "brain": "echo", "config": {"capacity": 10**400}}, "capacity must be"),
+        ({"name": "eve", "brain": "echo", "config": {"maxQueued": 10**400}}, "max_queued must be"),
         ({"name": "eve", "brain": "echo", "config": {"backstopS": 10**400}}, "backstopS"),
         ({"name": "eve", "brain": "echo", "config": {"backstopS": 1e30}}, "at most 604,800"),
         ({"name": "eve", "brain": "script"}, "the script brain needs the option 'steps'"),
@@ -166,7 +166,7 @@ def test_a_taken_name_is_409_and_changes_nothing(http: httpx.Client) -> None:
         ({"name": "eve", "brain": "echo", "options": 3}, "body.options"),
         ({"name": "eve", "brain": "echo", "options": []}, "body.options"),
         ({"name": "eve", "brain": "echo", "colour": "red"}, "body.colour: unknown field"),
-        ({"name": "eve", "brain": "echo", "config": {"capacity": 0}}, "body.config.capacity"),
+        ({"name": "eve", "brain": "echo", "config": {"maxQueued": 0}}, "body.config.maxQueued"),
         ({"name": "eve", "brain": "echo", "config": {"backstopS": -1}}, "body.config.backstopS"),
         (
             {"name": "eve", "brain": "echo", "config": {"coalesceWindowMs": 60001}},

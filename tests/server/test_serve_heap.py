@@ -29,7 +29,7 @@ async def noop(item, focus):
 
 async def main(path, n, settle):
     async with Runtime(SQLiteStore(path)) as runtime:
-        agent = await runtime.add_agent("a", noop, AgentConfig(capacity=1_000_000), start=False)
+        agent = await runtime.add_agent("a", noop, AgentConfig(max_queued=1_000_000), start=False)
         app = create_app(runtime)
         if settle:
             freeze_startup_heap()

@@ -22,8 +22,8 @@ import pytest
 from typer.testing import CliRunner
 
 from attn.cli.main import app as cli_app
-from attn.config import ConfigError, parse_config
-from attn.errors import InvalidInput
+from attn.config import parse_config
+from attn.errors import ConfigError, InvalidInput
 from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.testing import LiveServer, team_config

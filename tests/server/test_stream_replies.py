@@ -22,8 +22,7 @@ from websockets.asyncio.client import connect
 
 from attn.cli.live import iter_sse
 from attn.cli.main import app as cli_app
-from attn.config import DEMO_AGENTS
-from attn.core.config import AgentConfig
+from attn.config import DEMO_AGENTS, AgentConfig
 from attn.core.focus import Focus, Reply
 from attn.models import MailboxItem
 from attn.runtime import Runtime

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from attn.brains import EchoBrain, ScriptBrain
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.errors import InvalidInput, InvalidJson
 from attn.limits import TOO_DEEP
 from attn.runtime import Runtime

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.focus import Focus, Reply
 from attn.models import ItemStatus, MailboxItem
 from attn.runtime import Runtime

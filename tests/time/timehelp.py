@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from attn import Focus, MailboxItem, Reply, Runtime
+from attn.config import TimeConfig
 from attn.models import ItemStatus
 from attn.store.base import ItemQuery, Store
 from attn.testing import FakeClock, settle
-from attn.time import TimeConfig
 
 #: 2026-01-05 07:59:00 UTC, a Monday morning.
 START = datetime(2026, 1, 5, 7, 59, tzinfo=UTC)

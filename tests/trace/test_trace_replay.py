@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.focus import Focus
 from attn.core.registry import Category, ItemType
 from attn.errors import InvalidInput

@@ -21,7 +21,7 @@ from uihelp import (
 )
 
 from attn.brains import EchoBrain
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 
 STACK_TRACE = re.compile(
     r"Traceback \(most recent call last\)|File \".*\", line \d+|\n\s+at \S+ \("

@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 from uihelp import AgentSpec, GateBrain, UiServer, all_statuses_scene
 
 from attn.brains import EchoBrain
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.registry import Category, ItemType
 from attn.runtime import Runtime
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.events import DECISION, Event
 from attn.core.focus import Focus, Reply
 from attn.models import MailboxItem

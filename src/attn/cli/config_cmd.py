@@ -46,14 +46,15 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         (facts about a valid config, problems); each problem has ``field``, ``line``
         (or None), ``message``, ``envVar`` and ``agent`` (or None).
     """
-    from attn.config import ConfigError, check_database_url, find_line, load_config
-    from attn.errors import InvalidInput
+    from attn.brains.from_config import brain_problem
+    from attn.config import find_line, load_config
+    from attn.errors import ConfigError, InvalidInput
     from attn.server.serve import check_bind
-    from attn.store.url import default_database_url
+    from attn.store.url import check_database_url, default_database_url
 
     source = str(path) if path is not None else "attn.toml"
     try:
-        config = load_config(path)
+        config = load_config(path, check_agent=brain_problem)
     except ConfigError as exc:
         if exc.problems:
             problems = [
@@ -144,16 +145,11 @@ def _other_kinds(path: Path | None, reported: list[dict[str, Any]]) -> list[dict
 
     from pydantic import ValidationError
 
-    from attn.config import (
-        DEFAULT_HOST,
-        AgentSection,
-        brain_problem,
-        check_database_url,
-        find_line,
-    )
+    from attn.brains.from_config import brain_problem
+    from attn.config import DEFAULT_HOST, AgentSection, find_line
     from attn.errors import InvalidInput
     from attn.server.serve import check_bind
-    from attn.store.url import default_database_url
+    from attn.store.url import check_database_url, default_database_url
 
     file = path if path is not None else Path("attn.toml")
     try:

@@ -93,10 +93,15 @@ def database_url(database: str | None, config: Path | None) -> str:
         CliError: ``memory://``, which has no schema.
         ConfigError, InvalidInput: a bad config file, or an SQLite folder that does not exist.
     """
-    from attn.config import check_database_url, load_config
-    from attn.store.url import default_database_url
+    from attn.brains.from_config import brain_problem
+    from attn.config import load_config
+    from attn.store.url import check_database_url, default_database_url
 
-    url = database or load_config(config).database.url or default_database_url()
+    url = (
+        database
+        or load_config(config, check_agent=brain_problem).database.url
+        or default_database_url()
+    )
     if url.startswith("memory://"):
         raise CliError("memory:// keeps nothing, so it has no schema to migrate", exit_code=2)
     check_database_url(url)

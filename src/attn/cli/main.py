@@ -72,11 +72,12 @@ def serve(
 
     The database comes from ATTN_DATABASE_URL or [database] url, default ./attn.db (SQLite).
     """
+    from attn.brains.from_config import brain_problem
     from attn.config import load_config
     from attn.server.serve import ServeInfo, freeze_startup_heap
     from attn.server.serve import serve as run_server
 
-    settings = load_config(config)
+    settings = load_config(config, check_agent=brain_problem)
     if not settings.agents:
         warn(f"{settings.source} defines no agents ([[agents]] tables); serving none")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.mailbox.merge import supersede_group
 from attn.core.registry import Category, TypeRegistry
 from attn.models import DecisionType, MailboxItem

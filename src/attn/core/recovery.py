@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.mailbox import Mailbox
 from attn.core.mailbox.merge import merge_group, supersede_group
 from attn.core.registry import Recovery, TypeRegistry

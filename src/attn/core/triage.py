@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from attn.clock import Clock
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.deliberation import DeliberationResult, Deliberator
 from attn.core.heuristics import is_user_interaction
 from attn.core.mailbox import Mailbox

@@ -1,6 +1,6 @@
 """Hosting agents: the :class:`Runtime`, its :class:`Agent` objects and their config."""
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.runtime.agent import Agent
 from attn.runtime.runtime import Runtime
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from attn.clock import Clock
+from attn.config import AgentConfig
 from attn.core.attention import AttentionController, InterruptClassifier, InterruptJudge
-from attn.core.config import AgentConfig
 from attn.core.deliberation import Deliberator
 from attn.core.events import (
     AGENT_PAUSED,

@@ -14,8 +14,8 @@ import re
 from types import TracebackType
 
 from attn.clock import SYSTEM_CLOCK, Clock
+from attn.config import AgentConfig, TimeConfig
 from attn.core.attention import InterruptClassifier, InterruptJudge
-from attn.core.config import AgentConfig
 from attn.core.deliberation import Deliberator
 from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
 from attn.core.focus import Brain
@@ -24,7 +24,7 @@ from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
 from attn.runtime.agent import Agent
 from attn.store.base import Store
 from attn.store.memory import MemoryStore
-from attn.time import TimeConfig, Timekeeper
+from attn.time import Timekeeper
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 

@@ -6,7 +6,7 @@ Mounted by :func:`attn.server.app.create_app` with :func:`agents_router`::
     DELETE /api/agents/{name}   -> 204; the agent's stored items stay
 
 A new agent is checked exactly like an ``[[agents]]`` entry of ``attn.toml``
-(:func:`attn.config.brain_problem`): an unknown brain, an option the brain
+(:func:`attn.brains.from_config.brain_problem`): an unknown brain, an option the brain
 does not take, or a bad option value is a 422 naming the field; its settings
 are the body's ``config`` over the server's ``[defaults]``. A taken name is 409
 ``agent_exists``. Nothing is created when the answer is an error.
@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Response
 
 from attn.brains import build_brain
-from attn.config import AGENT_CONFIG_FIELDS, AgentSection, DefaultsSection, brain_problem
+from attn.brains.from_config import brain_problem
+from attn.config import AGENT_CONFIG_FIELDS, AgentSection, DefaultsSection
 from attn.config import resolve_settings as resolve
 from attn.errors import AgentExists, InvalidInput, UnknownAgent
 from attn.server.body import JsonBodyRoute

@@ -13,7 +13,7 @@ one are 409 ``agent_not_running`` and change nothing. Errors use the app's
 error shape.
 
 Only the heartbeat interval changes live: the other settings
-(:class:`~attn.core.config.AgentConfig`) are fixed while an agent runs, so a
+(:class:`~attn.config.AgentConfig`) are fixed while an agent runs, so a
 PATCH naming one of them is a 422 that says where to set it.
 
 Spec: 000 §5 (control), §11.3 (heartbeat interval); acceptance SRV-05.

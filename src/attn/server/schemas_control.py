@@ -15,11 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from attn.config import AGENT_CONFIG_FIELDS
+from attn.config import AGENT_CONFIG_FIELDS, AGENT_NAME_PATTERN, AgentFields
 from attn.server.schemas import check_json
 
-#: Agent names: 1-64 letters, digits, ``_ . -``, starting with a letter or digit.
-AGENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 #: The one setting ``PATCH /api/agents/{name}/config`` changes live (clamped by the
 #: time subsystem to 300 .. 86,400 s).
 HEARTBEAT_FIELD = "heartbeatIntervalS"
@@ -69,30 +67,24 @@ class CancelBody(_Body):
     _text = field_validator("reason")(check_text)
 
 
-class AgentConfigBody(_Body):
-    """Per-agent settings (:class:`~attn.core.config.AgentConfig`) in ``POST /api/agents``.
+class AgentConfigBody(AgentFields):
+    """Per-agent settings (:class:`~attn.config.AgentConfig`) in ``POST /api/agents``.
 
     Every field is optional; a missing one takes the server's ``[defaults]``.
+    The fields, their bounds and their meaning are those of ``attn.toml``
+    (:class:`attn.config.AgentFields`), spelled in camelCase.
 
     Attributes:
-        capacity, backstop_s (``backstopS``), approval_backstop_s, max_attempts,
-            max_payload_bytes, dedup, coalesce_window_ms (``coalesceWindowMs``),
-            consolidate, stale_after_s, auto_complete_informational: as in
-            ``attn.toml`` (see :class:`attn.config.DefaultsSection`).
+        max_queued (``maxQueued``), backstop_s (``backstopS``), approval_backstop_s,
+            max_attempts, max_payload_bytes, dedup, coalesce_window_ms
+            (``coalesceWindowMs``), consolidate, stale_after_s,
+            auto_complete_informational: as in ``attn.toml``.
         heartbeat_interval_s (``heartbeatIntervalS``): give the agent a heartbeat
             at this interval in seconds, clamped to 300 .. 86,400 and persisted.
     """
 
-    capacity: int | None = Field(default=None, ge=1)
-    backstop_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    approval_backstop_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    max_attempts: int | None = Field(default=None, ge=1, le=100)
-    max_payload_bytes: int | None = Field(default=None, ge=1)
-    dedup: bool | None = None
-    coalesce_window_ms: int | None = Field(default=None, ge=0, le=60_000)
-    consolidate: bool | None = None
-    stale_after_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    auto_complete_informational: bool | None = None
+    model_config = ConfigDict(alias_generator=to_camel, frozen=False)
+
     heartbeat_interval_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
 
@@ -209,7 +201,6 @@ class CancelView(_Out):
 
 __all__ = [
     "AGENT_CONFIG_KEYS",
-    "AGENT_NAME_PATTERN",
     "AgentConfigBody",
     "AgentConfigView",
     "AgentSummaryView",

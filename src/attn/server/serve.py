@@ -24,12 +24,13 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from attn.config import AttnConfig, ConfigError, build_brains, check_database_url, is_loopback
-from attn.errors import AttnError
+from attn.brains.from_config import build_brains
+from attn.config import AttnConfig, is_loopback
+from attn.errors import AttnError, ConfigError
 from attn.server.app import create_app
 from attn.server.timeouts import timed_protocol
 from attn.server.ws import MAX_MESSAGE_CHARS
-from attn.store.url import default_database_url, open_store
+from attn.store.url import check_database_url, default_database_url, open_store
 
 #: Seconds uvicorn waits for in-flight requests on shutdown before cancelling them.
 GRACEFUL_SHUTDOWN_S = 10

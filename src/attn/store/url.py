@@ -151,3 +151,34 @@ def open_store(url: str | None = None) -> Store:
     raise InvalidInput(
         f"unsupported database URL {url!r}; supported schemes: {', '.join(SUPPORTED_SCHEMES)}"
     )
+
+
+def check_database_url(url: str) -> None:
+    """Check what can be checked of a database URL before it is opened.
+
+    For SQLite the folder of the file must exist (the file itself is created);
+    other schemes are checked when the store opens.
+
+    Args:
+        url: a database URL (``sqlite:///…``, ``memory://``, ``postgresql://…``).
+
+    Raises:
+        InvalidInput: unsupported scheme, a malformed SQLite URL, a missing
+            folder, or a path that is a folder.
+    """
+    if is_sqlite_url(url):
+        path = parse_sqlite_url(url).path
+        folder = path.parent
+        if not folder.is_dir():
+            raise InvalidInput(
+                f"cannot open the SQLite database {str(path)!r}: the folder "
+                f"{str(folder)!r} does not exist (create it, or use another path)"
+            )
+        if path.is_dir():
+            raise InvalidInput(
+                f"cannot open the SQLite database {str(path)!r}: it is a folder, not a file"
+            )
+    elif url != "memory://" and not is_postgres_url(url):
+        raise InvalidInput(
+            f"unsupported database URL {url!r}; supported schemes: {', '.join(SUPPORTED_SCHEMES)}"
+        )

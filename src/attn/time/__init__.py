@@ -13,15 +13,12 @@ Spec: 000 §3.4 (callback_result), §10, §11.3, §11.4.
 """
 
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
-from attn.time.config import CatchUp, TimeConfig
 from attn.time.timekeeper import Timekeeper
 
 __all__ = [
     "CallbackStatus",
     "CallbackType",
-    "CatchUp",
     "DeliveryMode",
     "PendingCallback",
-    "TimeConfig",
     "Timekeeper",
 ]

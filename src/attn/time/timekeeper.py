@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from attn.clock import Clock
+from attn.config import TimeConfig
 from attn.core.events import Event
 from attn.errors import InvalidInput
 from attn.ids import new_id
@@ -33,7 +34,6 @@ from attn.store.base import Store, UpdateCallback
 from attn.time.background import BackgroundRunner
 from attn.time.brain import SessionTracker, TimeBrain
 from attn.time.callbacks import CallbackRegistry
-from attn.time.config import TimeConfig
 from attn.time.heartbeats import HEARTBEAT, Heartbeats
 from attn.time.scheduler import Scheduler
 from attn.time.wakeups import WAKEUP, Wakeups, check_seconds

@@ -35,6 +35,7 @@ import math
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from attn.config import CatchUp
 from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
 from attn.limits import check_text, is_finite_number
 from attn.models import (
@@ -48,7 +49,6 @@ from attn.models import (
 from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
 from attn.time import events
 from attn.time.callbacks import SENDER
-from attn.time.config import CatchUp
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.events import ITEM_UPDATED, Event
 from attn.core.focus import Brain
 from attn.core.registry import ItemType, TypeRegistry

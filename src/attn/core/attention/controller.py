@@ -11,11 +11,11 @@ from collections import deque
 from collections.abc import Callable
 
 from attn.clock import Clock
+from attn.config import AgentConfig
 from attn.core.attempt import Interrupt
 from attn.core.attention.judges import InterruptClassifier, InterruptJudge
 from attn.core.attention.loop import ControllerLoop
 from attn.core.attention.yields import ControllerYields
-from attn.core.config import AgentConfig
 from attn.core.deliberation import Deliberator
 from attn.core.events import EventBus
 from attn.core.focus import Brain, Reply

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from attn.clock import Clock, TimerHandle
+from attn.config import AgentConfig
 from attn.core.attempt import Attempt
 from attn.core.attention.judges import InterruptClassifier, InterruptJudge
-from attn.core.config import AgentConfig
 from attn.core.events import FOCUS_CHANGED, STATE_CHANGED, Event, EventBus
 from attn.core.focus import Brain, Reply
 from attn.core.heuristics import Verdict

@@ -14,7 +14,7 @@ is never silently accepted in place of work that will not happen. The
 payload of a repeat is not compared: the key alone identifies the request.
 
 Spec: 000 §3 (types and default priorities), §14 (enqueue-time dedup), §17
-(capacity); DESIGN.md invariants 2, 8 and 10.
+(the queue bound, max_queued); DESIGN.md invariants 2, 8 and 10.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class MailboxEnqueue(MailboxSupersede):
             InvalidInput: payload or metadata is not a JSON object, required text
                 (``payload["content"]``) is missing or blank, or the key is malformed.
             PayloadTooLarge: the encoded payload and metadata exceed the limit.
-            MailboxFull: the queue is at capacity (never for human chat).
+            MailboxFull: the queue holds ``max_queued`` items (never for human chat).
             UnknownAgent: the mailbox is closed (its agent was removed or its runtime closed).
         """
         if self.closed:
@@ -155,7 +155,7 @@ class MailboxEnqueue(MailboxSupersede):
             )
         if (
             spec.name != "human_chat"
-            and self.depth + self._reserved >= self._config.capacity
+            and self.depth + self._reserved >= self._config.max_queued
             and (
                 self.merge_target(spec.name, payload, idempotency_key) is None
                 and not self.supersedes_queued(spec, payload, metadata)
@@ -163,7 +163,7 @@ class MailboxEnqueue(MailboxSupersede):
         ):
             raise MailboxFull(
                 f"mailbox of agent {self.agent_id!r} holds {self.depth} queued items "
-                f"(capacity {self._config.capacity}); {spec.name} item rejected"
+                f"(max_queued {self._config.max_queued}); {spec.name} item rejected"
             )
         item = MailboxItem(
             id=new_id("mbx"),

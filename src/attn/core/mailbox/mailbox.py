@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from attn.clock import Clock
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.events import EventBus
 from attn.core.mailbox.actions import MailboxActions
 from attn.core.mailbox.enqueue import MailboxEnqueue
@@ -31,7 +31,7 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         registry: the type registry used to validate and default items.
         clock: source of ``*_at`` instants.
         bus: the agent's event bus (``mailbox:new-item``, ``attention:decision``…).
-        config: capacity and payload limits.
+        config: the queue bound (``max_queued``) and payload limits.
     """
 
     def __init__(

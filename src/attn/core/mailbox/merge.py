@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.registry import ItemType, Supersede
 from attn.errors import InvalidInput
 from attn.models import MailboxItem

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from attn.clock import Clock
-from attn.core.config import AgentConfig
+from attn.config import AgentConfig
 from attn.core.events import EventBus
 from attn.core.mailbox.merge import merge_group, supersede_group
 from attn.core.registry import TypeRegistry
@@ -46,7 +46,7 @@ class MailboxQueue:
     _queued: dict[str, MailboxItem]
     _deferred: dict[str, MailboxItem]
     _getters: deque[asyncio.Future[None]]
-    #: Inserts between capacity check and commit, counted against capacity.
+    #: Inserts between the max_queued check and commit, counted against max_queued.
     _reserved: int
     _type_counts: dict[str, int]
     # (source type, task/requirement/channel key) → the queued item new ones merge into

@@ -1,4 +1,4 @@
-"""Settings of the time subsystem, and the heartbeat interval rule.
+"""Settings of the time subsystem (:class:`TimeConfig`), and the heartbeat interval rule.
 
 Spec: 000 §11.3 (callback timeouts: background command 10 min, awaited reply
 30 min, wakeups never), §11.4 (heartbeat default 6 h, clamped 5 min – 24 h);
@@ -125,3 +125,12 @@ class TimeConfig:
         ):
             return self.heartbeat_default_s  # (an int of any size is clamped, never overflows)
         return float(min(max(value, self.heartbeat_min_s), self.heartbeat_max_s))
+
+
+__all__ = [
+    "DEFAULT_HEARTBEAT_S",
+    "MAX_HEARTBEAT_S",
+    "MIN_HEARTBEAT_S",
+    "CatchUp",
+    "TimeConfig",
+]

@@ -1,4 +1,4 @@
-"""Per-agent settings of the mailbox and the attention loop."""
+"""Per-agent settings of the mailbox and the attention loop: :class:`AgentConfig`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ class AgentConfig:
     """How one agent's mailbox and attention loop behave.
 
     Attributes:
-        capacity: most queued items (1 .. 10,000,000); further non-chat enqueues
+        max_queued: most queued items (1 .. 10,000,000); further non-chat enqueues
             raise :class:`~attn.errors.MailboxFull` (human chat is always accepted).
         backstop_s: seconds one processing attempt may run before it is
             cancelled and requeued (000 §4 backstop; default 10 minutes, at most
@@ -36,7 +36,7 @@ class AgentConfig:
             updates that ask for no action) without calling the brain (000 §3.4, §23).
     """
 
-    capacity: int = 10_000
+    max_queued: int = 10_000
     backstop_s: float = 600.0
     approval_backstop_s: float = 86_400.0
     max_attempts: int = 3
@@ -76,7 +76,7 @@ class AgentConfig:
 
 
 #: Upper bounds of the integer settings (the lower bound is 1).
-_INT_LIMITS = {"capacity": 10_000_000, "max_attempts": 100, "max_payload_bytes": 64 << 20}
+_INT_LIMITS = {"max_queued": 10_000_000, "max_attempts": 100, "max_payload_bytes": 64 << 20}
 #: Upper bounds of the durations, in seconds: a backstop of a week, an approval
 #: wait of 30 days, a stale time of a year.
 _SECONDS_LIMITS = {
@@ -91,3 +91,6 @@ def _shown(value: object) -> str:
         return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+__all__ = ["AgentConfig"]

@@ -1,0 +1,55 @@
+"""The whole configuration, :class:`AttnConfig`: every table of ``attn.toml``.
+
+Spec: issue 3 (attn.toml); 000 §11.4 (the heartbeat default for every agent).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from attn.config.sections import (
+    AgentSection,
+    DatabaseSection,
+    DefaultsSection,
+    Section,
+    ServerSection,
+)
+from attn.config.settings import AgentSettings, resolve_settings
+from attn.config.time import TimeConfig
+
+
+class AttnConfig(Section):
+    """The whole configuration, after environment overrides.
+
+    Attributes:
+        database, server, defaults: the sections (:mod:`attn.config.sections`).
+        agents: the agents to host, in order; :func:`~attn.config.load_config`
+            checks that names are unique.
+        source: where it came from: a file path, or ``"demo"`` for the built-in team.
+    """
+
+    database: DatabaseSection = DatabaseSection()
+    server: ServerSection = ServerSection()
+    defaults: DefaultsSection = DefaultsSection()
+    agents: list[AgentSection] = Field(default_factory=list)
+    source: str = Field(default="demo", exclude=True)
+
+    @property
+    def label(self) -> str:
+        """How messages name the source: the file path, or ``built-in demo config``."""
+        return self.source if self.source != "demo" else "built-in demo config"
+
+    def agent_settings(self, agent: AgentSection) -> AgentSettings:
+        """The effective settings of ``agent``: its overrides, else ``[defaults]``."""
+        return resolve_settings(self.defaults, agent)
+
+    def time_config(self) -> TimeConfig:
+        """The runtime's :class:`~attn.config.TimeConfig`: heartbeats for every agent
+        at ``[defaults] heartbeat_interval_s`` when it is set, else none."""
+        interval = self.defaults.heartbeat_interval_s
+        if interval is None:
+            return TimeConfig()
+        return TimeConfig(heartbeats=True, heartbeat_default_s=interval)
+
+
+__all__ = ["AttnConfig"]
