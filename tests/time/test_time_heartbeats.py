@@ -12,13 +12,12 @@ import pytest
 from timehelp import START, Recorder, heartbeat_config, items, settle_all, settle_time
 
 from attn import Focus, MailboxItem, Reply, Runtime
-from attn.core.events import STATE_CHANGED, Event
+from attn.core.events import HEARTBEAT_INTERVAL_CHANGED, HEARTBEAT_SKIPPED, STATE_CHANGED, Event
 from attn.errors import UnknownAgent
 from attn.models import ItemStatus
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
 from attn.time import TimeConfig
-from attn.time.events import HEARTBEAT_INTERVAL_CHANGED, HEARTBEAT_SKIPPED
 
 HOUR_S = 3600.0
 

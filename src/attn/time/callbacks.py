@@ -24,11 +24,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from attn.core import events
 from attn.errors import AgentNotRunning, CallbackNotFound, InvalidInput, MailboxFull, UnknownAgent
 from attn.ids import new_id
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import DeleteCallback, InsertCallback, UpdateCallback
-from attn.time import events
 from attn.types import JSON
 
 if TYPE_CHECKING:

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from attn.core import events
 from attn.errors import AttnError, shown
 from attn.limits import json_problem
 from attn.store.base import PutAgentSetting
-from attn.time import events
 from attn.time.callbacks import SENDER
 
 if TYPE_CHECKING:

@@ -35,6 +35,7 @@ import math
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from attn.core import events
 from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
 from attn.limits import is_finite_number
 from attn.models import (
@@ -46,7 +47,6 @@ from attn.models import (
     PendingCallback,
 )
 from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
-from attn.time import events
 from attn.time.callbacks import SENDER, check_text
 from attn.time.config import CatchUp
 
