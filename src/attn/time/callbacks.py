@@ -39,7 +39,8 @@ log = logging.getLogger("attn.time")
 #: Who time-driven items are from, in their metadata.
 SENDER = {"senderId": "attn:time", "senderName": "timekeeper", "senderRole": "system"}
 _MAX_TEXT = 8192
-_REDELIVER = "redeliver"
+#: Scheduler key tag of a resolved callback to deliver again: ``(REDELIVER, agent, id)``.
+REDELIVER = "redeliver"
 
 
 def check_text(
@@ -364,7 +365,7 @@ class CallbackRegistry:
             )
             if retry is not None:
                 keeper.scheduler.schedule(
-                    (_REDELIVER, agent_id, retry),
+                    (REDELIVER, agent_id, retry),
                     keeper.clock.now().timestamp() + keeper.config.busy_retry_s,
                 )
             return None
