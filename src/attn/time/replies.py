@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from attn.errors import InvalidInput
 from attn.models import CallbackStatus, CallbackType, PendingCallback
 from attn.time.callbacks import check_text
-from attn.time.wakeups import check_seconds
+from attn.time.wakeup_request import check_seconds
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper

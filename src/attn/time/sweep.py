@@ -82,7 +82,7 @@ class Sweeper:
         for _ in range(MAX_ROUNDS):
             self._again = False
             self.sweeps += 1
-            await self._run_step(keeper.wakeups.follow_jump(), "clock jump")  # before claims
+            await self._run_step(keeper.jumps.follow(), "clock jump")  # before claims
             now = keeper.clock.now()
             due = keeper.scheduler.pop_due(now)
             wakeups = False

@@ -35,6 +35,7 @@ from attn.store.base import Store, UpdateCallback
 from attn.time.background import BackgroundRunner
 from attn.time.brain import SessionTracker, TimeBrain
 from attn.time.callbacks import REDELIVER, CallbackRegistry
+from attn.time.clock_jumps import ClockJumps
 from attn.time.config import TimeConfig
 from attn.time.heartbeats import Heartbeats
 from attn.time.hosting import AgentHost, HostedAgent
@@ -64,7 +65,7 @@ class Timekeeper:
     Attributes:
         owner: this runtime's id in claims (``rt_…``).
         scheduler: the one timer and its heap.
-        callbacks, wakeups, heartbeats, background, replies, sweeper: the parts.
+        callbacks, wakeups, jumps, heartbeats, background, replies, sweeper: the parts.
         session_exists: ``(agent_id, session_id) -> bool``, whether a callback's
             origin session can be resumed; defaults to "seen since start".
 
@@ -97,6 +98,7 @@ class Timekeeper:
         self.scheduler = Scheduler(clock, self.sweeper.on_due, max_delay_s=self.config.max_timer_s)
         self.callbacks = CallbackRegistry(self)
         self.wakeups = Wakeups(self)
+        self.jumps = ClockJumps(self)
         self.heartbeats = Heartbeats(self)
         self.background = BackgroundRunner(self)
         self.replies = Replies(self)
