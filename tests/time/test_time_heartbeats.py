@@ -281,7 +281,7 @@ async def test_time_12_self_caused_items_never_reset_the_heartbeat_timer(
 
 
 def runtime_type() -> Any:
-    from attn.time import CallbackType
+    from attn.models import CallbackType
 
     return CallbackType.BACKGROUND_EXEC
 

@@ -30,7 +30,6 @@ from attn.core.working_memory import WorkingMemory
 from attn.errors import (
     AgentNotRunning,
     InvalidInput,
-    ReplyCancelled,
 )
 from attn.models import AttentionState, MailboxItem
 from attn.runtime import messages, mind, views
@@ -379,4 +378,4 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-__all__ = ["Agent", "ReplyCancelled"]
+__all__ = ["Agent"]
