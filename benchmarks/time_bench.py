@@ -40,10 +40,10 @@ from rich.table import Table
 from attn import AgentConfig, Focus, MailboxItem, Runtime
 from attn.config import TimeConfig
 from attn.ids import new_id
+from attn.models import CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import InsertCallback, Store
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, MemoryStore
-from attn.time import CallbackType, DeliveryMode, PendingCallback
 from attn.time.scheduler import Scheduler
 
 T0 = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)

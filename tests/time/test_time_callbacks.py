@@ -8,8 +8,8 @@ from timehelp import Recorder, heartbeat_config, items, settle_all
 
 from attn import Runtime
 from attn.errors import CallbackNotFound, InvalidInput, UnknownAgent
+from attn.models import CallbackType, DeliveryMode
 from attn.testing import FakeClock
-from attn.time import CallbackType, DeliveryMode
 
 
 async def test_time_01_background_result_reaches_only_its_agent_once(

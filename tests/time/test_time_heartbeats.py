@@ -13,12 +13,11 @@ from timehelp import START, Recorder, heartbeat_config, items, settle_all, settl
 
 from attn import Focus, MailboxItem, Reply, Runtime
 from attn.config import TimeConfig
-from attn.core.events import STATE_CHANGED, Event
+from attn.core.events import HEARTBEAT_INTERVAL_CHANGED, HEARTBEAT_SKIPPED, STATE_CHANGED, Event
 from attn.errors import UnknownAgent
 from attn.models import ItemStatus
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
-from attn.time.events import HEARTBEAT_INTERVAL_CHANGED, HEARTBEAT_SKIPPED
 
 HOUR_S = 3600.0
 
@@ -284,7 +283,7 @@ async def test_time_12_self_caused_items_never_reset_the_heartbeat_timer(
 
 
 def runtime_type() -> Any:
-    from attn.time import CallbackType
+    from attn.models import CallbackType
 
     return CallbackType.BACKGROUND_EXEC
 

@@ -13,11 +13,10 @@ from timehelp import START, Recorder, items, settle_all
 from attn import Runtime
 from attn.config import CatchUp, TimeConfig
 from attn.errors import CallbackNotFound, InvalidInput, UnknownAgent
-from attn.models import DecisionType, ItemStatus
+from attn.models import CallbackStatus, CallbackType, DecisionType, DeliveryMode, ItemStatus
 from attn.store.base import Store
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
-from attn.time import CallbackStatus, CallbackType, DeliveryMode
 
 DAY_S = 86_400.0
 

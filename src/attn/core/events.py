@@ -1,4 +1,12 @@
-"""Event buses: a private one per agent, forwarded to the runtime's (000 §19).
+"""Every event name of attn, and the buses that carry events (000 §5, §19).
+
+This module is the one table of event names. Each name below says what
+happened and the ``data`` it carries (camelCase JSON; ``?`` marks a key that
+is not always there). Core, time and runtime emit *bus names* on an agent's
+private :class:`EventBus`, which forwards to the runtime's. The server's live
+protocol (WebSocket and SSE) renames some of them (:data:`PROTOCOL_NAMES`);
+every other bus name goes out as it is. :data:`LIVE_TRIAGE` and
+:data:`LIVE_STREAM` are published by the server itself.
 
 Emitting is synchronous and cheap: with no subscriber, :meth:`EventBus.emit`
 returns at once, so callers check :attr:`EventBus.active` before building a
@@ -15,21 +23,95 @@ from typing import Any
 
 log = logging.getLogger("attn.events")
 
-# Event type names (000 §5, §19).
+# --------------------------------------------------------- mailbox (core)
+
+#: An item was enqueued, or a queued item or the focus absorbed a new one:
+#: ``{"item", "mergedItemId"?}``.
 NEW_ITEM = "mailbox:new-item"
+#: An item changed status (claimed, completed, deferred, dropped…): ``{"item"}``.
 ITEM_UPDATED = "mailbox:item-updated"
+#: A decision was recorded (pick, continue, preempt, merge, drop…): ``{"decision"}``.
 DECISION = "attention:decision"
+
+# ------------------------------------------------------- attention (core)
+
+#: The attention state changed: ``{"state", "currentFocus"}`` (the focused item or None).
 STATE_CHANGED = "attention:state-changed"
+#: The focus moved to another item or to none: ``{"focus", "mailboxDepth"}``.
 FOCUS_CHANGED = "agent:focus-changed"
+#: A brain call ended without completing its item: ``{"itemId", "sourceType", "reason"}``.
 INCOMPLETE = "agent:incomplete"
-ACTIVITY_LOG = "agent:activity-log"
-STREAM_DELTA = "agent:stream-delta"
-AGENT_STARTED = "agent:started"
-AGENT_STOPPED = "agent:stopped"
-AGENT_PAUSED = "agent:paused"
-AGENT_RESUMED = "agent:resumed"
+
+# ------------------------------------------------------- agents (runtime)
+
+#: The runtime hosts a new agent: ``{"agentId"}``.
 AGENT_CREATED = "agent:created"
+#: The runtime stopped hosting an agent (its items stay stored): ``{"agentId"}``.
 AGENT_REMOVED = "agent:removed"
+#: An agent's attention loop started: ``{"agentId"}``.
+AGENT_STARTED = "agent:started"
+#: An agent's loop stopped (in-flight work requeued): ``{"agentId"}``.
+AGENT_STOPPED = "agent:stopped"
+#: An agent's loop was paused: ``{"agentId"}``.
+AGENT_PAUSED = "agent:paused"
+#: A paused agent's loop continues: ``{"agentId"}``.
+AGENT_RESUMED = "agent:resumed"
+
+# ----------------------------------------------- pending callbacks (time)
+
+#: A pending callback (awaited reply, background command, wakeup) was registered:
+#: ``{"callback"}``.
+CALLBACK_REGISTERED = "time:callback-registered"
+#: A callback got its result, delivered as an item: ``{"callback", "itemId"}``.
+CALLBACK_RESOLVED = "time:callback-resolved"
+#: A callback timed out and was listed for the next heartbeat: ``{"callback"}``.
+CALLBACK_EXPIRED = "time:callback-expired"
+#: A callback was cancelled (a background command is killed): ``{"callback"}``.
+CALLBACK_CANCELLED = "time:callback-cancelled"
+#: A result whose callback had timed out, was resolved already or never existed
+#: (TIME-08): ``{"callbackId", "callbackType"}``.
+LATE_RESULT = "time:late-result"
+
+# -------------------------------------------------- wakeups and heartbeats (time)
+
+#: A wakeup fired and was delivered: ``{"callback", "itemId", "catchUp", "missedFires"}``.
+WAKEUP_FIRED = "time:wakeup-fired"
+#: An overdue wakeup was recorded as missed, not delivered (TIME-06):
+#: ``{"callback", "missedFires"}``.
+WAKEUP_MISSED = "time:wakeup-missed"
+#: A heartbeat item was enqueued: ``{"itemId", "intervalS"}``.
+HEARTBEAT_ENQUEUED = "heartbeat:enqueued"
+#: A dequeued heartbeat did not call the model (TIME-10): ``{"itemId", "reason"}``.
+HEARTBEAT_SKIPPED = "heartbeat:skipped"
+#: The seed's name for a changed heartbeat interval (000 §11.3):
+#: ``{"intervalS", "previousS", "requested", "by"}``.
+HEARTBEAT_INTERVAL_CHANGED = "agent:heartbeat-interval-changed"
+
+# ----------------------------------------------- live protocol (server)
+
+#: Live name of :data:`NEW_ITEM`.
+LIVE_MAILBOX = "agent:mailbox"
+#: Live name of :data:`ITEM_UPDATED`.
+LIVE_ITEM = "agent:item"
+#: Live name of :data:`DECISION`.
+LIVE_DECISION = "agent:decision"
+#: Live name of :data:`STATE_CHANGED`.
+LIVE_ATTENTION = "agent:attention"
+#: Live name of :data:`FOCUS_CHANGED`.
+LIVE_FOCUS = "agent:focus"
+#: Published by the server for each triage deliberation (000 §21): ``{"deliberation"}``.
+LIVE_TRIAGE = "agent:triage"
+#: Published by the streamed chat route for each reply delta: ``{"itemId", "text", "reset"?}``.
+LIVE_STREAM = "agent:stream"
+
+#: Bus name -> live protocol name; other bus names are sent as they are.
+PROTOCOL_NAMES: dict[str, str] = {
+    NEW_ITEM: LIVE_MAILBOX,
+    ITEM_UPDATED: LIVE_ITEM,
+    DECISION: LIVE_DECISION,
+    STATE_CHANGED: LIVE_ATTENTION,
+    FOCUS_CHANGED: LIVE_FOCUS,
+}
 
 
 @dataclass(frozen=True, slots=True)

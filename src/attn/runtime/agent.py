@@ -6,7 +6,6 @@ for fire-and-forget items, ``send_message`` for an awaited reply.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -30,11 +29,9 @@ from attn.core.working_memory import WorkingMemory
 from attn.errors import (
     AgentNotRunning,
     InvalidInput,
-    ReplyCancelled,
-    ReplyTimeout,
 )
 from attn.models import AttentionState, MailboxItem
-from attn.runtime import views
+from attn.runtime import messages, mind, views
 from attn.store.base import Store
 from attn.time import Timekeeper
 from attn.tools import CombinedToolset, MailboxToolset, TimeToolset
@@ -96,6 +93,27 @@ class Agent:
         item = focus.item
         session = item.metadata.get("sessionId")
         return self.tools(session if isinstance(session, str) else f"item:{item.id}")
+
+    def wrap_brain(self, middleware: Callable[[Brain], Brain]) -> None:
+        """Add a brain middleware: the loop calls ``middleware(brain)`` from the next item on.
+
+        ``brain`` is the brain as wrapped so far (the first middleware gets
+        :attr:`brain`, the agent's own, which stays unchanged). A middleware
+        sees every brain call and may handle an item itself; the timekeeper
+        uses this hook (:class:`~attn.time.brain.TimeBrain`).
+
+        Args:
+            middleware: called once, with the current brain; returns the new one.
+
+        Raises:
+            InvalidInput: ``middleware`` is not callable or returns a non-callable.
+        """
+        if not callable(middleware):
+            raise InvalidInput(f"middleware must be callable, got {type(middleware).__name__}")
+        wrapped = middleware(self.controller.brain)
+        if not callable(wrapped):
+            raise InvalidInput(f"middleware must return a brain, got {type(wrapped).__name__}")
+        self.controller.brain = wrapped
 
     async def _open(self) -> None:
         self.recovery = await recover(
@@ -201,47 +219,20 @@ class Agent:
             ReplyTimeout: no reply within ``timeout_s``; the item stays in the
                 mailbox and ``error.item_id`` names it.
         """
-        if not isinstance(text, str):
-            raise InvalidInput(f"text must be a string, got {type(text).__name__}")
-        meta: dict[str, Any] = dict(metadata or {})
-        meta.setdefault("senderId", sender_id)
-        meta.setdefault("senderName", sender_name or sender_id)
-        meta.setdefault("senderRole", "user" if source_type == "human_chat" else "agent")
-        if session_id is not None:
-            meta["sessionId"] = session_id
-        item = self.mailbox.build_item(source_type, {"content": text}, None, meta)
-        future = self.controller.expect_reply(item.id, on_delta)
-        try:
-            await self.mailbox.insert(item)
-        except BaseException:
-            self.controller.forget_reply(item.id)
-            raise
-        if on_enqueued is not None:
-            on_enqueued(item.id)
-        if timeout_s is None:
-            return await future
-        expired = False
-
-        def expire() -> None:
-            nonlocal expired
-            if not future.done():
-                expired = True
-                future.cancel()
-
-        timer = self._clock.call_later(timeout_s, expire)
-        try:
-            return await future
-        except asyncio.CancelledError:
-            if not expired:
-                raise
-            self.controller.forget_reply(item.id)
-            raise ReplyTimeout(
-                f"no reply within {timeout_s} s; item {item.id} stays in the mailbox of "
-                f"{self.name!r}",
-                item_id=item.id,
-            ) from None
-        finally:
-            timer.cancel()
+        return await messages.send_message(
+            self.mailbox,
+            self.controller,
+            self._clock,
+            text,
+            sender_id=sender_id,
+            sender_name=sender_name,
+            session_id=session_id,
+            source_type=source_type,
+            timeout_s=timeout_s,
+            on_delta=on_delta,
+            metadata=metadata,
+            on_enqueued=on_enqueued,
+        )
 
     # ---------------------------------------------------------------- control
 
@@ -295,43 +286,12 @@ class Agent:
         ``currentFocus`` (the item, plus its ``label`` and ``taskId``; None
         when idle), ``queue`` (claim order), ``queueDepth``, ``deferred``,
         ``deferredCount``, ``recentDecisions`` (the last 10, newest first) and
-        ``lastTriage`` (``{"at", "deliberation"}`` of the last deliberation, or None).
-        ``queue`` and ``deferred`` list at most 1,000 items (and about 4 MB of
-        JSON) each; ``queueDepth`` and ``deferredCount`` count them all.
+        ``lastTriage`` (``{"at", "deliberation"}`` of the last deliberation, or None);
+        see :func:`attn.runtime.mind.mind`.
         """
-        focus = self.focus_item
-        return {
-            "agentId": self.name,
-            "description": self.description,
-            "state": str(self.state),
-            "running": self.running,
-            "paused": self.paused,
-            "currentFocus": self._focus_view(focus) if focus is not None else None,
-            "queue": views.bounded(self.mailbox.queued_items()),
-            "queueDepth": self.depth,
-            "deferred": views.bounded(self.mailbox.deferred_items()),
-            "deferredCount": self.mailbox.deferred_count,
-            "recentDecisions": await self.mailbox.recent_decisions(_RECENT_DECISIONS),
-            "lastTriage": self._last_triage(),
-        }
-
-    def _focus_view(self, item: MailboxItem) -> dict[str, Any]:
-        """The focused item with its label (type label and summary) and task id."""
-        spec = self._registry.get(item.source_type)
-        label = spec.label if spec is not None else item.source_type
-        task_id = item.extra("taskId")
-        return {
-            **item.to_dict(),
-            "label": f"{label}: {item.summary[:60]}",
-            "taskId": task_id if isinstance(task_id, str) else None,
-        }
-
-    def _last_triage(self) -> dict[str, Any] | None:
-        last = self.controller.triage.last
-        if last is None:
-            return None
-        result, at = last
-        return {"at": at.isoformat(), "deliberation": result.to_dict()}
+        return await mind.mind(
+            self.name, self.description, self.controller, self.mailbox, self._registry
+        )
 
     async def mailbox_timeline(
         self,
@@ -424,13 +384,9 @@ class Agent:
             self.bus.emit(Event(event_type, self.name, {"agentId": self.name}, self._clock.now()))
 
 
-#: Decisions shown in the mind view, newest first.
-_RECENT_DECISIONS = 10
-
-
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
 
 
-__all__ = ["Agent", "ReplyCancelled"]
+__all__ = ["Agent"]

@@ -61,7 +61,7 @@ class Runtime:
         self._host = host
         self._started = False
         self._closed = False
-        self.time = Timekeeper(self, time)
+        self.time = Timekeeper(self, self.clock, self.store, self.bus, time, hosting=host)
 
     async def __aenter__(self) -> Runtime:
         await self.start()

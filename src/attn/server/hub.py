@@ -2,7 +2,7 @@
 
 One :class:`EventHub` per server subscribes to the runtime's bus. Each event
 gets the next server-wide sequence number, is renamed to its protocol name
-(:data:`PROTOCOL_NAMES`) and kept in a bounded ring buffer for replay. Every
+(:data:`attn.core.events.PROTOCOL_NAMES`) and kept in a bounded ring buffer for replay. Every
 subscribed :class:`Connection` gets a reference to it in its own bounded
 queue, and its JSON frame is built once, by the first sender that needs it.
 A queue that would overflow is emptied and replaced by one ``resync``
@@ -36,21 +36,6 @@ from attn.core import events as ev
 if TYPE_CHECKING:
     from attn.core.deliberation import DeliberationResult
     from attn.runtime import Agent, Runtime
-
-#: Internal event name -> live protocol name; other names are forwarded as they are.
-PROTOCOL_NAMES: dict[str, str] = {
-    ev.NEW_ITEM: "agent:mailbox",
-    ev.ITEM_UPDATED: "agent:item",
-    ev.DECISION: "agent:decision",
-    ev.STATE_CHANGED: "agent:attention",
-    ev.FOCUS_CHANGED: "agent:focus",
-    ev.INCOMPLETE: "agent:incomplete",
-    ev.STREAM_DELTA: "agent:stream",
-}
-#: Published by the hub itself for each triage deliberation (000 §21).
-TRIAGE = "agent:triage"
-#: Published by the streamed chat route for each reply delta.
-STREAM = "agent:stream"
 
 #: Events kept for replay after a reconnect.
 DEFAULT_BUFFER_SIZE = 10_000
@@ -235,7 +220,7 @@ class EventHub:
         if loop is not None and threading.get_ident() != self._thread_id:
             loop.call_soon_threadsafe(self._on_event, event)
             return
-        name = PROTOCOL_NAMES.get(event.type, event.type)
+        name = ev.PROTOCOL_NAMES.get(event.type, event.type)
         self.publish(name, event.agent_id, event.data, event.at)
         if event.type == ev.AGENT_CREATED and event.agent_id is not None:
             try:
@@ -256,7 +241,9 @@ class EventHub:
         def on_triage(result: DeliberationResult) -> None:
             if self._unsubscribe is None:  # closed
                 return
-            self.publish(TRIAGE, name, {"deliberation": result.to_dict()}, self.runtime.clock.now())
+            self.publish(
+                ev.LIVE_TRIAGE, name, {"deliberation": result.to_dict()}, self.runtime.clock.now()
+            )
 
         agent.controller.triage.listeners.append(on_triage)
 
@@ -380,9 +367,6 @@ __all__ = [
     "ALL",
     "DEFAULT_BUFFER_SIZE",
     "DEFAULT_QUEUE_SIZE",
-    "PROTOCOL_NAMES",
-    "STREAM",
-    "TRIAGE",
     "Connection",
     "EventHub",
 ]

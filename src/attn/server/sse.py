@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI
 from fastapi.responses import StreamingResponse
 
+from attn.core.events import LIVE_STREAM
 from attn.errors import AttnError
 from attn.server.errors import EXTRA_FIELDS, INTERNAL_ERROR, error_body
-from attn.server.hub import STREAM, EventHub
+from attn.server.hub import EventHub
 from attn.server.schemas import ChatBody
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ class _ChatStream:
         data: dict[str, Any] = {"itemId": self.item_id, "text": text}
         if reset:
             data["reset"] = True
-        self.hub.publish(STREAM, self.agent.name, data, self.hub.runtime.clock.now())
+        self.hub.publish(LIVE_STREAM, self.agent.name, data, self.hub.runtime.clock.now())
 
 
 def install_chat_stream(app: FastAPI, runtime: Runtime, hub: EventHub) -> None:

@@ -9,16 +9,24 @@ Every :class:`~attn.runtime.Runtime` has a :class:`Timekeeper` as ``runtime.time
 Brains get the same as LLM tools from ``agent.tools_for(focus)``
 (:class:`attn.tools.TimeToolset`).
 
+Public: this package's names (:data:`__all__`). :class:`AgentHost` and
+:class:`HostedAgent` say what time needs of the runtime, which it never
+imports. The records (:class:`~attn.models.PendingCallback`, its type, status
+and delivery mode) live in :mod:`attn.models`. The other modules are the
+timekeeper's parts, reached as its attributes (``runtime.time.wakeups``…):
+``scheduler`` (the one timer), ``sweep`` (what runs when it fires),
+``callbacks`` (the registry), ``replies`` (awaited replies), ``wakeups``,
+``wakeup_request`` (its checks), ``clock_jumps``, ``heartbeats``,
+``background`` (shell commands) and ``brain`` (the brain middleware).
+
 Spec: 000 §3.4 (callback_result), §10, §11.3, §11.4.
 """
 
-from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
+from attn.time.hosting import AgentHost, HostedAgent
 from attn.time.timekeeper import Timekeeper
 
 __all__ = [
-    "CallbackStatus",
-    "CallbackType",
-    "DeliveryMode",
-    "PendingCallback",
+    "AgentHost",
+    "HostedAgent",
     "Timekeeper",
 ]

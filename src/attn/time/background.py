@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from attn.errors import InvalidInput
 from attn.limits import check_text
 from attn.models import CallbackType, PendingCallback
-from attn.time.wakeups import check_seconds
+from attn.time.wakeup_request import check_seconds
 from attn.types import JSON
 
 if TYPE_CHECKING:

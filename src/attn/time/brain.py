@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from attn.core import events
 from attn.core.focus import Brain, Focus, Reply
 from attn.ids import new_id
 from attn.models import MailboxItem
-from attn.time import events
 
 if TYPE_CHECKING:
     from attn.models import PendingCallback

@@ -24,12 +24,12 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from attn.core import events
 from attn.errors import AgentNotRunning, CallbackNotFound, MailboxFull, UnknownAgent
 from attn.ids import new_id
 from attn.limits import check_text
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import DeleteCallback, InsertCallback, UpdateCallback
-from attn.time import events
 from attn.types import JSON
 
 if TYPE_CHECKING:
@@ -39,7 +39,9 @@ log = logging.getLogger("attn.time")
 
 #: Who time-driven items are from, in their metadata.
 SENDER = {"senderId": "attn:time", "senderName": "timekeeper", "senderRole": "system"}
-_REDELIVER = "redeliver"
+_MAX_TEXT = 8192
+#: Scheduler key tag of a resolved callback to deliver again: ``(REDELIVER, agent, id)``.
+REDELIVER = "redeliver"
 
 
 class CallbackRegistry:
@@ -347,7 +349,7 @@ class CallbackRegistry:
             )
             if retry is not None:
                 keeper.scheduler.schedule(
-                    (_REDELIVER, agent_id, retry),
+                    (REDELIVER, agent_id, retry),
                     keeper.clock.now().timestamp() + keeper.config.busy_retry_s,
                 )
             return None

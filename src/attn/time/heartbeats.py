@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from attn.core import events
 from attn.errors import AttnError, shown
 from attn.limits import json_problem
 from attn.store.base import PutAgentSetting
-from attn.time import events
 from attn.time.callbacks import SENDER
 
 if TYPE_CHECKING:
-    from attn.runtime.agent import Agent
+    from attn.time.hosting import HostedAgent
     from attn.time.timekeeper import Timekeeper
 
 log = logging.getLogger("attn.time")
@@ -80,7 +80,7 @@ class Heartbeats:
     def __len__(self) -> int:
         return len(self._beats)
 
-    def attach(self, agent: Agent, settings: dict[str, Any]) -> None:
+    def attach(self, agent: HostedAgent, settings: dict[str, Any]) -> None:
         """Start the agent's heartbeat if it has a persisted interval or the runtime
         gives every agent one; resume the schedule from the last persisted heartbeat."""
         keeper = self._keeper
@@ -218,7 +218,7 @@ class Heartbeats:
         # Replaced when the heartbeat is handled; until then it only checks.
         self._again(agent_id, beat, now, beat.interval_s)
 
-    def pending(self, agent: Agent, beat: Beat | None = None) -> bool:
+    def pending(self, agent: HostedAgent, beat: Beat | None = None) -> bool:
         """True while a heartbeat of ``agent`` is queued, deferred or processing."""
         focus = agent.focus_item
         if focus is not None and focus.source_type == "heartbeat":

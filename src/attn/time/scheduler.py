@@ -14,7 +14,7 @@ absolute time) keeps its wall-clock instant instead. :meth:`Scheduler.check_jump
 notices a jump of the wall clock (its offset from the monotonic clock moved by
 more than ``jump_tolerance_s``), moves the wall-anchored deadlines, and
 returns the jump, so the owner can move the stored due times of the others
-(:meth:`attn.time.wakeups.Wakeups.rebase`). The timer's delay is capped at
+(:meth:`attn.time.clock_jumps.ClockJumps.rebase`). The timer's delay is capped at
 ``max_delay_s``, so a jump is noticed within that time.
 
 Spec: 000 §11.3 (wakeup sweep driven by the next due time).

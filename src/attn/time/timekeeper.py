@@ -4,7 +4,9 @@ background commands, on one timer.
 Every :class:`~attn.runtime.Runtime` owns one, as ``runtime.time``. Adding an
 agent attaches it: its stored callbacks and wakeups are restored (TIME-05),
 overdue wakeups fire at once as one catch-up each (TIME-06), its heartbeat is
-scheduled, and its brain is wrapped (:class:`~attn.time.brain.TimeBrain`).
+scheduled, and its brain is wrapped (:class:`~attn.time.brain.TimeBrain`, given
+to the agent's brain middleware hook ``wrap_brain``). The timekeeper never
+imports the runtime: it sees it through :mod:`attn.time.hosting`.
 Closing the runtime closes the timekeeper first: the timer is disarmed and
 running background commands are killed; everything stored stays stored.
 
@@ -19,98 +21,115 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attn.clock import Clock
 from attn.config import TimeConfig
-from attn.core.events import Event
+from attn.core.events import Event, EventBus
+from attn.core.focus import Brain
 from attn.errors import InvalidInput
 from attn.ids import new_id
-from attn.limits import check_text
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import Store, UpdateCallback
 from attn.time.background import BackgroundRunner
 from attn.time.brain import SessionTracker, TimeBrain
-from attn.time.callbacks import CallbackRegistry
-from attn.time.heartbeats import HEARTBEAT, Heartbeats
+from attn.time.callbacks import REDELIVER, CallbackRegistry
+from attn.time.clock_jumps import ClockJumps
+from attn.time.heartbeats import Heartbeats
+from attn.time.hosting import AgentHost, HostedAgent
+from attn.time.replies import Replies
 from attn.time.scheduler import Scheduler
-from attn.time.wakeups import WAKEUP, Wakeups, check_seconds
-
-if TYPE_CHECKING:
-    from attn.runtime.agent import Agent
-    from attn.runtime.runtime import Runtime
+from attn.time.sweep import Sweeper
+from attn.time.wakeups import Wakeups
 
 log = logging.getLogger("attn.time")
-
-_REDELIVER = "redeliver"
-#: Most rounds of one sweep task; what is left is handled when the timer fires next.
-_MAX_ROUNDS = 1000
-#: Longest reply text accepted by :meth:`Timekeeper.deliver_reply`.
-MAX_REPLY_CHARS = 100_000
 
 
 class Timekeeper:
     """Pending callbacks, wakeups, heartbeats and background commands of one runtime.
 
     Args:
-        runtime: the owning runtime (its store, clock, agents and bus are used).
+        agents: the runtime hosting the agents (looked up by name).
+        clock: the runtime's clock.
+        store: the runtime's store.
+        bus: the runtime's bus (events of agents that are not hosted go there).
         config: settings; :class:`TimeConfig` defaults when None.
+        hosting: the runtime holds the store's host lock, so a wakeup claimed by an
+            earlier process of this database is reclaimed at once (it died).
 
     Attributes:
         owner: this runtime's id in claims (``rt_…``).
         scheduler: the one timer and its heap.
-        callbacks, wakeups, heartbeats, background: the parts.
+        callbacks, wakeups, jumps, heartbeats, background, replies, sweeper: the parts.
         session_exists: ``(agent_id, session_id) -> bool``, whether a callback's
             origin session can be resumed; defaults to "seen since start".
+
+    Raises:
+        InvalidInput: ``config`` is not a :class:`TimeConfig`.
     """
 
-    def __init__(self, runtime: Runtime, config: TimeConfig | None = None) -> None:
-        self.runtime = runtime
+    def __init__(
+        self,
+        agents: AgentHost,
+        clock: Clock,
+        store: Store,
+        bus: EventBus,
+        config: TimeConfig | None = None,
+        *,
+        hosting: bool = False,
+    ) -> None:
         self.config = config if config is not None else TimeConfig()
         if not isinstance(self.config, TimeConfig):
             raise InvalidInput(
                 f"time config must be a TimeConfig, got {type(self.config).__name__}"
             )
+        self.clock = clock
+        self.store = store
+        self._agents = agents
+        self._bus = bus
+        self._hosting = hosting
         self.owner = new_id("rt")
-        self.scheduler = Scheduler(runtime.clock, self._on_due, max_delay_s=self.config.max_timer_s)
+        self.sweeper = Sweeper(self)
+        self.scheduler = Scheduler(clock, self.sweeper.on_due, max_delay_s=self.config.max_timer_s)
         self.callbacks = CallbackRegistry(self)
         self.wakeups = Wakeups(self)
+        self.jumps = ClockJumps(self)
         self.heartbeats = Heartbeats(self)
         self.background = BackgroundRunner(self)
+        self.replies = Replies(self)
         self.sessions = SessionTracker()
         self.session_exists: Callable[[str, str], bool] = self.sessions.exists
-        self._sweep_task: asyncio.Task[None] | None = None
-        self._again = False
         self._tasks: set[asyncio.Future[Any]] = set()
         self._closed = False
-        self.sweeps = 0
 
     # ------------------------------------------------------------ plumbing
 
     @property
-    def clock(self) -> Clock:
-        return self.runtime.clock
+    def closed(self) -> bool:
+        """True once :meth:`close` began: no more sweeps, no more attaching."""
+        return self._closed
 
     @property
-    def store(self) -> Store:
-        return self.runtime.store
+    def sweeps(self) -> int:
+        """Sweep rounds run since start."""
+        return self.sweeper.sweeps
 
-    def agent(self, agent_id: str) -> Agent:
+    def agent(self, agent_id: str) -> HostedAgent:
         """The hosted agent. Raises :class:`~attn.errors.UnknownAgent`."""
-        return self.runtime.get_agent(agent_id)
+        return self._agents.get_agent(agent_id)
 
     def hosted(self) -> list[str]:
         """Names of the hosted agents."""
-        return [agent.name for agent in self.runtime.agents]
+        return [agent.name for agent in self._agents.agents]
 
     def emit(self, agent_id: str, event_type: str, data: dict[str, Any]) -> None:
         """Emit an event on the agent's bus (or the runtime's when it is not hosted)."""
         try:
             bus = self.agent(agent_id).bus
         except Exception:
-            bus = self.runtime.bus
+            bus = self._bus
         if bus.active:
             bus.emit(Event(event_type, agent_id, data, self.clock.now()))
 
@@ -126,28 +145,30 @@ class Timekeeper:
 
     # ------------------------------------------------------------ lifecycle
 
-    async def attach(self, agent: Agent) -> None:
+    async def attach(self, agent: HostedAgent) -> None:
         """Take over a newly hosted agent: wrap its brain, restore its callbacks and
         wakeups, schedule its heartbeat; overdue wakeups fire at once (TIME-05, TIME-06)."""
         if self._closed:
             return
-        controller = agent.controller
-        if not isinstance(controller.brain, TimeBrain):
-            controller.brain = TimeBrain(controller.brain, self, agent.name)
-        stored = await self.store.find_callbacks(agent.name)
-        hosting = bool(getattr(self.runtime, "_host", False))
+        name = agent.name
+
+        def middleware(brain: Brain) -> Brain:
+            return TimeBrain(brain, self, name)
+
+        agent.wrap_brain(middleware)
+        stored = await self.store.find_callbacks(name)
         for callback in stored:
             if callback.status == CallbackStatus.RESOLVED:
-                self.scheduler.schedule((_REDELIVER, agent.name, callback.id), self.clock.now())
+                self.scheduler.schedule((REDELIVER, name, callback.id), self.clock.now())
             elif callback.type == CallbackType.WAKEUP:
-                if callback.status == CallbackStatus.CLAIMED and hosting:
+                if callback.status == CallbackStatus.CLAIMED and self._hosting:
                     # Claimed by a previous process of this database's host: it died.
                     callback = await self._release(callback)
-                self.wakeups.restore(callback, hosting=hosting)
-        self.heartbeats.attach(agent, await self.store.get_agent_settings(agent.name))
+                self.wakeups.restore(callback, hosting=self._hosting)
+        self.heartbeats.attach(agent, await self.store.get_agent_settings(name))
         head = self.scheduler.peek()
         if head is not None and head[0] <= self.clock.now().timestamp():
-            self._on_due()
+            self.sweeper.on_due()
 
     async def _release(self, callback: PendingCallback) -> PendingCallback:
         await self.store.write(
@@ -174,10 +195,7 @@ class Timekeeper:
         self._closed = True
         self.scheduler.close()
         await self.background.close()
-        task = self._sweep_task
-        if task is not None:
-            task.cancel()
-            await asyncio.wait({task})
+        await self.sweeper.cancel()
         if self._tasks:
             await asyncio.wait(set(self._tasks))
 
@@ -185,75 +203,11 @@ class Timekeeper:
         """Wait until no sweep runs and no write of the timekeeper is in flight."""
         while True:
             pending = set(self._tasks)
-            if self._sweep_task is not None:
-                pending.add(self._sweep_task)
+            if self.sweeper.task is not None:
+                pending.add(self.sweeper.task)
             if not pending:
                 return
             await asyncio.wait(pending)
-
-    # --------------------------------------------------------------- sweep
-
-    def _on_due(self) -> None:
-        if self._closed:
-            return
-        if self._sweep_task is not None:
-            self._again = True
-            return
-        self._sweep_task = asyncio.get_running_loop().create_task(
-            self._sweep(), name="attn:time:sweep"
-        )
-        self._sweep_task.add_done_callback(self._sweep_done)
-
-    def _sweep_done(self, task: asyncio.Task[None]) -> None:
-        self._sweep_task = None
-        if not task.cancelled() and task.exception() is not None:
-            log.error("time sweep failed", exc_info=task.exception())
-        if not self._closed:
-            self.scheduler.rearm()
-
-    async def _sweep(self) -> None:
-        """Handle everything due: claim and fire wakeups, heartbeats, redeliveries."""
-        for _ in range(_MAX_ROUNDS):
-            self._again = False
-            self.sweeps += 1
-            await self._run_step(self.wakeups.follow_jump(), "clock jump")  # before claims
-            now = self.clock.now()
-            due = self.scheduler.pop_due(now)
-            wakeups = False
-            beats: list[str] = []
-            redeliver: list[tuple[str, str]] = []
-            for key in due:
-                if not isinstance(key, tuple):
-                    continue
-                if key[0] == WAKEUP:
-                    wakeups = True
-                elif key[0] == HEARTBEAT:
-                    beats.append(key[1])
-                elif key[0] == _REDELIVER:
-                    redeliver.append((key[1], key[2]))
-            await self._run_step(self._redeliver(redeliver), "redelivery")
-            if wakeups:
-                await self._run_step(self.wakeups.sweep(now), "wakeup sweep")
-            if beats:
-                await self._run_step(self.heartbeats.fire(beats, now), "heartbeats")
-            head = self.scheduler.peek()
-            if not self._again and (head is None or head[0] > self.clock.now().timestamp()):
-                return
-
-    async def _run_step(self, step: Coroutine[Any, Any, Any], what: str) -> None:
-        try:
-            await step
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            # The store failed: try again after busy_retry_s (wakeups stay due in the store).
-            log.exception("time %s failed; retrying in %s s", what, self.config.busy_retry_s)
-            retry = self.clock.now().timestamp() + self.config.busy_retry_s
-            self.scheduler.schedule((WAKEUP, "retry"), retry)
-
-    async def _redeliver(self, targets: list[tuple[str, str]]) -> None:
-        for agent_id, callback_id in targets:
-            await self.callbacks.retry(agent_id, callback_id)
 
     # ----------------------------------------------------------- public API
 
@@ -313,34 +267,13 @@ class Timekeeper:
         timeout_s: object = None,
         note: object = None,
     ) -> PendingCallback:
-        """Register an awaited reply (an ``a2a_reply`` callback, in-session delivery).
-
-        Args:
-            agent_id: the waiting agent.
-            correlation_id: the conversation id the reply belongs to.
-            origin_session_id: the session the reply is routed back into.
-            timeout_s: seconds to wait (default ``a2a_timeout_s``, 30 min).
-            note: what was asked, listed if it times out.
-
-        Returns:
-            The callback; the reply must name its ``id`` (:meth:`deliver_reply`).
-
-        Raises:
-            InvalidInput: a blank correlation id or a bad timeout. UnknownAgent.
-        """
-        correlation = check_text(correlation_id, "correlation_id", required=True, max_chars=200)
-        timeout = self.config.a2a_timeout_s
-        if timeout_s is not None:
-            timeout = check_seconds(timeout_s, "timeout_s")
-            if timeout <= 0:
-                raise InvalidInput(f"timeout_s must be positive seconds, got {timeout_s!r}")
-        return await self.callbacks.register(
+        """Register an awaited reply; see :meth:`attn.time.replies.Replies.expect`."""
+        return await self.replies.expect(
             agent_id,
-            CallbackType.A2A_REPLY,
+            correlation_id,
             origin_session_id=origin_session_id,
-            correlation_id=correlation,
-            note=check_text(note, "note"),
-            timeout_s=timeout,
+            timeout_s=timeout_s,
+            note=note,
         )
 
     async def deliver_reply(
@@ -352,41 +285,11 @@ class Timekeeper:
         sender_id: str | None = None,
         data: dict[str, Any] | None = None,
     ) -> str | None:
-        """Hand the reply to an awaited callback (TIME-08).
-
-        The reply resolves the callback it names, once. If that callback timed
-        out, was resolved already or never existed, the reply is late: it is
-        delivered as its own late ``system_event`` and never matched to another
-        (newer) callback, even one with the same correlation id.
-
-        Returns:
-            The id of the item the reply became (callback_result or late
-            system_event), or None when it could not be enqueued yet.
-
-        Raises:
-            InvalidInput: blank content or a malformed id. UnknownAgent.
-        """
-        self.agent(agent_id)
-        text = check_text(content, "content", required=True, max_chars=MAX_REPLY_CHARS)
-        if not isinstance(callback_id, str) or not callback_id.strip():
-            raise InvalidInput(f"callback_id must be a non-empty string, got {callback_id!r}")
-        extra: dict[str, Any] = {**(data or {}), "replyFrom": sender_id}
-        found = await self.store.get_callback(agent_id, callback_id)
-        now = self.clock.now()
-        if (
-            found is None
-            or found.type != CallbackType.A2A_REPLY
-            or found.status != CallbackStatus.PENDING
-        ):
-            kind = found.type if found is not None else CallbackType.A2A_REPLY
-            return await self.callbacks.late(agent_id, callback_id, text, extra, callback_type=kind)
-        if found.timed_out(now):
-            expired = await self.callbacks.expire_timed_out(agent_id, now)
-            del expired  # listed nowhere else: the late item reports it
-            return await self.callbacks.late(
-                agent_id, callback_id, text, extra, callback_type=found.type
-            )
-        return await self.callbacks.complete(found, text, extra)
+        """Hand a reply to its awaited callback (TIME-08); see
+        :meth:`attn.time.replies.Replies.deliver`."""
+        return await self.replies.deliver(
+            agent_id, callback_id, content, sender_id=sender_id, data=data
+        )
 
     async def list_callbacks(
         self, agent_id: str, types: list[str] | None = None

@@ -1,6 +1,6 @@
 """Wakeups: an agent's own follow-ups at a time it chooses, one-shot or recurring.
 
-``schedule`` validates and registers a wakeup callback and puts it on the
+``schedule`` checks and registers a wakeup callback and puts it on the
 runtime's one timer. When the timer fires, the sweep claims every due wakeup
 of the runtime's agents in one store transaction (so with two runtimes on one
 database each fires once), delivers each (a ``system_event`` by default,
@@ -11,18 +11,9 @@ A wakeup found more than ``missed_after_s`` late (the runtime was down) fires
 once as a catch-up however many occurrences were missed, or is recorded as
 missed, per :attr:`TimeConfig.catch_up`; it is never silently moved on.
 
-Time rule. A due time is stored as a wall-clock instant (so it survives
-restarts and other runtimes on the database see it), but what this process
-schedules runs on the monotonic clock: "in 600 s" fires after 600 s of
-elapsed time even when the wall clock jumps meanwhile. When a sweep notices
-a jump, the stored due time of every relative wakeup it follows is moved by
-the jump (a compare-and-set, so runtimes sharing the database move it once),
-so the store keeps agreeing with the timer and a restart keeps the remaining
-delay. A wakeup asked for at an absolute time (``at``) keeps its wall-clock
-instant: it fires when the wall clock reads it. A jump while no runtime runs
-cannot be noticed; stored instants then rule. Each occurrence is delivered
-under the idempotency key ``cb:<id>:<occurrence number>``, so an occurrence
-that falls on an instant already used (the clock went back) is still new.
+Due times follow jumps of the wall clock (:mod:`attn.time.clock_jumps`); the
+request checks are in :mod:`attn.time.wakeup_request`. Each occurrence is
+delivered under the idempotency key ``cb:<id>:<occurrence number>``.
 
 Spec: 000 §11.3 (schedule_wakeup, wakeup sweep); acceptance TIME-03, TIME-04, TIME-06.
 """
@@ -36,8 +27,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from attn.config import CatchUp
-from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
-from attn.limits import check_text, is_finite_number
+from attn.core import events
+from attn.errors import CallbackNotFound, MailboxFull
+from attn.limits import check_text
 from attn.models import (
     CallbackStatus,
     CallbackType,
@@ -46,9 +38,9 @@ from attn.models import (
     ItemStatus,
     PendingCallback,
 )
-from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
-from attn.time import events
+from attn.store.base import DeleteCallback, InsertItem, UpdateCallback
 from attn.time.callbacks import SENDER
+from attn.time.wakeup_request import check_request
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper
@@ -60,39 +52,6 @@ WAKEUP = "wakeup"
 #: absolute time) and how many occurrences were delivered.
 ANCHOR = "anchor"
 FIRED = "fired"
-
-
-def parse_instant(value: object, what: str) -> datetime:
-    """An aware datetime from a datetime or ISO 8601 text (``Z`` allowed).
-
-    Raises:
-        InvalidInput: not a datetime or ISO text, or without a timezone.
-    """
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise InvalidInput(
-                f"{what} must be an ISO 8601 time such as 2026-01-02T08:00:00Z, got {value!r}"
-            ) from None
-    if not isinstance(value, datetime):
-        raise InvalidInput(f"{what} must be a time, got {type(value).__name__}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidInput(
-            f"{what} needs a timezone (for example a trailing Z for UTC), got {value.isoformat()}"
-        )
-    return value
-
-
-def check_seconds(value: object, what: str) -> float:
-    """``value`` as finite seconds.
-
-    Raises:
-        InvalidInput: not a number (bools included), NaN or infinite.
-    """
-    if not is_finite_number(value):
-        raise InvalidInput(f"{what} must be a number of seconds, got {shown(value)}")
-    return float(value)
 
 
 class Wakeups:
@@ -139,66 +98,27 @@ class Wakeups:
             UnknownAgent: the agent is not hosted.
         """
         keeper = self._keeper
-        config = keeper.config
         keeper.agent(agent_id)
         now = keeper.clock.now()
-        if (delay_s is None) == (at is None):
-            raise InvalidInput(
-                "schedule_wakeup needs exactly one of delay_s (seconds from now) "
-                "or at (an absolute time)"
-            )
-        if delay_s is not None:
-            delay = check_seconds(delay_s, "delay_s")
-            if delay < 0:
-                raise InvalidInput(f"delay_s must be >= 0 seconds, got {delay_s!r}")
-            if delay > config.max_delay_s:  # before timedelta, which overflows past ~10^14 s
-                raise InvalidInput(
-                    f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, got {delay:.6g} s"
-                )
-            due = now + timedelta(seconds=delay)
-        else:
-            due = parse_instant(at, "at")
-            late_s = (now - due).total_seconds()
-            if late_s > config.past_tolerance_s:
-                raise InvalidInput(
-                    f"at {due.isoformat()} is {late_s:.0f} s in the past (now is {now.isoformat()})"
-                )
-            due = max(due, now)
-        if (due - now).total_seconds() > config.max_delay_s:
-            raise InvalidInput(
-                f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, "
-                f"got {(due - now).total_seconds():.0f} s"
-            )
-        recurring = None
-        if recurring_s is not None:
-            recurring = check_seconds(recurring_s, "recurring_s")
-            if recurring < config.min_recurring_s:
-                raise InvalidInput(
-                    f"recurring_s must be at least {config.min_recurring_s:.0f} s, "
-                    f"got {recurring_s!r}"
-                )
-            if recurring > config.max_delay_s:  # re-arming would overflow timedelta
-                raise InvalidInput(
-                    f"recurring_s may be at most {config.max_delay_s:.0f} s, got {recurring:.6g} s"
-                )
-        try:
-            mode = DeliveryMode(delivery_mode if isinstance(delivery_mode, str) else "")
-        except ValueError:
-            raise InvalidInput(
-                f"delivery_mode must be 'mailbox' or 'in_session', got {delivery_mode!r}"
-            ) from None
-        wall = at is not None
+        request = check_request(
+            keeper.config,
+            now,
+            delay_s=delay_s,
+            at=at,
+            recurring_s=recurring_s,
+            delivery_mode=delivery_mode,
+        )
         callback = await keeper.callbacks.register(
             agent_id,
             CallbackType.WAKEUP,
-            delivery_mode=mode,
+            delivery_mode=request.delivery_mode,
             origin_session_id=origin_session_id,
             note=check_text(note, "note"),
-            due_at=due.astimezone(now.tzinfo),
-            recurring_s=recurring,
-            data={ANCHOR: "wall"} if wall else None,
+            due_at=request.due_at.astimezone(now.tzinfo),
+            recurring_s=request.recurring_s,
+            data={ANCHOR: "wall"} if request.wall else None,
         )
-        keeper.scheduler.schedule((WAKEUP, callback.id), due, wall=wall)
+        keeper.scheduler.schedule((WAKEUP, callback.id), request.due_at, wall=request.wall)
         return callback
 
     async def cancel(self, agent_id: str, wakeup_id: object) -> PendingCallback:
@@ -230,57 +150,6 @@ class Wakeups:
             when = claimed_at + timedelta(seconds=keeper.config.claim_lease_s)
             wall = False
         keeper.scheduler.schedule((WAKEUP, callback.id), when, wall=wall)
-
-    async def follow_jump(self) -> float:
-        """Notice a jump of the wall clock and :meth:`rebase` the stored due times.
-
-        Returns:
-            The jump in seconds (negative: back), 0.0 when there was none.
-        """
-        jump_s = self._keeper.scheduler.check_jump()
-        if jump_s:
-            log.warning(
-                "the wall clock jumped %+.3f s; wakeups keep their remaining delay "
-                "(those set for an absolute time keep it)",
-                jump_s,
-            )
-            await self.rebase(jump_s)
-        return jump_s
-
-    async def rebase(self, jump_s: float) -> int:
-        """Move the stored due time of each relative wakeup on this runtime's timer by
-        ``jump_s`` seconds, so it keeps its remaining delay; return how many moved.
-
-        Only a row still at the due time this timer had before the jump is moved,
-        with a compare-and-set: another runtime that follows the same wakeup and
-        moved it first is not added to.
-        """
-        keeper = self._keeper
-        ops: list[WriteOp] = []
-        for agent_id in keeper.hosted():
-            for callback in await keeper.store.find_callbacks(agent_id, [WAKEUP]):
-                key = (WAKEUP, callback.id)
-                due, ours = callback.due_at, keeper.scheduler.due_at(key)
-                if (
-                    due is None
-                    or ours is None
-                    or callback.status != CallbackStatus.PENDING
-                    or callback.data.get(ANCHOR) == "wall"
-                ):
-                    continue
-                if abs(due.timestamp() - (ours - jump_s)) > 1.0:
-                    continue  # moved already, or not the time this timer follows
-                ops.append(
-                    UpdateCallback(
-                        callback.id,
-                        agent_id,
-                        {"due_at": due + timedelta(seconds=jump_s)},
-                        (CallbackStatus.PENDING,),
-                        only_if_due_at=due,
-                    )
-                )
-        results = await keeper.store.write(ops) if ops else []
-        return sum(1 for moved in results if moved)
 
     async def sweep(self, now: datetime, *, reclaim_before: datetime | None = None) -> int:
         """Claim and fire every due wakeup of the hosted agents; return how many fired.
