@@ -291,7 +291,7 @@ def test_a_group_without_a_command_prints_its_help(runner: CliRunner, command: l
 
 def test_mailbox_limit_allows_what_the_api_allows(runner: CliRunner, server: LiveServer) -> None:
     from attn.cli.commands import MAX_LIMIT
-    from attn.server.app import MAX_PAGE
+    from attn.server.params import MAX_PAGE
 
     assert MAX_LIMIT == MAX_PAGE == 1000
     result = attn(runner, "mailbox", "alice", "--limit", "1000", "--url", server.url, "--json")

@@ -157,7 +157,7 @@ def _remove_while_the_body_arrives(server: LiveServer, http: httpx.Client) -> No
 def test_a_client_leaving_mid_body_is_not_an_error(
     server: LiveServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="attn.server.app")
+    caplog.set_level(logging.DEBUG, logger="attn.server.handlers")
     host, port = server.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         sock.sendall(
