@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +35,6 @@ brain = "echo"
 options = { prefix = "bob: " }
 """
 TOKEN = "cli-test-token"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
-    with LiveServer(config) as live:
-        yield live
 
 
 def attn(runner: CliRunner, *args: str, env: dict[str, str] | None = None) -> Any:

@@ -10,13 +10,10 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from attn.config import parse_config
 from attn.server.testing import LiveServer
 
 TEAM = """\
@@ -33,11 +30,10 @@ BIG = "1" * 5000
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
-    with LiveServer(config) as live:
-        httpx.post(f"{live.url}/api/agents/full/control/pause", timeout=10).raise_for_status()
-        yield live
+def server(server: LiveServer) -> LiveServer:
+    """The shared server (tests/conftest.py) with ``full`` paused, so its queue stays full."""
+    httpx.post(f"{server.url}/api/agents/full/control/pause", timeout=10).raise_for_status()
+    return server
 
 
 def _raw(url: str, request: bytes) -> tuple[int, dict[str, object]]:
