@@ -1,33 +1,120 @@
-"""Fixtures shared by every test folder."""
+"""Fixtures shared by every test folder: a fake clock, a runtime, a live server, a CLI
+runner, the local PostgreSQL.
+
+``clock`` is a :class:`~attn.testing.FakeClock` (a folder may override it, as
+tests/time does with its own start) and ``runtime`` a started runtime on the
+in-memory store and that clock, closed afterwards.
+
+``server`` is a real server on 127.0.0.1 (:class:`~attn.server.testing.LiveServer`)
+hosting the agents of the test module's ``TEAM`` (``attn.toml`` text) on a fresh
+SQLite file; ``http`` is a client of it. A module that needs more (a token, a
+paused agent) overrides ``server``, taking this one as an argument if it builds
+on it.
+
+Each PostgreSQL test gets a fresh schema of its own in the ``test`` database
+(``search_path`` set through the URL), dropped afterwards, so it never sees
+other tests' rows or other people's test runs. The fixtures skip the test,
+saying why, when the server is not reachable. Override the server with
+``ATTN_TEST_POSTGRES_URL``.
+"""
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
+from typer.testing import CliRunner
+
+from attn import Runtime
+from attn.server.testing import LiveServer, team_config
+from attn.testing import FakeClock, MemoryStore
 
 #: The local PostgreSQL the tests use (trust auth, database ``test``).
 POSTGRES_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+#: Settings a CLI test must not inherit from the environment.
+_CLI_ENV = ("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG", "ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT")
 
 
 @pytest.fixture
-async def fresh_pg_url() -> AsyncIterator[str]:
-    """A database URL whose search_path is a fresh PostgreSQL schema, dropped afterwards.
+def clock() -> FakeClock:
+    """A fake clock at its default start; time moves only with ``clock.advance``."""
+    return FakeClock()
 
-    Skips the test, saying why, when PostgreSQL is not reachable.
+
+@pytest.fixture
+async def runtime(clock: FakeClock) -> AsyncIterator[Runtime]:
+    """A started runtime on the in-memory store and ``clock``; closed afterwards."""
+    rt = Runtime(MemoryStore(), clock=clock)
+    await rt.start()
+    yield rt
+    await rt.close()
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LiveServer]:
+    """A live server hosting the module's ``TEAM``; stopped afterwards.
+
+    Its SQLite file is in a folder of its own, so ``./attn.db`` of a CLI test
+    (which runs in ``tmp_path``) stays untouched.
     """
+    team = getattr(request.module, "TEAM", None)
+    if not isinstance(team, str):
+        raise TypeError(f"{request.module.__name__} needs a TEAM (attn.toml text) for `server`")
+    folder = tmp_path / "server"
+    folder.mkdir()
+    with LiveServer(team_config(team, folder / "attn.db")) as live:
+        yield live
+
+
+@pytest.fixture
+def http(server: LiveServer) -> Iterator[httpx.Client]:
+    """An HTTP client of ``server`` (10 s timeouts)."""
+    with httpx.Client(base_url=server.url, timeout=10.0) as client:
+        yield client
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
+    """A CLI runner with no ATTN_* settings from the environment, in an empty folder
+    (no ./attn.toml, no ./attn.db from elsewhere)."""
+    for var in _CLI_ENV:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return CliRunner()
+
+
+@pytest.fixture
+async def pg_admin() -> AsyncIterator[Any]:
+    """A plain asyncpg connection to the test database; skips when it is unreachable."""
     asyncpg = pytest.importorskip("asyncpg")
     try:
         admin = await asyncpg.connect(POSTGRES_URL, timeout=5)
     except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
         pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_URL}: {exc}")
-    schema = f"attn_test_{uuid.uuid4().hex[:12]}"
-    await admin.execute(f'CREATE SCHEMA "{schema}"')
     try:
-        sep = "&" if "?" in POSTGRES_URL else "?"
-        yield f"{POSTGRES_URL}{sep}options=-c%20search_path%3D{schema}"
+        yield admin
     finally:
-        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         await admin.close()
+
+
+@pytest.fixture
+async def pg_schema(pg_admin: Any) -> AsyncIterator[str]:
+    """The name of a fresh PostgreSQL schema, dropped (with what it holds) afterwards."""
+    schema = f"attn_test_{uuid.uuid4().hex[:12]}"
+    await pg_admin.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield schema
+    finally:
+        await pg_admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def fresh_pg_url(pg_schema: str) -> str:
+    """A database URL whose search_path is the fresh schema of :func:`pg_schema`."""
+    sep = "&" if "?" in POSTGRES_URL else "?"
+    return f"{POSTGRES_URL}{sep}options=-c%20search_path%3D{pg_schema}"

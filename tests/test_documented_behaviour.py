@@ -7,7 +7,6 @@ must change the README with it.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,23 +19,10 @@ from attn.cli.main import app as cli_app
 from attn.cli.time import example_at
 from attn.errors import InvalidInput, UnknownAgent
 from attn.server.app import create_app
-from attn.server.testing import LiveServer, serve_app, team_config
-from attn.testing import FakeClock, MemoryStore
+from attn.server.testing import LiveServer, serve_app
+from attn.testing import FakeClock
 
 README = Path(__file__).resolve().parents[1] / "README.md"
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-async def runtime(clock: FakeClock) -> AsyncIterator[Runtime]:
-    rt = Runtime(MemoryStore(), clock=clock)
-    await rt.start()
-    yield rt
-    await rt.close()
 
 
 class _Brain:
@@ -129,20 +115,6 @@ TEAM = """\
 name = "alice"
 brain = "echo"
 """
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with LiveServer(team_config(TEAM, tmp_path / "d.db")) as live:
-        yield live
-
-
-@pytest.fixture
-def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
-    for var in ("ATTN_URL", "ATTN_TOKEN", "ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.chdir(tmp_path)
-    return CliRunner()
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t"])

@@ -1,22 +1,92 @@
-"""Helpers for testing code built on attn: a fake clock and loop settling.
+"""Helpers for testing code built on attn: a fake clock, loop settling, waiting.
 
 ``FakeClock`` only moves when a test calls :meth:`FakeClock.advance`; timers
 scheduled through it (backstops, brain sleeps, resurface times) fire in order
 as time passes. Use it with :class:`~attn.store.memory.MemoryStore`, whose
 writes complete without leaving the event loop.
+
+Where the work happens outside the event loop (a database server, a writer
+thread, a server in another thread), :func:`eventually` polls an observable
+condition until it holds, instead of sleeping for a fixed time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import heapq
+import inspect
 import itertools
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from attn.store.memory import MemoryStore
 
-__all__ = ["FakeClock", "MemoryStore", "settle"]
+__all__ = ["FakeClock", "MemoryStore", "eventually", "settle"]
+
+T = TypeVar("T")
+
+#: Seconds :func:`eventually` waits by default.
+EVENTUALLY_TIMEOUT_S = 10.0
+#: Seconds between two checks of :func:`eventually` by default.
+EVENTUALLY_INTERVAL_S = 0.005
+
+
+async def eventually(
+    predicate: Callable[[], T | Awaitable[T]],
+    *,
+    timeout_s: float = EVENTUALLY_TIMEOUT_S,
+    interval_s: float = EVENTUALLY_INTERVAL_S,
+    what: str = "",
+) -> T:
+    """Check ``predicate`` until it returns a true value, and return that value.
+
+    The predicate may be a plain function or a coroutine function; it is
+    called at once, then every ``interval_s`` seconds of loop (real) time.
+    Use it for conditions another thread or process makes true; under a
+    :class:`FakeClock`, :func:`settle` and :meth:`FakeClock.advance` say when
+    the loop is done instead.
+
+    Args:
+        predicate: the condition to wait for; called with no arguments.
+        timeout_s: seconds to wait in all, checks included; must be positive.
+        interval_s: seconds between checks; 0 lets every other ready task run once.
+        what: what the condition means, for the failure message (default: the
+            predicate's name).
+
+    Returns:
+        The predicate's first true value.
+
+    Raises:
+        AssertionError: the condition still does not hold after ``timeout_s``
+            (a check that is still running then is cancelled).
+        ValueError: ``timeout_s`` is not positive or ``interval_s`` is negative.
+    """
+    if not timeout_s > 0:
+        raise ValueError(f"timeout_s must be positive seconds, got {timeout_s!r}")
+    if not interval_s >= 0:
+        raise ValueError(f"interval_s must be zero or more seconds, got {interval_s!r}")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    checks = 0
+    scope = asyncio.timeout_at(deadline)
+    try:
+        async with scope:
+            while True:
+                checks += 1
+                result = predicate()
+                value: T = await result if inspect.isawaitable(result) else result
+                if value:
+                    return value
+                await asyncio.sleep(interval_s)
+    except TimeoutError:
+        if not scope.expired():  # the predicate's own TimeoutError
+            raise
+    name = what or getattr(predicate, "__qualname__", repr(predicate))
+    raise AssertionError(
+        f"timed out after {timeout_s:g} s waiting until {name} "
+        f"({checks} check(s), every {interval_s:g} s)"
+    )
 
 
 async def settle(max_rounds: int = 10_000) -> None:

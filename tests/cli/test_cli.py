@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +35,6 @@ brain = "echo"
 options = { prefix = "bob: " }
 """
 TOKEN = "cli-test-token"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
-    with LiveServer(config) as live:
-        yield live
 
 
 def attn(runner: CliRunner, *args: str, env: dict[str, str] | None = None) -> Any:
@@ -291,7 +283,7 @@ def test_a_group_without_a_command_prints_its_help(runner: CliRunner, command: l
 
 def test_mailbox_limit_allows_what_the_api_allows(runner: CliRunner, server: LiveServer) -> None:
     from attn.cli.commands import MAX_LIMIT
-    from attn.server.app import MAX_PAGE
+    from attn.server.params import MAX_PAGE
 
     assert MAX_LIMIT == MAX_PAGE == 1000
     result = attn(runner, "mailbox", "alice", "--limit", "1000", "--url", server.url, "--json")

@@ -16,8 +16,6 @@ from typer.testing import CliRunner
 from attn.cli.main import app
 from attn.store import migrate
 
-POSTGRES_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
-
 
 def attn(runner: CliRunner, *args: str, env: dict[str, str] | None = None) -> Any:
     return runner.invoke(app, list(args), env=env)
@@ -129,18 +127,12 @@ def test_srv22_upgrade_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> Non
     assert "upgraded" in done.stdout
 
 
-@pytest.fixture
-def pg_schema(fresh_pg_url: str) -> str:
-    """A fresh PostgreSQL schema of its own; the URL puts it first on the search_path."""
-    return fresh_pg_url
-
-
 @pytest.mark.postgres
-def test_status_and_upgrade_on_postgresql(runner: CliRunner, pg_schema: str) -> None:
-    before = json.loads(attn(runner, "db", "status", "--database", pg_schema, "--json").stdout)
+def test_status_and_upgrade_on_postgresql(runner: CliRunner, fresh_pg_url: str) -> None:
+    before = json.loads(attn(runner, "db", "status", "--database", fresh_pg_url, "--json").stdout)
     assert (before["current"], before["pending"]) == (None, ["0001", "0002", "0003"])
-    upgraded = attn(runner, "db", "upgrade", "--database", pg_schema)
+    upgraded = attn(runner, "db", "upgrade", "--database", fresh_pg_url)
     assert upgraded.exit_code == 0, upgraded.output
     assert "to 0003 (3 migration(s): 0001, 0002, 0003)" in upgraded.stdout
-    after = json.loads(attn(runner, "db", "status", "--database", pg_schema, "--json").stdout)
+    after = json.loads(attn(runner, "db", "status", "--database", fresh_pg_url, "--json").stdout)
     assert (after["current"], after["upToDate"]) == ("0003", True)

@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -44,12 +44,6 @@ DEADLINE_S = 20.0
 
 def _config(tmp_path: Path, token: str | None = None) -> Any:
     return team_config(TEAM, tmp_path / "attn.db", token)
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with LiveServer(_config(tmp_path)) as live:
-        yield live
 
 
 def _env() -> dict[str, str]:

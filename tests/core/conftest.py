@@ -1,28 +1,17 @@
-"""Fixtures for core tests: a fake clock and runtimes on the in-memory store."""
+"""Fixtures for core tests: the runtime's events and a recording brain.
+
+``clock`` and ``runtime`` come from tests/conftest.py.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from attn import AgentConfig, Focus, MailboxItem, Reply, Runtime
 from attn.core.events import Event
-from attn.testing import FakeClock, MemoryStore
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-async def runtime(clock: FakeClock) -> AsyncIterator[Runtime]:
-    rt = Runtime(MemoryStore(), clock=clock)
-    await rt.start()
-    yield rt
-    await rt.close()
 
 
 @pytest.fixture

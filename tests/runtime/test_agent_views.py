@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
 from attn import EchoBrain, InvalidInput, Runtime
 from attn.errors import ActivityNotFound, ReplyTimeout
-from attn.testing import FakeClock, MemoryStore
-
-
-@pytest.fixture
-async def runtime() -> AsyncIterator[Runtime]:
-    rt = Runtime(MemoryStore(), clock=FakeClock())
-    await rt.start()
-    yield rt
-    await rt.close()
+from attn.testing import FakeClock
 
 
 async def test_activity_logs_belong_to_their_agent(runtime: Runtime) -> None:

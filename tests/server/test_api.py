@@ -38,12 +38,6 @@ def _config(tmp_path: Path, token: str | None = None) -> Any:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with LiveServer(_config(tmp_path)) as live:
-        yield live
-
-
-@pytest.fixture
 def client(server: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=10.0) as http:
         yield http

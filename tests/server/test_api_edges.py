@@ -10,13 +10,10 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from attn.config import parse_config
 from attn.server.testing import LiveServer
 
 TEAM = """\
@@ -33,11 +30,10 @@ BIG = "1" * 5000
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
-    with LiveServer(config) as live:
-        httpx.post(f"{live.url}/api/agents/full/control/pause", timeout=10).raise_for_status()
-        yield live
+def server(server: LiveServer) -> LiveServer:
+    """The shared server (tests/conftest.py) with ``full`` paused, so its queue stays full."""
+    httpx.post(f"{server.url}/api/agents/full/control/pause", timeout=10).raise_for_status()
+    return server
 
 
 def _raw(url: str, request: bytes) -> tuple[int, dict[str, object]]:
@@ -157,7 +153,7 @@ def _remove_while_the_body_arrives(server: LiveServer, http: httpx.Client) -> No
 def test_a_client_leaving_mid_body_is_not_an_error(
     server: LiveServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="attn.server.app")
+    caplog.set_level(logging.DEBUG, logger="attn.server.handlers")
     host, port = server.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
         sock.sendall(

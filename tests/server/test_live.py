@@ -56,12 +56,6 @@ def _config(tmp_path: Path, token: str | None = None) -> Any:
     return team_config(TEAM, tmp_path / "attn.db", token)
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with LiveServer(_config(tmp_path)) as live:
-        yield live
-
-
 def _ws(url: str) -> str:
     return url.replace("http://", "ws://") + "/ws"
 

@@ -6,7 +6,6 @@ error shape and changes nothing, checked through the API itself.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,18 +32,6 @@ options = { steps = [{ sleep_s = 30.0 }, { say = "done" }] }
 
 def _config(db: Path) -> Any:
     return parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{db}"})
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with LiveServer(_config(tmp_path / "attn.db")) as live:
-        yield live
-
-
-@pytest.fixture
-def http(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=10.0) as client:
-        yield client
 
 
 def _error(response: httpx.Response, status: int, code: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +33,6 @@ name = "bob"
 brain = "echo"
 """
 TOKEN = "meta-token-123"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    env = {"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'attn.db'}"}
-    with LiveServer(parse_config(TEAM, environ=env)) as live:
-        yield live
 
 
 def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -4,16 +4,11 @@ Bad input is a 4xx in the one error shape and changes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-
-from attn.config import parse_config
-from attn.server.testing import LiveServer
 
 TEAM = """\
 [[agents]]
@@ -24,13 +19,6 @@ brain = "echo"
 name = "bob"
 brain = "echo"
 """
-
-
-@pytest.fixture
-def http(tmp_path: Path) -> Iterator[httpx.Client]:
-    config = parse_config(TEAM, environ={"ATTN_DATABASE_URL": f"sqlite:///{tmp_path / 'a.db'}"})
-    with LiveServer(config) as server, httpx.Client(base_url=server.url, timeout=10) as client:
-        yield client
 
 
 def _error(response: httpx.Response, status: int, code: str) -> str:

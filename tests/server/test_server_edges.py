@@ -14,7 +14,6 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -39,12 +38,6 @@ name = "slow"
 brain = "script"
 options = { steps = [{ sleep_s = 1.5 }, { say = "late but here" }] }
 """
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    with LiveServer(team_config(TEAM, tmp_path / "a.db")) as live:
-        yield live
 
 
 def _port(server: LiveServer) -> int:

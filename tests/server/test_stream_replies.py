@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 from websockets.asyncio.client import connect
 
-from attn.cli.live import iter_sse
+from attn.cli.chat import iter_sse
 from attn.cli.main import app as cli_app
 from attn.config import DEMO_AGENTS, AgentConfig
 from attn.core.focus import Focus, Reply

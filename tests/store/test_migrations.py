@@ -98,14 +98,9 @@ def test_pg_options_become_server_settings() -> None:
         migrate.pg_engine_url("postgresql://h/db?options=--verbose")
 
 
-@pytest.fixture
-def pg_schema_url(fresh_pg_url: str) -> str:
-    return fresh_pg_url
-
-
 @pytest.mark.postgres
-async def test_upgrading_an_empty_postgres_schema_matches_the_schema(pg_schema_url: str) -> None:
-    url = pg_schema_url
+async def test_upgrading_an_empty_postgres_schema_matches_the_schema(fresh_pg_url: str) -> None:
+    url = fresh_pg_url
     assert await asyncio.to_thread(migrate.current, url) is None
     await migrate.upgrade_async(url)
     await migrate.upgrade_async(url)  # idempotent
@@ -133,9 +128,9 @@ async def test_upgrading_an_empty_postgres_schema_matches_the_schema(pg_schema_u
 
 
 @pytest.mark.postgres
-async def test_concurrent_postgres_upgrades_serialize(pg_schema_url: str) -> None:
-    await asyncio.gather(*(migrate.upgrade_async(pg_schema_url) for _ in range(3)))
-    assert migrate.current(pg_schema_url) == migrate.HEAD_REVISION
+async def test_concurrent_postgres_upgrades_serialize(fresh_pg_url: str) -> None:
+    await asyncio.gather(*(migrate.upgrade_async(fresh_pg_url) for _ in range(3)))
+    assert migrate.current(fresh_pg_url) == migrate.HEAD_REVISION
 
 
 async def test_unreachable_postgres_is_a_store_error() -> None:
@@ -215,7 +210,7 @@ async def test_0003_numbers_existing_decisions_in_insertion_order_on_sqlite(
 
 @pytest.mark.postgres
 async def test_0003_numbers_existing_decisions_and_continues_on_postgres(
-    pg_schema_url: str,
+    fresh_pg_url: str,
 ) -> None:
     from datetime import datetime
 
@@ -230,8 +225,8 @@ async def test_0003_numbers_existing_decisions_and_continues_on_postgres(
         _upgrade_to(connection, "head")
         assert _diff(connection) == []
 
-    await migrate._pg_run(pg_schema_url, old)
-    store = PostgresStore(pg_schema_url)
+    await migrate._pg_run(fresh_pg_url, old)
+    store = PostgresStore(fresh_pg_url)
     await store.open()
     try:
         newest = decision("mbx_1", seconds=0)

@@ -11,7 +11,6 @@ Skips when the server is not reachable. Override the server with
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -42,48 +41,19 @@ from attn.store.base import (
 )
 from attn.store.postgres import PostgresStore
 from attn.store.postgres.queries import CLAIM_LOCK_CLASS
+from attn.testing import eventually
 
-BASE_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 T0 = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
 
 pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture
-async def admin() -> AsyncIterator[asyncpg.Connection]:
-    """A plain connection to the test database (skips the test when unreachable)."""
-    try:
-        conn = await asyncpg.connect(BASE_URL, timeout=5)
-    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {BASE_URL}: {exc}")
-    try:
-        yield conn
-    finally:
-        await conn.close()
-
-
-@pytest.fixture
-async def schema(admin: asyncpg.Connection) -> AsyncIterator[str]:
-    name = f"attn_pgtest_{uuid.uuid4().hex[:12]}"
-    await admin.execute(f'CREATE SCHEMA "{name}"')
-    try:
-        yield name
-    finally:
-        await admin.execute(f'DROP SCHEMA "{name}" CASCADE')
-
-
-@pytest.fixture
-def url(schema: str) -> str:
-    sep = "&" if "?" in BASE_URL else "?"
-    return f"{BASE_URL}{sep}options=-c%20search_path%3D{schema}"
-
-
-@pytest.fixture
-async def make_store(url: str) -> AsyncIterator[Callable[[], Awaitable[PostgresStore]]]:
+async def make_store(fresh_pg_url: str) -> AsyncIterator[Callable[[], Awaitable[PostgresStore]]]:
     stores: list[PostgresStore] = []
 
     async def make() -> PostgresStore:
-        store = PostgresStore(url, min_size=1, max_size=4)
+        store = PostgresStore(fresh_pg_url, min_size=1, max_size=4)
         stores.append(store)
         await store.open()
         return store
@@ -120,20 +90,11 @@ async def enqueue(store: PostgresStore, *items: MailboxItem) -> list[MailboxItem
     return [stored for stored, _created in results]
 
 
-async def wait_until(predicate: Callable[[], Awaitable[bool]], what: str) -> None:
-    """Poll an observable condition (not a fixed sleep) every 5 ms, failing after 10 s."""
-    for _ in range(2000):
-        if await predicate():
-            return
-        await asyncio.sleep(0.005)
-    pytest.fail(f"timed out waiting until {what}")
-
-
 # -- values ---------------------------------------------------------------------------
 
 
 async def test_values_round_trip_with_native_types(
-    store: PostgresStore, admin: asyncpg.Connection, schema: str
+    store: PostgresStore, pg_admin: asyncpg.Connection, pg_schema: str
 ) -> None:
     cet = timezone(timedelta(hours=1))
     original = item(
@@ -155,9 +116,9 @@ async def test_values_round_trip_with_native_types(
     assert loaded.queued_at == T0 and loaded.queued_at.tzinfo is UTC
     assert loaded.deferred_until is not None and loaded.deferred_until.utcoffset() == timedelta(0)
 
-    row = await admin.fetchrow(
+    row = await pg_admin.fetchrow(
         f"SELECT payload, redelivered, pg_typeof(redelivered)::text AS booltype,"
-        f' pg_typeof(queued_at)::text AS ts FROM "{schema}".mailbox_items WHERE id = $1',
+        f' pg_typeof(queued_at)::text AS ts FROM "{pg_schema}".mailbox_items WHERE id = $1',
         original.id,
     )
     assert row is not None
@@ -365,12 +326,12 @@ async def _blocked_on_claim_lock(admin: asyncpg.Connection, agent: str) -> bool:
 
 
 async def test_claim_sees_a_claim_committed_while_it_waited(
-    store: PostgresStore, url: str, admin: asyncpg.Connection
+    store: PostgresStore, fresh_pg_url: str, pg_admin: asyncpg.Connection
 ) -> None:
     """The race a one-statement claim loses: its snapshot predates the other commit."""
     agent = f"racer-{uuid.uuid4().hex[:8]}"
     first, _second = await enqueue(store, item(agent=agent), item(agent=agent))
-    other = await asyncpg.connect(url)
+    other = await asyncpg.connect(fresh_pg_url)
     try:
         # Another worker is mid-claim: it holds the agent's lock and has taken the head.
         tx = other.transaction()
@@ -382,7 +343,9 @@ async def test_claim_sees_a_claim_committed_while_it_waited(
             "UPDATE mailbox_items SET status = 'processing' WHERE id = $1", first.id
         )
         claim = asyncio.create_task(store.claim_next(agent, T0), name="blocked-claim")
-        await wait_until(lambda: _blocked_on_claim_lock(admin, agent), "claim waits on the lock")
+        await eventually(
+            lambda: _blocked_on_claim_lock(pg_admin, agent), what="claim waits on the lock"
+        )
         await tx.commit()
         assert await claim is None
     finally:
@@ -442,13 +405,13 @@ async def test_two_claimers_never_hold_two_items_of_one_agent(
 
 
 async def test_host_lock_is_exclusive_per_database(
-    make_store: Callable[[], Awaitable[PostgresStore]], schema: str
+    make_store: Callable[[], Awaitable[PostgresStore]], pg_schema: str
 ) -> None:
     one, two = await make_store(), await make_store()
     await one.acquire_host()
     await one.acquire_host()  # already held: a no-op
     assert one.statistics().extra["host_locked"] is True
-    with pytest.raises(RuntimeLocked, match=rf"database 'test' \(schema '{schema}'\).*pid \d+"):
+    with pytest.raises(RuntimeLocked, match=rf"database 'test' \(schema '{pg_schema}'\).*pid \d+"):
         await two.acquire_host()
     assert two.statistics().extra["host_locked"] is False
     await one.release_host()
@@ -520,18 +483,18 @@ async def test_a_failing_callback_does_not_stop_the_others(store: PostgresStore)
 
 
 async def test_listen_reconnects_after_the_connection_drops(
-    store: PostgresStore, admin: asyncpg.Connection
+    store: PostgresStore, pg_admin: asyncpg.Connection
 ) -> None:
     tag, woken, on_wake = tagged_queue()
     unsubscribe = await store.listen(on_wake)
     conn = store._listener._conn  # the LISTEN connection, to kill it from outside
     assert conn is not None
-    assert await admin.fetchval("SELECT pg_terminate_backend($1)", conn.get_server_pid())
+    assert await pg_admin.fetchval("SELECT pg_terminate_backend($1)", conn.get_server_pid())
 
     async def reconnected() -> bool:
         return store.statistics().extra["listen_reconnects"] == 1
 
-    await wait_until(reconnected, "listener reconnected")
+    await eventually(reconnected, what="the listener reconnected")
     await enqueue(store, item(agent="back" + tag))
     async with asyncio.timeout(10):
         assert await woken.get() == "back"
@@ -542,14 +505,14 @@ async def test_listen_reconnects_after_the_connection_drops(
 
 
 async def test_open_migrates_an_empty_schema_and_close_is_final(
-    url: str, admin: asyncpg.Connection, schema: str
+    fresh_pg_url: str, pg_admin: asyncpg.Connection, pg_schema: str
 ) -> None:
-    store = PostgresStore(url)
+    store = PostgresStore(fresh_pg_url)
     with pytest.raises(StoreError, match="not open"):
         await store.get_item("x")
     await store.open()
     await store.open()
-    revision = await admin.fetchval(f'SELECT version_num FROM "{schema}".alembic_version')
+    revision = await pg_admin.fetchval(f'SELECT version_num FROM "{pg_schema}".alembic_version')
     assert revision == migrate.HEAD_REVISION
     await store.close()
     await store.close()
@@ -571,5 +534,5 @@ def test_bad_arguments_are_invalid_input() -> None:
     with pytest.raises(InvalidInput, match="postgresql://"):
         PostgresStore("sqlite:///attn.db")
     with pytest.raises(InvalidInput, match="min_size"):
-        PostgresStore(BASE_URL, min_size=5, max_size=2)
+        PostgresStore("postgresql://h/db", min_size=5, max_size=2)
     assert PostgresStore("postgresql://u:secret@h/db").url == "postgresql://u:***@h/db"

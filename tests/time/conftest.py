@@ -1,5 +1,5 @@
-"""Fixtures of the time tests: a fake clock starting at :data:`timehelp.START` and a
-runtime on the in-memory store.
+"""Fixtures of the time tests: a fake clock starting at :data:`timehelp.START`; the
+``runtime`` of tests/conftest.py runs on it.
 
 Every scenario runs on :class:`~attn.testing.FakeClock` (TIME-13): timers fire
 only when a test calls ``clock.advance``; ``runtime.time.drain()`` then waits
@@ -8,23 +8,13 @@ for the sweep the timer started (SQLite answers from its own threads).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from timehelp import START
 
-from attn import Runtime
-from attn.testing import FakeClock, MemoryStore
+from attn.testing import FakeClock
 
 
 @pytest.fixture
 def clock() -> FakeClock:
+    """The fake clock of every time test, at :data:`timehelp.START`."""
     return FakeClock(START)
-
-
-@pytest.fixture
-async def runtime(clock: FakeClock) -> AsyncIterator[Runtime]:
-    rt = Runtime(MemoryStore(), clock=clock)
-    await rt.start()
-    yield rt
-    await rt.close()

@@ -10,14 +10,9 @@ from pathlib import Path
 import pytest
 
 from attn.core.registry import TypeRegistry
-from attn.trace.claude_team import (
-    A2A_TYPE,
-    PROTOCOL_TYPES,
-    InvalidInbox,
-    import_claude_team,
-    protocol_item_type,
-)
-from attn.trace.model import read_trace, write_trace
+from attn.trace.claude_protocol import A2A_TYPE, PROTOCOL_TYPES, protocol_item_type
+from attn.trace.claude_team import InvalidInbox, import_claude_team
+from attn.trace.files import read_trace, write_trace
 
 
 def _independent_count(root: Path) -> tuple[int, Counter[str], dict[str, list[dict[str, object]]]]:

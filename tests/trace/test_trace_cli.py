@@ -11,7 +11,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from attn.cli.main import app
-from attn.trace.model import read_trace
+from attn.trace.files import read_trace
 
 
 def _run(*args: str) -> tuple[int, str, str]:

@@ -9,15 +9,14 @@ from pathlib import Path
 import pytest
 
 from attn.core.registry import Category, ItemType
+from attn.trace.files import read_trace, write_trace
 from attn.trace.model import (
     InvalidTrace,
     Trace,
     TraceAgent,
     TraceEvent,
-    read_trace,
     type_from_json,
     type_to_json,
-    write_trace,
 )
 
 SPEC = ItemType(

@@ -20,8 +20,10 @@ from attn.runtime import Runtime
 from attn.store.base import ItemQuery
 from attn.store.url import open_store
 from attn.testing import FakeClock, MemoryStore
-from attn.trace.claude_team import PROTOCOL_TYPES, import_claude_team
-from attn.trace.model import InvalidTrace, Trace, TraceEvent, write_trace
+from attn.trace.claude_protocol import PROTOCOL_TYPES
+from attn.trace.claude_team import import_claude_team
+from attn.trace.files import write_trace
+from attn.trace.model import InvalidTrace, Trace, TraceEvent
 from attn.trace.replay import ReplayProgress, replay
 
 
@@ -269,26 +271,8 @@ async def test_speed_honours_gaps_on_the_runtime_clock() -> None:
 
 
 @pytest.mark.postgres
-async def test_replay_on_postgresql(inbox_dir: Path) -> None:
-    import os
-    import uuid
-
-    import asyncpg
-
-    base = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
-    try:
-        admin = await asyncpg.connect(base, timeout=5)
-    except (OSError, TimeoutError, asyncpg.PostgresError) as exc:
-        pytest.skip(f"PostgreSQL is not reachable at {base}: {exc}")
-    schema = f"attn_trace_{uuid.uuid4().hex[:12]}"
-    await admin.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        sep = "&" if "?" in base else "?"
-        url = f"{base}{sep}options=-c%20search_path%3D{schema}"
-        async with Runtime(open_store(url)) as runtime:
-            summary = await replay(import_claude_team(inbox_dir), runtime)
-            items = await _stored(runtime)
-        assert summary.ok and summary.completed + summary.merged == len(items) == 60
-    finally:
-        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        await admin.close()
+async def test_replay_on_postgresql(inbox_dir: Path, fresh_pg_url: str) -> None:
+    async with Runtime(open_store(fresh_pg_url)) as runtime:
+        summary = await replay(import_claude_team(inbox_dir), runtime)
+        items = await _stored(runtime)
+    assert summary.ok and summary.completed + summary.merged == len(items) == 60

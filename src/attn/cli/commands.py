@@ -18,7 +18,7 @@ from rich.table import Table
 from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, ApiClient, CliError
 from attn.cli.output import console, examples, handle_errors, print_json, shorten, warn
 
-#: Largest ``--limit`` of ``attn mailbox``: the API's page size (``attn.server.app.MAX_PAGE``).
+#: Largest ``--limit`` of ``attn mailbox``: the API's page size (``attn.server.params.MAX_PAGE``).
 MAX_LIMIT = 1000
 #: Priorities run from 0 (critical) to 4 (background).
 PRIORITY_RANGE = range(5)

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from attn.cli import commands, config_cmd, control, db, live, time, trace
+from attn.cli import chat, commands, config_cmd, control, db, tail, time, trace
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import attn_version
@@ -114,8 +114,9 @@ commands.register(app)
 trace.register(app)
 # `attn time …` (callbacks, wakeups, heartbeat) lives in src/attn/cli/time.py.
 time.register(app)
-# `attn tail` and `attn chat` (WebSocket events, streamed replies) live in src/attn/cli/live.py.
-live.register(app)
+# `attn tail` (WebSocket events) and `attn chat` (streamed replies): src/attn/cli/tail.py, chat.py.
+tail.register(app)
+chat.register(app)
 # `attn cancel`, `attn control` (cli/control.py); `attn db …` (cli/db.py); `attn config check`.
 control.register(app)
 db.register(app)

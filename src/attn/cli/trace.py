@@ -33,7 +33,7 @@ from attn.cli.output import console, examples, fail, handle_errors, print_json
 from attn.runtime import Runtime
 from attn.store.url import check_database_url, open_store
 from attn.trace.claude_team import import_claude_team
-from attn.trace.model import trace_text, write_trace
+from attn.trace.files import trace_text, write_trace
 from attn.trace.replay import ReplayProgress, replay
 from attn.trace.summary import ReplaySummary
 

@@ -1,9 +1,16 @@
-"""Create and remove agents over HTTP.
+"""Agents over HTTP: list and read them, create and remove them.
 
 Mounted by :func:`attn.server.app.create_app` with :func:`agents_router`::
 
-    POST   /api/agents          {name, brain, options?, description?, config?} -> 201
-    DELETE /api/agents/{name}   -> 204; the agent's stored items stay
+    GET    /api/agents                           every agent: state, depth, focus
+    GET    /api/agents/{name}                    one agent, with statistics
+    GET    /api/agents/{name}/mind               attention state, focus, queue, deferred items
+    GET    /api/agents/{name}/decisions          decision timeline; limit, cursor
+    GET    /api/agents/{name}/activity-logs      log entries of one activity; activityId,
+                                                 limit, cursor
+    POST   /api/agents                           {name, brain, options?, description?,
+                                                 config?} -> 201
+    DELETE /api/agents/{name}                    -> 204; the agent's stored items stay
 
 A new agent is checked exactly like an ``[[agents]]`` entry of ``attn.toml``
 (:func:`attn.brains.from_config.brain_problem`): an unknown brain, an option the brain
@@ -15,25 +22,28 @@ Agents created here live until they are removed or the server stops; they
 are not written back to ``attn.toml`` (their mailbox is stored as usual and is
 recovered when an agent of that name is hosted again).
 
-Spec: 000 §5 (agents: create from config, remove); acceptance SRV-05, SRV-06.
+Spec: 000 §5 (agents: views, create from config, remove); acceptance SRV-05, SRV-06.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Query, Response
 
 from attn.brains import build_brain
 from attn.brains.from_config import brain_problem
 from attn.config import AGENT_CONFIG_FIELDS, AgentSection, DefaultsSection
 from attn.config import resolve_settings as resolve
 from attn.errors import AgentExists, InvalidInput, UnknownAgent
+from attn.runtime import views
 from attn.server.body import JsonBodyRoute
 from attn.server.errors import VALIDATION_ERROR, ApiError
+from attn.server.params import MAX_PAGE, Cursor, Offset
 from attn.server.routes_control import config_view
 from attn.server.schemas_control import CreateAgentBody, CreatedAgentView
+from attn.server.views import agent_summary
 
 if TYPE_CHECKING:
     from attn.runtime import Runtime
@@ -47,11 +57,51 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
         defaults: the ``[defaults]`` of the server's configuration; agent
             settings the body leaves out come from here (AgentConfig's own
             defaults when None).
-    """
-    from attn.server.app import agent_summary  # app imports this module
 
+    Returns:
+        The router, for :meth:`fastapi.FastAPI.include_router`.
+    """
     base = defaults if defaults is not None else DefaultsSection()
     router = APIRouter(route_class=JsonBodyRoute, tags=["agents"])
+
+    @router.get("/api/agents")
+    async def list_agents() -> dict[str, Any]:
+        """Every hosted agent, in the order they were added."""
+        return {"agents": [agent_summary(agent) for agent in runtime.agents]}
+
+    @router.get("/api/agents/{name}")
+    async def get_agent(name: str) -> dict[str, Any]:
+        """One agent: state, depth, focus and counters. 404 for an unknown name."""
+        agent = runtime.get_agent(name)
+        return {**agent_summary(agent), "statistics": agent.statistics()}
+
+    @router.get("/api/agents/{name}/mind")
+    async def mind(name: str) -> dict[str, Any]:
+        """The agent's mind: attention state, current focus, queue, deferred items."""
+        return await runtime.get_agent(name).mind()
+
+    @router.get("/api/agents/{name}/decisions")
+    async def decisions(
+        name: str,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_DECISION_PAGE,
+        cursor: Cursor = None,
+        offset: Offset = 0,
+    ) -> dict[str, Any]:
+        """One page of the decision timeline, newest first; ``nextCursor`` continues it."""
+        agent = runtime.get_agent(name)
+        return await agent.decision_page(limit=limit, offset=offset, cursor=cursor)
+
+    @router.get("/api/agents/{name}/activity-logs")
+    async def activity_logs(
+        name: str,
+        activity_id: Annotated[str, Query(alias="activityId", min_length=1, max_length=200)],
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_LOG_PAGE,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        """One page of an activity's log entries, in sequence order; ``nextCursor``
+        continues it. Content over 1,000,000 characters is cut (``truncated``)."""
+        agent = runtime.get_agent(name)
+        return await agent.activity_log_page(activity_id, limit=limit, cursor=cursor)
 
     @router.post(
         "/api/agents",

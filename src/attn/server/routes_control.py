@@ -39,6 +39,7 @@ from attn.server.schemas_control import (
     CancelView,
     ConfigPatch,
 )
+from attn.server.views import agent_summary
 
 if TYPE_CHECKING:
     from attn.runtime import Agent, Runtime
@@ -99,9 +100,14 @@ def config_view(runtime: Runtime, agent: Agent) -> dict[str, Any]:
 
 
 def control_router(runtime: Runtime) -> APIRouter:
-    """The routes above, bound to ``runtime``."""
-    from attn.server.app import agent_summary  # app imports this module
+    """The routes above, bound to ``runtime``.
 
+    Args:
+        runtime: the hosted runtime.
+
+    Returns:
+        The router, for :meth:`fastapi.FastAPI.include_router`.
+    """
     router = APIRouter(route_class=OptionalJsonBodyRoute, tags=["control"])
 
     @router.post(

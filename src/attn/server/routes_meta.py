@@ -1,12 +1,15 @@
-"""Readiness and Prometheus metrics.
+"""Liveness, readiness, the type registry and Prometheus metrics.
 
 Mounted by :func:`attn.server.app.create_app` with :func:`meta_router`::
 
-    GET /ready     200 when the store answers; 503 ``not_ready`` otherwise
-    GET /metrics   Prometheus text (see :mod:`attn.server.metrics`)
+    GET /health      liveness, never needs the token
+    GET /api/types   the item type registry
+    GET /ready       200 when the store answers; 503 ``not_ready`` otherwise
+    GET /metrics     Prometheus text (see :mod:`attn.server.metrics`)
 
-Both need the API token when the server has one (only ``/health`` never
-does): a probe or a Prometheus scrape job sends ``Authorization: Bearer``.
+``/ready`` and ``/metrics`` need the API token when the server has one (only
+``/health`` never does): a probe or a Prometheus scrape job sends
+``Authorization: Bearer``.
 
 ``/ready`` is for load balancers and orchestrators: the runtime is hosting
 its agents (they were recovered before the server accepted requests) and a
@@ -59,9 +62,22 @@ def meta_router(runtime: Runtime, runtime_metrics: RuntimeMetrics | None = None)
         runtime: the hosted runtime.
         runtime_metrics: the metrics to render; made (and subscribed to the runtime's
             bus) when None.
+
+    Returns:
+        The router, for :meth:`fastapi.FastAPI.include_router`.
     """
     router = APIRouter(tags=["meta"])
     observed = runtime_metrics if runtime_metrics is not None else RuntimeMetrics(runtime)
+
+    @router.get("/health")
+    async def health() -> dict[str, Any]:
+        """Liveness: ``{"status": "ok"}``. Never needs the token."""
+        return {"status": "ok", "agents": len(runtime.agents)}
+
+    @router.get("/api/types")
+    async def list_types() -> dict[str, Any]:
+        """Every mailbox item type the runtime knows, with its defaults."""
+        return {"types": runtime.registry.to_list()}
 
     @router.get(
         "/ready",

@@ -28,7 +28,8 @@ from attn.core.registry import ItemType, TypeRegistry
 from attn.errors import InvalidInput, UnknownAgent
 from attn.models import TERMINAL_STATUSES
 from attn.runtime import Runtime
-from attn.trace.model import Trace, read_trace
+from attn.trace.files import read_trace
+from attn.trace.model import Trace
 from attn.trace.summary import ReplaySummary, summarize
 
 # The runtime's rule for agent names (checked up front so a bad trace changes nothing).

@@ -1,0 +1,204 @@
+"""``attn tail``: follow live events over the server's ``/ws`` WebSocket.
+
+``attn tail [AGENT...]`` subscribes to the server's WebSocket and prints one
+coloured line per event (:mod:`attn.cli.events`); when the connection drops it
+reconnects with the last sequence number it saw, so missed events are replayed
+(or a resync notice is printed). Takes ``--url``, ``--token`` and ``--json``
+(one JSON object per line).
+
+Spec: 000 §5 (WebSocket events); acceptance SRV-20.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, CliError, check_client_token
+from attn.cli.commands import TokenOption, UrlOption
+from attn.cli.events import render_event
+from attn.cli.output import console, examples, handle_errors, shorten, warn
+
+#: Seconds between reconnect attempts: first, then doubled up to the last.
+RECONNECT_FIRST_S = 0.5
+RECONNECT_MAX_S = 5.0
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``attn tail`` to ``app``."""
+    app.command(
+        "tail",
+        epilog=examples(
+            "attn tail",
+            "attn tail alice bob",
+            "attn tail alice --json | jq .event",
+        ),
+    )(tail)
+
+
+def ws_url(url: str) -> str:
+    """The ``/ws`` URL of a server's base URL (``http`` → ``ws``, ``https`` → ``wss``).
+
+    Raises:
+        CliError: the URL is not http(s).
+    """
+    base = url.rstrip("/")
+    if base.startswith("https://"):
+        return "wss://" + base.removeprefix("https://") + "/ws"
+    if base.startswith("http://"):
+        return "ws://" + base.removeprefix("http://") + "/ws"
+    raise CliError(f"--url must start with http:// or https://, got {url!r}", exit_code=2)
+
+
+@handle_errors
+def tail(
+    agents: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="AGENT", help="Agents to follow (default: all).", show_default=False
+        ),
+    ] = None,
+    url: UrlOption = DEFAULT_URL,
+    token: TokenOption = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print each server message as one JSON line.")
+    ] = False,
+) -> None:
+    """Follow live events (mailbox, decisions, attention, focus...) until Ctrl+C.
+
+    Reconnects by itself when the server restarts or the connection drops,
+    replaying the events it missed.
+    """
+    try:
+        _Tail(url, token, agents or [], as_json).run()
+    except KeyboardInterrupt:
+        return
+
+
+class _Tail:
+    def __init__(self, url: str, token: str | None, agents: list[str], as_json: bool) -> None:
+        self.url = url
+        self.target = ws_url(url)
+        check_client_token(token)
+        self.token = token
+        self.agents = agents
+        self.as_json = as_json
+        self.last_seq: int | None = None
+        self.console: Console = console()
+        self.connected_once = False
+        self.live = False
+
+    def run(self) -> None:
+        from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+
+        delay = RECONNECT_FIRST_S
+        while True:
+            self.live = False
+            try:
+                self._follow()
+            except InvalidStatus as exc:
+                status = exc.response.status_code
+                raise CliError(
+                    f"{self.target} refused the WebSocket ({status}); is it an attn server?"
+                ) from None
+            except (ConnectionClosed, OSError, InvalidHandshake, TimeoutError) as exc:
+                if not self.connected_once:
+                    raise CliError(
+                        f"cannot reach the attn server at {self.url} (is `attn serve` running? "
+                        f"set --url or {URL_ENV})"
+                    ) from None
+                reason = _why(exc)
+            else:
+                reason = "the server closed the connection"
+            if self.live:  # it was working: say so once, then retry quickly
+                warn(f"connection lost ({reason}); reconnecting")
+                delay = RECONNECT_FIRST_S
+            time.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX_S)
+
+    def _follow(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+        from websockets.sync.client import connect
+
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+        with connect(
+            self.target, additional_headers=headers, open_timeout=10, max_size=16 * 1_048_576
+        ) as socket:
+            subscribe = {
+                "type": "subscribe",
+                "agents": self.agents or "*",
+                "lastSeq": self.last_seq,
+            }
+            with contextlib.suppress(ConnectionClosed):
+                # A refused token: the server sent its error and closed; read it below.
+                socket.send(json.dumps(subscribe))
+            for raw in socket:
+                self._handle(json.loads(raw))
+
+    def _handle(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind in ("event", "resync"):
+            self.last_seq = int(message["seq"])
+        elif kind == "subscribed":
+            self.live = True
+            self.last_seq = int(message["seq"])
+        elif kind == "error":
+            code = message.get("code")
+            text = str(message.get("message", ""))
+            if code == "unauthorized":
+                hint = "check --token or" if self.token else "pass --token TOKEN or set"
+                raise CliError(
+                    f"the server at {self.url} needs an API token ({text.split(';')[0]}); "
+                    f"{hint} {TOKEN_ENV}"
+                )
+            if code == "unknown_agent":
+                raise CliError(f"{text.split(';')[0]} ({code})")
+        try:
+            self._print(kind, message)
+        finally:
+            if kind == "subscribed":
+                self.connected_once = True
+
+    def _print(self, kind: object, message: dict[str, Any]) -> None:
+        if self.as_json:
+            if kind != "pong":
+                sys.stdout.write(json.dumps(message, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+            return
+        if kind == "event":
+            self.console.print(render_event(message), no_wrap=True, overflow="ellipsis")
+        elif kind == "subscribed":
+            who = ", ".join(self.agents) if self.agents else "all agents"
+            verb = "following" if not self.connected_once else "reconnected; following"
+            self.console.print(Text(f"{verb} {who} at {self.url} (Ctrl+C stops)", style="dim"))
+        elif kind == "resync":
+            self.console.print(
+                Text(
+                    "missed events that are no longer buffered; reload state with "
+                    "'attn agents' / 'attn mailbox AGENT'",
+                    style="bold yellow",
+                )
+            )
+        elif kind == "error":
+            warn(f"server: {message.get('message')} ({message.get('code')})")
+
+
+def _why(exc: BaseException) -> str:
+    from websockets.exceptions import ConnectionClosed
+
+    if isinstance(exc, ConnectionClosed) and exc.rcvd is not None:
+        if exc.rcvd.code in (1001, 1012):
+            return "the server stopped or restarted"
+        return f"closed by the server with code {exc.rcvd.code}"
+    text = str(exc).strip()
+    return shorten(text or type(exc).__name__, 80)
+
+
+__all__ = ["RECONNECT_FIRST_S", "RECONNECT_MAX_S", "register", "tail", "ws_url"]
