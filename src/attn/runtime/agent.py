@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from attn.clock import Clock
-from attn.core.attention import AttentionController, InterruptClassifier, InterruptJudge
+from attn.core.attention import AttentionController, InterruptClassifier, InterruptRules
 from attn.core.config import AgentConfig
 from attn.core.deliberation import Deliberator
 from attn.core.events import (
@@ -62,7 +62,7 @@ class Agent:
         config: AgentConfig,
         *,
         description: str = "",
-        judge: InterruptJudge | None = None,
+        rules: InterruptRules | None = None,
         deliberator: Deliberator | None = None,
         classifier: InterruptClassifier | None = None,
     ) -> None:
@@ -76,7 +76,7 @@ class Agent:
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
-            self.mailbox, brain, registry, clock, self.bus, config, judge, deliberator, classifier
+            self.mailbox, brain, registry, clock, self.bus, config, rules, deliberator, classifier
         )
         self.recovery = RecoveryReport()
         self.working_memory = WorkingMemory(clock)

@@ -29,7 +29,7 @@ Spec: 000 §4 (states, decisions, yield points, backstop, stop/pause), §20
 """
 
 from attn.core.attention.controller import AttentionController
-from attn.core.attention.judges import InterruptClassifier, InterruptJudge
+from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.outcomes import strip_marker
 
-__all__ = ["AttentionController", "InterruptClassifier", "InterruptJudge", "strip_marker"]
+__all__ = ["AttentionController", "InterruptClassifier", "InterruptRules", "strip_marker"]

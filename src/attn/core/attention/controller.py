@@ -12,14 +12,14 @@ from collections.abc import Callable
 
 from attn.clock import Clock
 from attn.core.attempt import Interrupt
-from attn.core.attention.judges import InterruptClassifier, InterruptJudge
+from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.loop import ControllerLoop
 from attn.core.attention.yields import ControllerYields
 from attn.core.config import AgentConfig
 from attn.core.deliberation import Deliberator
 from attn.core.events import EventBus
 from attn.core.focus import Brain, Reply
-from attn.core.heuristics import HeuristicJudge, conversation_keys
+from attn.core.heuristics import HeuristicRules, conversation_keys
 from attn.core.mailbox import Mailbox
 from attn.core.registry import TypeRegistry
 from attn.core.triage import Triage
@@ -34,7 +34,7 @@ class AttentionController(ControllerLoop, ControllerYields):
         mailbox: the agent's mailbox (the controller subscribes to its arrivals).
         brain: the agent's work, called once per attempt.
         registry, clock, bus, config: shared services and settings.
-        judge: interrupt judge; defaults to the heuristic table.
+        rules: the tier 0 interrupt rules; defaults to the heuristic table.
     """
 
     def __init__(
@@ -45,7 +45,7 @@ class AttentionController(ControllerLoop, ControllerYields):
         clock: Clock,
         bus: EventBus,
         config: AgentConfig,
-        judge: InterruptJudge | None = None,
+        rules: InterruptRules | None = None,
         deliberator: Deliberator | None = None,
         classifier: InterruptClassifier | None = None,
     ) -> None:
@@ -57,7 +57,7 @@ class AttentionController(ControllerLoop, ControllerYields):
         self.clock = clock
         self.bus = bus
         self.config = config
-        self.judge = judge or HeuristicJudge(registry)
+        self.rules = rules or HeuristicRules(registry)
         self.classifier = classifier
         self.triage = Triage(mailbox, registry, clock, config, deliberator)
         self.state = AttentionState.IDLE

@@ -81,7 +81,7 @@ class ControllerMerging(ControllerState):
         return [i for i in self._conversation_items(focus) if i.session is None]
 
     async def _merge_queued(self, attempt: Attempt, ops: list[WriteOp]) -> None:
-        """Before a fresh focus's brain starts: absorb queued follow-ups the judge merges."""
+        """Before a fresh focus's brain starts: absorb queued follow-ups the rules merge."""
         item = attempt.item
         candidates = self._conversation_items(item)
         if not candidates:
@@ -90,7 +90,7 @@ class ControllerMerging(ControllerState):
         for new in candidates:
             merged = False
             if new.session is None and not new.triggers_execution and not order.blocks(new):
-                verdict = await self.judge.judge(item, new)
+                verdict = await self.rules.decide(item, new)
                 if verdict.decision == DecisionType.MERGE and self._queued_now(new):
                     self._absorb(attempt, new, verdict, ops, " (queued before this focus began)")
                     merged = True

@@ -18,7 +18,7 @@ from typing import Any
 
 from attn.clock import Clock, TimerHandle
 from attn.core.attempt import Attempt
-from attn.core.attention.judges import InterruptClassifier, InterruptJudge
+from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.config import AgentConfig
 from attn.core.events import FOCUS_CHANGED, STATE_CHANGED, Event, EventBus
 from attn.core.focus import Brain, Reply
@@ -40,7 +40,7 @@ class ControllerState:
     clock: Clock
     bus: EventBus
     config: AgentConfig
-    judge: InterruptJudge
+    rules: InterruptRules
     #: Tier 1: asked when the heuristics say continue (000 §21).
     classifier: InterruptClassifier | None
     triage: Triage

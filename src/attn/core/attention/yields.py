@@ -82,7 +82,7 @@ class ControllerYields(ControllerMerging):
             return CONTINUE
         self._set_state(AttentionState.DECIDING)
         preemptable = self.registry.get_type(item.source_type).preemptable
-        verdicts = {i.id: await self.judge.judge(item, i) for i in arrivals.values()}
+        verdicts = {i.id: await self.rules.decide(item, i) for i in arrivals.values()}
         # People first (CORE-75): when a person's item already stops this work,
         # no model-backed classifier is asked about the other arrivals.
         person_waiting = preemptable and any(
@@ -103,7 +103,7 @@ class ControllerYields(ControllerMerging):
             if new.id not in arrivals:
                 # Queued before this (resumed) work began: merge or leave alone.
                 # Anything else queued here was judged before: later ones wait behind it.
-                verdict = await self.judge.judge(item, new) if new.id in early else None
+                verdict = await self.rules.decide(item, new) if new.id in early else None
                 if (
                     verdict is not None
                     and verdict.decision == DecisionType.MERGE
@@ -201,7 +201,7 @@ class ControllerYields(ControllerMerging):
         classifier, say) is judged now, not one step later (CORE-75)."""
         for new in [i for i in self._arrivals if self._queued_now(i)]:
             if is_user_interaction(new, self.registry):
-                verdict = await self.judge.judge(item, new)
+                verdict = await self.rules.decide(item, new)
                 if verdict.decision in _STOPS:
                     self._arrivals.remove(new)
                     return new, verdict
