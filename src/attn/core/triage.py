@@ -68,14 +68,34 @@ class Triage:
         self.clock = clock
         self.config = config
         self.deliberator = deliberator
-        #: Called with every applied DeliberationResult (working memory listens).
-        self.listeners: list[Callable[[DeliberationResult], None]] = []
+        #: Called with every applied DeliberationResult (see :meth:`subscribe`).
+        self._listeners: list[Callable[[DeliberationResult], None]] = []
         #: The last applied deliberation and when (clock time), for the mind view.
         self.last: tuple[DeliberationResult, datetime] | None = None
         self._wake: asyncio.Future[None] | None = None
         self._deliberation: asyncio.Task[DeliberationResult | None] | None = None
         self._aborted = False
         self._last_scan = float("-inf")
+
+    def subscribe(self, listener: Callable[[DeliberationResult], None]) -> Callable[[], None]:
+        """Call ``listener`` with every deliberation result triage applies (000 §21).
+
+        Working memory and the server's ``triage`` event listen here.
+
+        Args:
+            listener: called synchronously, in the attention loop, after the
+                result chose the next item; it must not raise.
+
+        Returns:
+            A function that unsubscribes ``listener`` (idempotent).
+        """
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
 
     def on_arrival(self, item: MailboxItem) -> None:
         """A new item arrived: a person cuts the burst window short and aborts deliberation."""
@@ -309,7 +329,7 @@ class Triage:
                 if sibling is not None:
                     siblings.append(sibling)
         self.last = (result, self.clock.now())
-        for listener in self.listeners:
+        for listener in tuple(self._listeners):
             listener(result)
         return Selection(
             chosen,

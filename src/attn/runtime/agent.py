@@ -13,7 +13,7 @@ from typing import Any
 from attn.clock import Clock
 from attn.core.attention import AttentionController, InterruptClassifier, InterruptRules
 from attn.core.config import AgentConfig
-from attn.core.deliberation import Deliberator
+from attn.core.deliberation import DeliberationResult, Deliberator
 from attn.core.events import (
     AGENT_PAUSED,
     AGENT_RESUMED,
@@ -80,7 +80,17 @@ class Agent:
         )
         self.recovery = RecoveryReport()
         self.working_memory = WorkingMemory(clock)
-        self.controller.triage.listeners.append(self.working_memory.remember_deliberation)
+        self.controller.triage.subscribe(self.working_memory.remember_deliberation)
+
+    def subscribe_triage(
+        self, listener: Callable[[DeliberationResult], None]
+    ) -> Callable[[], None]:
+        """Call ``listener`` with every deliberation result this agent's triage applies.
+
+        Returns:
+            A function that unsubscribes ``listener``.
+        """
+        return self.controller.triage.subscribe(listener)
 
     def tools(self) -> MailboxTools:
         """The mailbox tools bound to this agent, for its brain (000 §21)."""

@@ -231,7 +231,7 @@ class Runtime:
     async def run_until_idle(self) -> None:
         """Wait until every running agent is idle with an empty queue."""
         while True:
-            busy = [a for a in self._agents.values() if a.controller._task is not None]
+            busy = [a for a in self._agents.values() if a.controller.busy]
             if not busy:
                 return
             await asyncio.gather(*(a.wait_idle() for a in busy))

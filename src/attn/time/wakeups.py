@@ -40,12 +40,10 @@ from attn.limits import is_finite_number
 from attn.models import (
     CallbackStatus,
     CallbackType,
-    DecisionType,
     DeliveryMode,
-    ItemStatus,
     PendingCallback,
 )
-from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
+from attn.store.base import DeleteCallback, UpdateCallback, WriteOp
 from attn.time import events
 from attn.time.callbacks import SENDER, check_text
 from attn.time.config import CatchUp
@@ -452,7 +450,7 @@ class Wakeups:
             f"missed: wakeup {callback.id} was due at {callback.due_at} "
             f"({late_s:.0f} s ago, {occurrences} fire(s)) while attn was not running"
         )
-        item = agent.mailbox.build_item(
+        await agent.mailbox.record_dropped(
             "system_event",
             {
                 "content": f"Missed wakeup: {callback.note or callback.id}",
@@ -464,12 +462,8 @@ class Wakeups:
                     "missedFires": occurrences,
                 },
             },
+            reason=reason,
             metadata=dict(SENDER),
             idempotency_key=key,
-        )
-        item.status = ItemStatus.DROPPED
-        item.completed_at = now
-        item.reason = reason
-        await self._keeper.store.write(
-            [InsertItem(item), agent.mailbox.decision_op(item, DecisionType.DROP, reason)]
+            dropped_at=now,
         )

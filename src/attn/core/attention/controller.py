@@ -83,6 +83,11 @@ class AttentionController(ControllerLoop, ControllerYields):
 
     # ------------------------------------------------------------ public API
 
+    @property
+    def busy(self) -> bool:
+        """True while a drain task runs (items are being picked); False when idle."""
+        return self._task is not None
+
     def start(self) -> None:
         """Run the loop (again); deferred and queued items are served."""
         self.running = True

@@ -20,6 +20,7 @@ Spec: 000 §3 (types and default priorities), §14 (enqueue-time dedup), §17
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from attn.core.events import NEW_ITEM
@@ -273,6 +274,43 @@ class MailboxEnqueue(MailboxSupersede):
             self.on_new_item(item)
         await self.supersede_older(item, older)
         return Enqueued(item)
+
+    async def record_dropped(
+        self,
+        source_type: str,
+        payload: object,
+        *,
+        reason: str,
+        metadata: object = None,
+        idempotency_key: object = None,
+        dropped_at: datetime | None = None,
+    ) -> MailboxItem:
+        """Store an item that is never queued: dropped at once, with its drop decision.
+
+        For stimuli that are recorded but not worth attention (a missed wakeup,
+        000 §11.3, TIME-06). The item and the decision commit in one transaction.
+
+        Args:
+            source_type, payload, metadata, idempotency_key: as for :meth:`enqueue`.
+            reason: why it was dropped (the item's ``reason`` and the decision's).
+            dropped_at: the item's ``completed_at`` (UTC); None: now.
+
+        Returns:
+            The item as built (status dropped).
+
+        Raises:
+            What :meth:`build_item` raises, and :class:`~attn.errors.StoreError`
+            if the write fails.
+        """
+        item = self.build_item(source_type, payload, None, metadata, idempotency_key)
+        self._encoded = None
+        item.status = ItemStatus.DROPPED
+        item.completed_at = dropped_at if dropped_at is not None else self._clock.now()
+        item.reason = reason
+        await self._store.write(
+            [InsertItem(item), self.decision_op(item, DecisionType.DROP, reason)]
+        )
+        return item
 
     async def _merge_on_enqueue(
         self, item: MailboxItem, target: MailboxItem, encoded: tuple[str, str] | None
