@@ -279,7 +279,7 @@ class Agent:
 
         Later enqueues and messages raise :class:`~attn.errors.UnknownAgent`.
         """
-        self.mailbox.closed = True
+        self.mailbox.close()
         await self.controller.close()
 
     async def wait_idle(self) -> None:

@@ -76,10 +76,12 @@ class AttentionController(ControllerLoop, ControllerYields):
         self._pending = deque()
         self._announced_focus = None
         self._uses_marker = bool(getattr(brain, "uses_completion_marker", False))
-        mailbox.on_new_item = self._on_new_item
-        mailbox.focus_id = self._focus_id
-        mailbox.set_conversation_keys(conversation_keys)
-        mailbox.focus_item = lambda: self.focus_item
+        mailbox.set_hooks(
+            on_new_item=self._on_new_item,
+            focus_id=self._focus_id,
+            focus_item=lambda: self.focus_item,
+        )
+        mailbox.queue.set_conversation_keys(conversation_keys)
 
     # ------------------------------------------------------------ public API
 

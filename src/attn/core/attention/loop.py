@@ -79,16 +79,16 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
                     # 000 §22, CORE-72: due items go back at the top of every
                     # cycle, to their own priority and place, not only when idle.
                     batch.ops.extend(
-                        mailbox.resurface_due_ops(
+                        mailbox.transitions.resurface_due_ops(
                             self.clock.now(), idle=False, hold=self._held_back()
                         )
                     )
                 item = switched = self._switch_target()
                 if item is None:
-                    item = mailbox.pop_nowait()
+                    item = mailbox.queue.pop_nowait()
                 if item is None and mailbox.deferred_count:
-                    batch.ops.extend(mailbox.resurface_due_ops(self.clock.now()))
-                    item = mailbox.pop_nowait()
+                    batch.ops.extend(mailbox.transitions.resurface_due_ops(self.clock.now()))
+                    item = mailbox.queue.pop_nowait()
                 if item is None:
                     break
                 if mailbox.depth:
@@ -151,15 +151,15 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         spec = self.registry.get(item.source_type)
         if spec is None:  # stored by a runtime that had registered this type
             reason = f"source type {item.source_type!r} is not registered in this runtime"
-            batch.ops.extend(self.mailbox.drop_ops(item, reason))
-            batch.ops.append(self.mailbox.decision_op(item, DecisionType.DROP, reason))
+            batch.ops.extend(self.mailbox.transitions.drop_ops(item, reason))
+            batch.ops.append(self.mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
             batch.after.append(lambda: self._incomplete(item, reason))
             batch.after.append(lambda: self._resolve([item.id], error=ReplyCancelled(reason)))
             return batch
         now = self.clock.now()
         resumed = item.session is not None
         ops = batch.ops
-        ops.extend(self.mailbox.claim_ops(item, now))
+        ops.extend(self.mailbox.transitions.claim_ops(item, now))
         reason = (
             selection.reasoning
             if selection.decision == DecisionType.TRIAGE
@@ -167,11 +167,11 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         )
         context = self._context(item)
         context["tier"] = selection.tier
-        ops.append(self.mailbox.decision_op(item, selection.decision, reason, context))
+        ops.append(self.mailbox.transitions.decision_op(item, selection.decision, reason, context))
         for sibling in selection.siblings:
-            ops.extend(self.mailbox.claim_ops(sibling, now))
+            ops.extend(self.mailbox.transitions.claim_ops(sibling, now))
             ops.append(
-                self.mailbox.decision_op(
+                self.mailbox.transitions.decision_op(
                     sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context
                 )
             )
@@ -311,9 +311,9 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
         more urgent than the work it preempted (which then would wait behind less)."""
         for preempted, stopper in self._preempted_by.values():
             if self._queued_now(stopper):
-                head = self.mailbox.peek()
+                head = self.mailbox.queue.peek()
                 if head is None or head is stopper or head.priority >= preempted.priority:
-                    return self.mailbox.take(stopper.id)
+                    return self.mailbox.queue.take(stopper.id)
         return None
 
     def arm_backstop(self, attempt: Attempt, backstop_s: float) -> None:
@@ -335,7 +335,7 @@ class ControllerLoop(ControllerOutcomes, ControllerMerging):
 
     def _arm_timer(self) -> None:
         self._cancel_timer()
-        due = self.mailbox.next_resurface_at()
+        due = self.mailbox.deferred.next_resurface_at()
         if due is None or not self.running or self.paused:
             return
         delay_s = (due - self.clock.now()).total_seconds()

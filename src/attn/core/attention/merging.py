@@ -73,7 +73,9 @@ class ControllerMerging(ControllerState):
     def _conversation_items(self, focus: MailboxItem) -> list[MailboxItem]:
         """Queued items sharing a conversation with ``focus``, in commit order."""
         return [
-            i for i in self.mailbox.conversation_items(conversation_keys(focus)) if i is not focus
+            i
+            for i in self.mailbox.queue.conversation_items(conversation_keys(focus))
+            if i is not focus
         ]
 
     def _merge_candidates(self, focus: MailboxItem) -> list[MailboxItem]:
@@ -107,9 +109,9 @@ class ControllerMerging(ControllerState):
     ) -> None:
         """Merge ``new`` into the focus of ``attempt`` and record why."""
         item = attempt.item
-        ops.extend(self.mailbox.merge_ops(new, item))
+        ops.extend(self.mailbox.transitions.merge_ops(new, item))
         ops.append(
-            self.mailbox.decision_op(
+            self.mailbox.transitions.decision_op(
                 new,
                 DecisionType.MERGE,
                 verdict.reason + note,

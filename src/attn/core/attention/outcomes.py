@@ -72,9 +72,11 @@ class ControllerOutcomes(ControllerState):
             self._fail(batch, attempt, f"backstop: no result after {self.config.backstop_s} s")
         elif interrupt is Interrupt.STOPPED:
             item.session = focus.session
-            batch.ops.extend(self.mailbox.requeue_ops(item, failed=False, reason="agent stopped"))
+            batch.ops.extend(
+                self.mailbox.transitions.requeue_ops(item, failed=False, reason="agent stopped")
+            )
             batch.ops.append(
-                self.mailbox.decision_op(
+                self.mailbox.transitions.decision_op(
                     item, DecisionType.REQUEUE, "Agent stopped or paused: work kept for later"
                 )
             )
@@ -87,7 +89,7 @@ class ControllerOutcomes(ControllerState):
             ):
                 # A hard cancel never reaches a yield point, which records soft ones.
                 batch.ops.append(
-                    self.mailbox.decision_op(
+                    self.mailbox.transitions.decision_op(
                         item,
                         DecisionType.CANCEL,
                         f"Cancelled by a person (hard): {reason}",
@@ -102,7 +104,9 @@ class ControllerOutcomes(ControllerState):
             item.session = focus.session
             # Due at once: it resurfaces at the top of a coming cycle (CORE-72).
             batch.ops.extend(
-                self.mailbox.defer_ops(item, self.clock.now(), f"preempted: {final.reason}")
+                self.mailbox.transitions.defer_ops(
+                    item, self.clock.now(), f"preempted: {final.reason}"
+                )
             )
         elif error is not None:
             self._fail(batch, attempt, f"brain raised {type(error).__name__}: {error}")
@@ -111,12 +115,12 @@ class ControllerOutcomes(ControllerState):
         if attempt.siblings and item.status != ItemStatus.COMPLETED:
             for sibling in attempt.siblings:  # the batch did not finish: all go back
                 batch.ops.extend(
-                    self.mailbox.requeue_ops(
+                    self.mailbox.transitions.requeue_ops(
                         sibling, failed=False, reason=f"batch with {item.id} interrupted"
                     )
                 )
                 batch.ops.append(
-                    self.mailbox.decision_op(
+                    self.mailbox.transitions.decision_op(
                         sibling, DecisionType.REQUEUE, f"batch with {item.id} did not complete"
                     )
                 )
@@ -171,10 +175,10 @@ class ControllerOutcomes(ControllerState):
         incomplete: str | None = None,
     ) -> None:
         item = attempt.item
-        batch.ops.extend(self.mailbox.complete_ops(item, reason))
+        batch.ops.extend(self.mailbox.transitions.complete_ops(item, reason))
         for sibling in attempt.siblings:
             batch.ops.extend(
-                self.mailbox.complete_ops(sibling, f"handled in a batch with {item.id}")
+                self.mailbox.transitions.complete_ops(sibling, f"handled in a batch with {item.id}")
             )
         self._end_activity(batch, attempt, success=incomplete is None and reason is None)
         if incomplete is not None:
@@ -189,9 +193,11 @@ class ControllerOutcomes(ControllerState):
         mailbox = self.mailbox
         if item.attempt >= self.config.max_attempts:
             reason = f"{reason}; gave up after {item.attempt} attempts"
-            batch.ops.extend(mailbox.drop_ops(item, reason))
+            batch.ops.extend(mailbox.transitions.drop_ops(item, reason))
             batch.ops.append(
-                mailbox.decision_op(item, DecisionType.DROP, reason, self._context(item))
+                mailbox.transitions.decision_op(
+                    item, DecisionType.DROP, reason, self._context(item)
+                )
             )
             attempt.add_log("error", reason, {})
             self._end_activity(batch, attempt, success=False)
@@ -204,9 +210,9 @@ class ControllerOutcomes(ControllerState):
             )
         else:
             attempt.add_log("error", reason, {})
-            batch.ops.extend(mailbox.requeue_ops(item, failed=True, reason=reason))
+            batch.ops.extend(mailbox.transitions.requeue_ops(item, failed=True, reason=reason))
             batch.ops.append(
-                mailbox.decision_op(
+                mailbox.transitions.decision_op(
                     item,
                     DecisionType.REQUEUE,
                     f"{reason}; retrying (attempt {item.attempt} of {self.config.max_attempts})",

@@ -64,7 +64,7 @@ class ControllerYields(ControllerMerging):
             attempt.final = decision
             attempt.stream_closed = True
             ops.append(
-                mailbox.decision_op(
+                mailbox.transitions.decision_op(
                     item,
                     DecisionType.CANCEL,
                     f"Cancelled by a person: {attempt.cancel_request}",
@@ -130,8 +130,12 @@ class ControllerYields(ControllerMerging):
             verdict = self._guard(new, verdict, order)
             context = self._context(item, arrival=new, rule=verdict.rule)
             if verdict.decision == DecisionType.DEFER:
-                ops.extend(mailbox.defer_ops(new, None, verdict.reason))
-                ops.append(mailbox.decision_op(new, DecisionType.DEFER, verdict.reason, context))
+                ops.extend(mailbox.transitions.defer_ops(new, None, verdict.reason))
+                ops.append(
+                    mailbox.transitions.decision_op(
+                        new, DecisionType.DEFER, verdict.reason, context
+                    )
+                )
             elif verdict.decision == DecisionType.MERGE and not new.triggers_execution:
                 self._absorb(attempt, new, verdict, ops)
                 merged.append(new)
@@ -141,7 +145,7 @@ class ControllerYields(ControllerMerging):
                 else:
                     attempt.held.append(new.id)
                     ops.append(
-                        mailbox.decision_op(
+                        mailbox.transitions.decision_op(
                             new,
                             DecisionType.CONTINUE,
                             f"{verdict.reason}; the {item.source_type} in focus is not "
@@ -150,7 +154,11 @@ class ControllerYields(ControllerMerging):
                         )
                     )
             else:
-                ops.append(mailbox.decision_op(new, DecisionType.CONTINUE, verdict.reason, context))
+                ops.append(
+                    mailbox.transitions.decision_op(
+                        new, DecisionType.CONTINUE, verdict.reason, context
+                    )
+                )
             if new.status != ItemStatus.MERGED:
                 order.keep(new)
             reasons.append(verdict.reason)
@@ -169,7 +177,7 @@ class ControllerYields(ControllerMerging):
             attempt.final = decision
             attempt.stopper = new
             ops.append(
-                mailbox.decision_op(
+                mailbox.transitions.decision_op(
                     item,
                     DecisionType(action.value),
                     f"{verdict.reason} ({new.source_type} {new.id})",
