@@ -220,7 +220,7 @@ class _Run:
             a.focus_item is None
             and a.depth == 0
             and a.mailbox.deferred_count == 0
-            and a.controller._task is None
+            and not a.controller.busy
             for a in rt.agents
         )
 
