@@ -18,6 +18,8 @@ names shared between them):
 - ``state``: the shared state, the focus, the attention state and decision context;
 - ``loop``: the drain loop, claiming and processing each item, the brain task
   and its backstop, the resurface timer;
+- ``writes``: the write-behind commits, in commit order;
+- ``preempted``: preempted work held back until its preempting item is picked;
 - ``outcomes``: how an attempt ends (complete, retry, drop, requeue, defer) and
   answering the callers waiting on it;
 - ``merging``: which queued items a focus absorbs (its conversations), and

@@ -16,7 +16,7 @@ import asyncio
 from collections.abc import Callable
 
 from attn.clock import Clock
-from attn.core.attention import loop, outcomes, yields
+from attn.core.attention import loop, outcomes, writes, yields
 from attn.core.attention.attempt import Attempt, Interrupt
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.state import ControllerState, focus_id, focus_item
@@ -218,7 +218,7 @@ class AttentionController:
 
     def flush_logs(self, attempt: Attempt) -> None:
         """Write ``attempt``'s buffered log lines now, write-behind (in commit order)."""
-        outcomes.flush_logs(self._s, attempt)
+        writes.flush_logs(self._s, attempt)
 
     def arm_backstop(self, attempt: Attempt, *, awaiting_approval: bool = False) -> None:
         """(Re)start ``attempt``'s backstop from now: ``backstop_s``, or

@@ -21,26 +21,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from attn.core.attention.attempt import Attempt, Interrupt
-from attn.core.attention.merging import merge_candidates, merge_queued, queued_now
+from attn.core.attention.merging import merge_candidates, merge_queued
 from attn.core.attention.outcomes import Batch, complete, finish, report_incomplete, resolve
+from attn.core.attention.preempted import held_back, note_preempted, switch_target
 from attn.core.attention.state import (
     ControllerState,
     completes_without_brain,
     decision_context,
     set_state,
 )
-from attn.core.focus import Focus, Reply, YieldAction
+from attn.core.attention.writes import settle_writes, submit
+from attn.core.focus import Focus, Reply
 from attn.core.heuristics import is_user_interaction
 from attn.core.registry import activity_type_for
 from attn.core.triage import Selection
 from attn.errors import ReplyCancelled
 from attn.ids import new_id
-from attn.models import Activity, AttentionState, DecisionType, ItemStatus, MailboxItem
+from attn.models import Activity, AttentionState, DecisionType, MailboxItem
 from attn.store.base import InsertActivity, WriteOp
 
 log = logging.getLogger("attn.attention")
@@ -86,10 +87,10 @@ async def _drain(s: ControllerState) -> None:
                 # cycle, to their own priority and place, not only when idle.
                 batch.ops.extend(
                     mailbox.transitions.resurface_due_ops(
-                        s.clock.now(), idle=False, hold=_held_back(s)
+                        s.clock.now(), idle=False, hold=held_back(s)
                     )
                 )
-            item = switched = _switch_target(s)
+            item = switched = switch_target(s)
             if item is None:
                 item = mailbox.queue.pop_nowait()
             if item is None and mailbox.deferred_count:
@@ -111,51 +112,6 @@ async def _drain(s: ControllerState) -> None:
         arm_timer(s)
     if mailbox.depth:
         kick(s)
-
-
-def submit(s: ControllerState, batch: Batch, *, awaited: bool = False) -> None:
-    """Write-behind: start the commit; run ``after`` callbacks once it is durable.
-
-    Successive submissions commit in order, so the store never shows two
-    items of this agent processing. Callers waiting on a reply are answered
-    only after the commit that completed their item. ``awaited``: the
-    caller waits for this commit (a claim), so the store commits it at once
-    instead of letting more write-behind calls join it first.
-    """
-    if not batch.ops:
-        for callback in batch.after:
-            callback()
-        return
-    future: asyncio.Future[Any] = (
-        asyncio.ensure_future(s.mailbox.commit(batch.ops))
-        if awaited
-        else s.mailbox.submit(batch.ops)
-    )
-    after = batch.after
-    future.add_done_callback(lambda f: _committed(s, f, after))
-    s.pending.append(future)
-
-
-def _committed(
-    s: ControllerState, future: asyncio.Future[Any], after: list[Callable[[], None]]
-) -> None:
-    if future.cancelled() or future.exception() is not None:
-        log.error(
-            "write of agent %s failed",
-            s.agent_id,
-            exc_info=None if future.cancelled() else future.exception(),
-        )
-    for callback in after:
-        callback()
-
-
-async def settle_writes(s: ControllerState, keep: int) -> None:
-    """Wait until at most ``keep`` submitted writes are still in flight."""
-    pending = s.pending
-    while pending and pending[0].done():
-        pending.popleft()
-    while len(pending) > keep:
-        await asyncio.wait({pending.popleft()})
 
 
 async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Batch:
@@ -228,7 +184,7 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
     focus = Focus(attempt)
     result, error = await _run(s, attempt, focus)
     done = finish(s, attempt, focus, spec, result, error)
-    _note_preempted(s, attempt)
+    note_preempted(s, attempt)
     return done
 
 
@@ -296,42 +252,6 @@ async def _run(
         return None, asyncio.CancelledError("the brain task was cancelled")
     error = task.exception()
     return (None, error) if error is not None else (task.result(), None)
-
-
-# ------------------------------------------------------ preempted work
-
-
-def _note_preempted(s: ControllerState, attempt: Attempt) -> None:
-    """Preempted work waits until its preempting item has been picked (000 §4:
-    the agent switches to the new item); then it resurfaces in its own place."""
-    final, stopper, item = attempt.final, attempt.stopper, attempt.item
-    if (
-        final is not None
-        and final.action == YieldAction.PREEMPT
-        and stopper is not None
-        and item.status == ItemStatus.DEFERRED
-    ):
-        s.preempted_by[item.id] = (item, stopper)
-
-
-def _held_back(s: ControllerState) -> frozenset[str]:
-    """Ids of preempted items whose preempting item is still queued."""
-    held = s.preempted_by
-    for item_id, (_, stopper) in list(held.items()):
-        if not queued_now(s, stopper):
-            del held[item_id]
-    return frozenset(held)
-
-
-def _switch_target(s: ControllerState) -> MailboxItem | None:
-    """The preempting item, taken ahead of the queue's head unless the head is
-    more urgent than the work it preempted (which then would wait behind less)."""
-    for preempted, stopper in s.preempted_by.values():
-        if queued_now(s, stopper):
-            head = s.mailbox.queue.peek()
-            if head is None or head is stopper or head.priority >= preempted.priority:
-                return s.mailbox.queue.take(stopper.id)
-    return None
 
 
 def arm_backstop(s: ControllerState, attempt: Attempt, backstop_s: float) -> None:

@@ -12,7 +12,6 @@ incomplete events); DESIGN.md invariants 4–6 and the retry choice.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Callable
@@ -38,11 +37,6 @@ class Batch:
 
     ops: list[WriteOp] = field(default_factory=list)
     after: list[Callable[[], None]] = field(default_factory=list)
-
-
-def _log_failure(future: asyncio.Future[list[Any]]) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        log.error("writing activity logs failed", exc_info=future.exception())
 
 
 def strip_marker(text: str) -> tuple[str, bool]:
@@ -125,13 +119,6 @@ def finish(
     if entry is not None:  # the activity goes on (preempt, stop, retry): so does its seq
         s.activities[item.id] = (entry[0], attempt.log_seq)
     return batch
-
-
-def flush_logs(s: ControllerState, attempt: Attempt) -> None:
-    """Write ``attempt``'s buffered log lines now, write-behind (in commit order)."""
-    future = s.mailbox.submit([InsertLogs(tuple(attempt.take_logs()))])
-    future.add_done_callback(_log_failure)
-    s.pending.append(future)
 
 
 def _settle(
