@@ -44,6 +44,15 @@ class AttentionController:
         classifier: tier 1, the interrupt judge asked when the rules say continue.
     """
 
+    __slots__ = (
+        "_s",
+        "agent_id",
+        "config",
+        "mailbox",
+        "registry",
+        "triage",
+    )
+
     def __init__(
         self,
         mailbox: Mailbox,
@@ -75,13 +84,22 @@ class AttentionController:
             triage=self.triage,
             uses_marker=bool(getattr(brain, "uses_completion_marker", False)),
         )
-        state = self._s
+        # Bound methods, not closures: an idle agent should stay small (benchmarks/core.py).
         mailbox.set_hooks(
-            on_new_item=lambda item: loop.on_new_item(state, item),
-            focus_id=lambda: focus_id(state),
-            focus_item=lambda: focus_item(state),
+            on_new_item=self._on_new_item,
+            focus_id=self._focus_id,
+            focus_item=self._focus_item,
         )
         mailbox.queue.set_conversation_keys(conversation_keys)
+
+    def _on_new_item(self, item: MailboxItem) -> None:
+        loop.on_new_item(self._s, item)
+
+    def _focus_id(self) -> str | None:
+        return focus_id(self._s)
+
+    def _focus_item(self) -> MailboxItem | None:
+        return focus_item(self._s)
 
     # ------------------------------------------------------------- reading
 
@@ -127,7 +145,7 @@ class AttentionController:
     @property
     def focus_item(self) -> MailboxItem | None:
         """The item being processed, or None when idle."""
-        return focus_item(self._s)
+        return self._focus_item()
 
     # ------------------------------------------------------------ controls
 

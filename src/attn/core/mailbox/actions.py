@@ -32,6 +32,14 @@ class Actions:
         transitions: the mailbox's transitions, which write each change.
     """
 
+    __slots__ = (
+        "_deferred",
+        "_queue",
+        "_registry",
+        "_transitions",
+        "agent_id",
+    )
+
     def __init__(
         self,
         agent_id: str,

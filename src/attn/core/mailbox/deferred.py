@@ -19,6 +19,11 @@ from attn.models import MailboxItem
 class DeferredItems:
     """Deferred items by id, and the resurface heap of the timed ones."""
 
+    __slots__ = (
+        "_heap",
+        "_items",
+    )
+
     def __init__(self) -> None:
         self._items: dict[str, MailboxItem] = {}
         #: (deferred_until, seq, id) of timed deferred items; stale entries are skipped.

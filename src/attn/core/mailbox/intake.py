@@ -50,6 +50,23 @@ class Intake:
             so a notice that restates it collapses into it (TIME-11, CORE-76).
     """
 
+    __slots__ = (
+        "_bus",
+        "_clock",
+        "_config",
+        "_encoded",
+        "_queue",
+        "_registry",
+        "_reserved",
+        "_store",
+        "_transitions",
+        "agent_id",
+        "closed",
+        "focus_item",
+        "last_arrival_at",
+        "on_new_item",
+    )
+
     def __init__(
         self,
         agent_id: str,

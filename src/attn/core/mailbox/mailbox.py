@@ -54,6 +54,18 @@ class Mailbox:
         transitions: status changes as write ops, decisions, and the counters.
     """
 
+    __slots__ = (
+        "_actions",
+        "_background",
+        "_clock",
+        "_intake",
+        "_store",
+        "agent_id",
+        "deferred",
+        "queue",
+        "transitions",
+    )
+
     def __init__(
         self,
         agent_id: str,

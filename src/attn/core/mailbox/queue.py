@@ -51,6 +51,21 @@ class ReadyQueue:
         config: the agent's settings (``dedup`` turns the merge indexes off).
     """
 
+    __slots__ = (
+        "_config",
+        "_conversation_keys",
+        "_conversations",
+        "_entities",
+        "_getters",
+        "_heap",
+        "_items",
+        "_keys_of",
+        "_merge_index",
+        "_registry",
+        "_supersede_index",
+        "_type_counts",
+    )
+
     def __init__(self, registry: TypeRegistry, config: AgentConfig) -> None:
         self._registry = registry
         self._config = config

@@ -49,6 +49,17 @@ class Transitions:
             every stored decision carries (CORE-11).
     """
 
+    __slots__ = (
+        "_bus",
+        "_clock",
+        "_deferred",
+        "_queue",
+        "_store",
+        "agent_id",
+        "counters",
+        "focus_id",
+    )
+
     def __init__(
         self,
         agent_id: str,
