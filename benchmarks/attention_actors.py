@@ -1,4 +1,4 @@
-"""The simulated brain, deliberator and FIFO judge of ``attention_quality.py``.
+"""The simulated brain, deliberator and FIFO interrupt rules of ``attention_quality.py``.
 
 :class:`SimBrain` works in steps of simulated time with a yield point between
 steps and records, in the run's :class:`~attention_record.RunRecord`, what each
@@ -15,7 +15,7 @@ from attention_record import Interval, RunRecord, kind_of
 from attn import DecisionType, Focus, MailboxItem, Reply
 from attn.core.deliberation import DeliberationResult
 from attn.core.focus import YieldAction
-from attn.core.heuristics import HeuristicJudge, Verdict
+from attn.core.heuristics import HeuristicRules, Verdict
 from attn.core.registry import TypeRegistry
 from attn.testing import FakeClock
 
@@ -83,14 +83,14 @@ class SimBrain:
             interval.end_s = clock.monotonic()
 
 
-class NoMergeJudge:
+class NoMergeRules:
     """The heuristic table with merging turned off (plain FIFO: one call per item)."""
 
     def __init__(self, registry: TypeRegistry) -> None:
-        self._inner = HeuristicJudge(registry)
+        self._inner = HeuristicRules(registry)
 
-    async def judge(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
-        verdict = await self._inner.judge(focus, new)
+    async def decide(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
+        verdict = await self._inner.decide(focus, new)
         if verdict.decision == DecisionType.MERGE:
             return Verdict(DecisionType.CONTINUE, "merging is off in this run", "off")
         return verdict

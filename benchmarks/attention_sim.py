@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from attention_actors import NoMergeJudge, SimBrain, SimDeliberator
+from attention_actors import NoMergeRules, SimBrain, SimDeliberator
 from attention_record import (
     STIMULUS_KEY,
     Enqueued,
@@ -176,7 +176,7 @@ class _Run:
                 name,
                 SimBrain(name, self.record, self.clock),
                 mode_config(self.mode),
-                judge=NoMergeJudge(rt.registry) if self.mode == "off" else None,
+                rules=NoMergeRules(rt.registry) if self.mode == "off" else None,
                 deliberator=deliberator,
             )
         self.rt = rt
@@ -220,7 +220,7 @@ class _Run:
             a.focus_item is None
             and a.depth == 0
             and a.mailbox.deferred_count == 0
-            and a.controller._task is None
+            and not a.controller.busy
             for a in rt.agents
         )
 

@@ -23,7 +23,7 @@ from attn import (
     ScriptBrain,
 )
 from attn.brains import OptionError, build_brain
-from attn.core import attempt as attempt_module
+from attn.core.attention import attempt as attempt_module
 from attn.server.app import create_app
 from attn.server.testing import serve_app
 from attn.store.sqlite import SQLiteStore

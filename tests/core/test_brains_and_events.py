@@ -86,7 +86,7 @@ async def test_idle_agents_hold_no_tasks_or_timers(runtime: Runtime, clock: Fake
         await runtime.add_agent(f"idle-{i}", EchoBrain())
     await runtime.run_until_idle()
     assert clock.pending() == 0
-    assert all(a.controller._task is None for a in runtime.agents)
+    assert all(not a.controller.busy for a in runtime.agents)
 
 
 async def test_script_brain_redoes_a_step_stopped_midway(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from attn import AgentConfig, DecisionType, Focus, ItemStatus, MailboxItem, Reply, Runtime
-from attn.core.heuristics import HeuristicJudge, Verdict
+from attn.core.heuristics import HeuristicRules, Verdict
 from attn.core.registry import TypeRegistry
 from attn.ids import new_id
 from attn.store.base import InsertItem
@@ -331,17 +331,17 @@ async def test_core_71_enqueue_dedup_never_puts_a_message_ahead_of_a_keyed_one(
     assert brain.order(["m1", "m2", "m3"]) == ["m1", "m2", "m3"]
 
 
-class RefuseOne(HeuristicJudge):
+class RefuseOne(HeuristicRules):
     """The heuristic table, except that one text is never merged."""
 
     def __init__(self, registry: TypeRegistry, text: str) -> None:
         super().__init__(registry)
         self.text = text
 
-    async def judge(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
+    async def decide(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
         if new.content == self.text:
             return Verdict(DecisionType.CONTINUE, "not this one", "test")
-        return await super().judge(focus, new)
+        return await super().decide(focus, new)
 
 
 async def test_core_71_no_merge_ahead_of_an_earlier_queued_message_of_the_sender(
@@ -349,7 +349,7 @@ async def test_core_71_no_merge_ahead_of_an_earlier_queued_message_of_the_sender
 ) -> None:
     brain = Watcher(clock, step_s=1.0, steps=3)
     agent = await runtime.add_agent(
-        "a", brain, AgentConfig(coalesce_window_ms=0), judge=RefuseOne(runtime.registry, "m2")
+        "a", brain, AgentConfig(coalesce_window_ms=0), rules=RefuseOne(runtime.registry, "m2")
     )
     await agent.enqueue("a2a_message", _msg("r0"), metadata=_from("rob"))
     await clock.advance(0.5)

@@ -83,9 +83,9 @@ async def test_coal_04_execution_triggers_status_updates_and_processing_targets(
     assert agent.depth == 5
     # A comment arriving while its sibling is processing becomes a new item.
     other = await agent.enqueue("task_comment", {"taskId": "P", "content": "first"})
-    popped = agent.mailbox.pop_nowait()
+    popped = agent.mailbox.queue.pop_nowait()
     while popped is not None and popped.id != other:
-        popped = agent.mailbox.pop_nowait()
+        popped = agent.mailbox.queue.pop_nowait()
     new = await agent.enqueue("task_comment", {"taskId": "P", "content": "second"})
     assert new != other
 

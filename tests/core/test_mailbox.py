@@ -21,7 +21,7 @@ async def _stopped_agent(runtime: Runtime, name: str = "a", **config: object):
 
 async def _drain_order(mailbox: Mailbox) -> list[str]:
     order = []
-    while (item := mailbox.pop_nowait()) is not None:
+    while (item := mailbox.queue.pop_nowait()) is not None:
         order.append(item.source_type if item.content == "" else item.content)
     return order
 
@@ -61,7 +61,7 @@ async def test_core_04_reprioritize_and_reject_bad_priority(runtime: Runtime) ->
             await agent.mailbox.reprioritize(second, bad)
     assert [(i.id, i.priority) for i in agent.mailbox.queued_items()] == before
     await agent.mailbox.reprioritize(second, 0)
-    assert agent.mailbox.pop_nowait().id == second  # type: ignore[union-attr]
+    assert agent.mailbox.queue.pop_nowait().id == second  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("armed", ["same_tick", "tick_before"])
@@ -276,4 +276,4 @@ async def test_text_that_is_not_unicode_is_invalid_input(
 async def test_emoji_and_nul_are_fine(runtime: Runtime) -> None:
     agent = await _stopped_agent(runtime)
     await agent.enqueue("a2a_message", {"content": "snow ☃ \x00 🎉"})
-    assert agent.mailbox.pop_nowait().content == "snow ☃ \x00 🎉"  # type: ignore[union-attr]
+    assert agent.mailbox.queue.pop_nowait().content == "snow ☃ \x00 🎉"  # type: ignore[union-attr]

@@ -68,3 +68,17 @@ def test_error_codes_are_unique() -> None:
     codes = [c.code for c in classes]
     assert len(codes) == len(set(codes))
     assert all(c().message for c in classes)
+
+
+def test_core_subpackages_export_documented_names() -> None:
+    """Each core subpackage names its public objects in ``__all__``, each documented."""
+    import inspect
+
+    from attn.core import attention, mailbox
+
+    for package in (attention, mailbox):
+        assert package.__doc__ and "Public" in package.__doc__
+        for name in package.__all__:
+            value = getattr(package, name)
+            if inspect.isclass(value) or inspect.isfunction(value):
+                assert inspect.getdoc(value), f"{package.__name__}.{name} has no docstring"

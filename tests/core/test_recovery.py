@@ -185,7 +185,7 @@ async def test_core_56_comments_on_one_task_merge_keeping_highest_priority(
     assert absorbed.status == ItemStatus.MERGED and absorbed.merged_into == first.id
     assert [m["content"] for m in survivor.payload["messages"]] == ["first text", "second text"]
     agent = runtime.get_agent("a")
-    assert agent.mailbox.pop_nowait().id == first.id  # type: ignore[union-attr]
+    assert agent.mailbox.queue.pop_nowait().id == first.id  # type: ignore[union-attr]
     await runtime.close()
 
 

@@ -269,7 +269,7 @@ async def test_coal_22_batch_inline_defer_drop_and_memory(runtime: Runtime) -> N
     agent = await runtime.add_agent(
         "a", Recorder(work), AgentConfig(coalesce_window_ms=0), deliberator=deliberator, start=False
     )
-    agent.controller.triage.listeners.append(results.append)
+    agent.controller.triage.subscribe(results.append)
     ids = {
         t: await agent.enqueue("a2a_message", {"content": t})
         for t in ("p", "s1", "s2", "inline", "later", "stale")

@@ -16,13 +16,12 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from attn.clock import Clock
+from attn.core.turns import LoopTurns
 from attn.models import MailboxItem
 from attn.types import JSON
-
-if TYPE_CHECKING:
-    from attn.core.attempt import Attempt
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +83,44 @@ CONTINUE = YieldDecision(YieldAction.CONTINUE)
 STALE = YieldDecision(YieldAction.CANCEL, reason="this attempt is over")
 
 
+class AttemptHandle(Protocol):
+    """The processing attempt a :class:`Focus` belongs to, as the focus sees it.
+
+    Implemented by :class:`attn.core.attention.attempt.Attempt`; declared here so
+    that this module, which brains import, does not depend on the attention loop.
+    """
+
+    item: MailboxItem
+    resumed: bool
+    siblings: list[MailboxItem]
+    batch_context: str | None
+    clock: Clock
+    turns: LoopTurns
+    #: False once the attempt is over (its writes are then discarded).
+    live: bool
+    #: True while nothing is pending: yield points answer continue at once.
+    quiet: bool
+    stream_closed: bool
+    tokens: int
+    tools: int
+
+    async def yield_point(self) -> YieldDecision:
+        """The controller's answer about mail that arrived meanwhile."""
+        ...
+
+    def add_log(self, type: str, content: str, metadata: dict[str, Any]) -> None:
+        """Buffer one activity log line."""
+        ...
+
+    def arm_backstop(self, *, awaiting_approval: bool = False) -> None:
+        """(Re)start the backstop from now."""
+        ...
+
+    def stream(self, delta: str) -> None:
+        """Pass a piece of reply text on (and keep it as partial output)."""
+        ...
+
+
 class Focus:
     """The brain's handle on the item it is working on.
 
@@ -109,7 +146,7 @@ class Focus:
         "session",
     )
 
-    def __init__(self, attempt: Attempt) -> None:
+    def __init__(self, attempt: AttemptHandle) -> None:
         self._attempt = attempt
         self.item = attempt.item
         self.session: dict[str, Any] = dict(attempt.item.session or {})
@@ -117,7 +154,7 @@ class Focus:
         self.attempt = attempt.item.attempt
         self.redelivered = attempt.item.redelivered
         #: The runtime's clock: brains sleep with ``await focus.clock.sleep(s)``.
-        self.clock = attempt.controller.clock
+        self.clock = attempt.clock
         #: Other items handled by this same call (a deliberation's batch, 000 §21);
         #: they complete when this one completes.
         self.batch: tuple[MailboxItem, ...] = tuple(attempt.siblings)
@@ -146,7 +183,7 @@ class Focus:
             await attempt.turns.give_turn()
         if attempt.quiet:
             return CONTINUE
-        return await attempt.controller.yield_point(attempt)
+        return await attempt.yield_point()
 
     def log(self, type: str, content: str, **metadata: Any) -> None:
         """Append an activity log entry (``llm_request``, ``text``, ``tool_start``,
@@ -169,14 +206,13 @@ class Focus:
         backstop from that moment.
         """
         attempt = self._attempt
-        config = attempt.controller.config
         if attempt.live:
-            attempt.controller.arm_backstop(attempt, config.approval_backstop_s)
+            attempt.arm_backstop(awaiting_approval=True)
         try:
             yield
         finally:
             if attempt.live:
-                attempt.controller.arm_backstop(attempt, config.backstop_s)
+                attempt.arm_backstop()
 
     def stream(self, delta: str) -> None:
         """Send a piece of reply text to a streaming caller (and keep it as partial output)."""

@@ -174,7 +174,7 @@ RULES: tuple[Rule, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """A judge's answer: the decision, why, and which rule (or judge) said so."""
+    """An interrupt decision: what to do, why, and which rule (or the tier 1 judge) said so."""
 
     decision: DecisionType
     reason: str
@@ -197,13 +197,22 @@ def decide(
     return CONTINUE_VERDICT
 
 
-class HeuristicJudge:
-    """The built-in interrupt judge (tier 1 without a model): the table above."""
+class HeuristicRules:
+    """The built-in :class:`~attn.core.attention.InterruptRules` (tier 0): the table above.
+
+    Not the seed's judge: that is the tier 1 LLM classifier
+    (:class:`~attn.core.attention.InterruptClassifier`), asked only when these
+    rules say continue.
+
+    Args:
+        registry: the type registry the rules read type flags from.
+        rules: the table, first match wins (default :data:`RULES`).
+    """
 
     def __init__(self, registry: TypeRegistry, rules: tuple[Rule, ...] = RULES) -> None:
         self._registry = registry
         self._rules = rules
 
-    async def judge(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
+    async def decide(self, focus: MailboxItem, new: MailboxItem) -> Verdict:
         """Decide about ``new`` while ``focus`` is being processed."""
         return decide(focus, new, self._registry, self._rules)

@@ -78,22 +78,24 @@ async def recover(
         # so is an item that absorbed a stimulus of a kept type (CORE-70).
         if spec is not None and every_type(item, registry, lambda s: s.recovery == Recovery.DROP):
             reason = "left processing by a crash; this type is not redelivered"
-            ops += mailbox.drop_ops(item, reason)
-            ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
+            ops += mailbox.transitions.drop_ops(item, reason)
+            ops.append(mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
             report.dropped.append(item.id)
         elif item.attempt >= config.max_attempts:
             reason = (
                 f"left processing by a crash on attempt {item.attempt}; "
                 f"gave up after {config.max_attempts} attempts"
             )
-            ops += mailbox.drop_ops(item, reason)
-            ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
+            ops += mailbox.transitions.drop_ops(item, reason)
+            ops.append(mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
             report.dropped.append(item.id)
         else:
             reason = "left processing by a crash; redelivered"
-            ops += mailbox.requeue_ops(item, failed=True, reason=reason, redelivered=True)
+            ops += mailbox.transitions.requeue_ops(
+                item, failed=True, reason=reason, redelivered=True
+            )
             ops.append(
-                mailbox.decision_op(
+                mailbox.transitions.decision_op(
                     item, DecisionType.REQUEUE, f"{reason} (attempt {item.attempt})"
                 )
             )
@@ -103,9 +105,9 @@ async def recover(
     for item in queued:
         ttl_s = longest_ttl_s(item, registry)
         if ttl_s is not None and (now - item.queued_at).total_seconds() > ttl_s:
-            ops += mailbox.drop_ops(item, "expired")
+            ops += mailbox.transitions.drop_ops(item, "expired")
             ops.append(
-                mailbox.decision_op(
+                mailbox.transitions.decision_op(
                     item, DecisionType.DROP, f"expired: queued longer than {ttl_s:.0f} s"
                 )
             )
@@ -148,8 +150,8 @@ def _dedup(
             f"redundant {item.source_type} collapsed on restart: superseded by the "
             f"newer {newest[group].id}"
         )
-        ops += mailbox.drop_ops(item, reason)
-        ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
+        ops += mailbox.transitions.drop_ops(item, reason)
+        ops.append(mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
         report.dropped.append(item.id)
     groups: dict[tuple[str, object], MailboxItem] = {}
     for item in survivors:
@@ -159,9 +161,9 @@ def _dedup(
         survivor = groups.setdefault(key, item)
         if survivor is item:
             continue
-        ops += mailbox.merge_ops(item, survivor)
+        ops += mailbox.transitions.merge_ops(item, survivor)
         ops.append(
-            mailbox.decision_op(
+            mailbox.transitions.decision_op(
                 item,
                 DecisionType.MERGE,
                 f"same {registry[item.source_type].merge_key} {key[1]!r} as queued {survivor.id}: "

@@ -68,14 +68,34 @@ class Triage:
         self.clock = clock
         self.config = config
         self.deliberator = deliberator
-        #: Called with every applied DeliberationResult (working memory listens).
-        self.listeners: list[Callable[[DeliberationResult], None]] = []
+        #: Called with every applied DeliberationResult (see :meth:`subscribe`).
+        self._listeners: list[Callable[[DeliberationResult], None]] = []
         #: The last applied deliberation and when (clock time), for the mind view.
         self.last: tuple[DeliberationResult, datetime] | None = None
         self._wake: asyncio.Future[None] | None = None
         self._deliberation: asyncio.Task[DeliberationResult | None] | None = None
         self._aborted = False
         self._last_scan = float("-inf")
+
+    def subscribe(self, listener: Callable[[DeliberationResult], None]) -> Callable[[], None]:
+        """Call ``listener`` with every deliberation result triage applies (000 §21).
+
+        Working memory and the server's ``triage`` event listen here.
+
+        Args:
+            listener: called synchronously, in the attention loop, after the
+                result chose the next item; it must not raise.
+
+        Returns:
+            A function that unsubscribes ``listener`` (idempotent).
+        """
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
 
     def on_arrival(self, item: MailboxItem) -> None:
         """A new item arrived: a person cuts the burst window short and aborts deliberation."""
@@ -103,20 +123,20 @@ class Triage:
             return Selection(head, DecisionType.PICK, "Idle — picked from queue (tier 0)", 0)
         if await self._burst_wait(head):
             return None
-        if self._purge_due() or mailbox.has_entities:
+        if self._purge_due() or mailbox.queue.has_entities:
             # Upkeep sees the head too (it may survive a consolidation), then
             # the head is chosen again. With nothing to purge and no task or
             # requirement items queued, upkeep would change nothing: skipped.
-            mailbox.unpop(head)
+            mailbox.queue.push(head)
             ops += self._purge_stale()
             ops += self._consolidate()
-            again = (mailbox.take(head.id) if chosen else None) or mailbox.pop_nowait()
+            again = (mailbox.queue.take(head.id) if chosen else None) or mailbox.queue.pop_nowait()
             if again is None:
                 return None
             head = again
         if is_user_interaction(head, self.registry):  # people first: no deliberation (000 §24)
             return Selection(head, DecisionType.PICK, "A person is waiting: picked first", 0)
-        nxt = mailbox.peek()
+        nxt = mailbox.queue.peek()
         if nxt is None or (mailbox.depth == 1 and nxt.priority > head.priority):
             return Selection(
                 head, DecisionType.PICK, "Picked from queue (tier 0: clear priority)", 0
@@ -137,12 +157,12 @@ class Triage:
         window_s = self.config.coalesce_window_ms / 1000
         if not window_s or is_user_interaction(head, self.registry):
             return False
-        if not self.mailbox.has_merge_key(head):
+        if not self.mailbox.queue.has_merge_key(head):
             return False
         remaining_s = self.mailbox.last_arrival_at + window_s - self.clock.monotonic()
         if remaining_s <= 0:
             return False
-        self.mailbox.unpop(head)
+        self.mailbox.queue.push(head)
         loop = asyncio.get_running_loop()
         wake: asyncio.Future[None] = loop.create_future()
         self._wake = wake
@@ -159,7 +179,7 @@ class Triage:
             self._wake = None
         # The head waited once; mark the window spent so a chatty channel
         # cannot hold it back for ever.
-        self.mailbox.last_arrival_at = float("-inf")
+        self.mailbox.forget_arrivals()
         return True
 
     # ----------------------------------------------------------------- upkeep
@@ -184,20 +204,20 @@ class Triage:
             age_s = (now - item.queued_at).total_seconds()
             if age_s > limit_s:
                 reason = f"stale: informational item queued {age_s:.0f} s (limit {limit_s:.0f} s)"
-                ops += self.mailbox.drop_ops(item, reason)
-                ops.append(self.mailbox.decision_op(item, DecisionType.DROP, reason))
+                ops += self.mailbox.transitions.drop_ops(item, reason)
+                ops.append(self.mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
         return ops
 
     def _consolidate(self) -> list[WriteOp]:
         if not self.config.consolidate:
             return []
         ops: list[WriteOp] = []
-        for group in self.mailbox.entity_groups():
+        for group in self.mailbox.queue.entity_groups():
             survivor, *rest = group
             for item in sorted(rest, key=lambda i: i.seq):
-                ops += self.mailbox.merge_ops(item, survivor, labelled=True)
+                ops += self.mailbox.transitions.merge_ops(item, survivor, labelled=True)
                 ops.append(
-                    self.mailbox.decision_op(
+                    self.mailbox.transitions.decision_op(
                         item,
                         DecisionType.MERGE,
                         f"consolidated into {survivor.id}: same entity before triage",
@@ -232,7 +252,7 @@ class Triage:
         finally:
             self._deliberation = None
         if self._aborted:
-            self.mailbox.unpop(head)  # a person's chat arrived: the result is discarded
+            self.mailbox.queue.push(head)  # a person's chat arrived: the result is discarded
             return None
         if not isinstance(result, DeliberationResult):
             if result is not None:
@@ -285,31 +305,33 @@ class Triage:
                 if item is head:
                     head = None  # type: ignore[assignment]
                 else:
-                    mailbox.take(item_id)
+                    mailbox.queue.take(item_id)
                 reason = f"deliberation: {result.reasoning}".strip()
                 if action == "complete":
-                    ops += mailbox.complete_ops(item, "handled inline during deliberation")
-                    ops.append(mailbox.decision_op(item, DecisionType.COMPLETE, reason))
+                    ops += mailbox.transitions.complete_ops(
+                        item, "handled inline during deliberation"
+                    )
+                    ops.append(mailbox.transitions.decision_op(item, DecisionType.COMPLETE, reason))
                 elif action == "defer":
-                    ops += mailbox.defer_ops(item, None, reason)
-                    ops.append(mailbox.decision_op(item, DecisionType.DEFER, reason))
+                    ops += mailbox.transitions.defer_ops(item, None, reason)
+                    ops.append(mailbox.transitions.decision_op(item, DecisionType.DEFER, reason))
                 else:
-                    ops += mailbox.drop_ops(item, reason)
-                    ops.append(mailbox.decision_op(item, DecisionType.DROP, reason))
+                    ops += mailbox.transitions.drop_ops(item, reason)
+                    ops.append(mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
         if chosen_id == (head.id if head is not None else None):
             chosen = head
         else:
             if head is not None:
-                mailbox.unpop(head)
-            chosen = mailbox.take(chosen_id)  # type: ignore[assignment]
+                mailbox.queue.push(head)
+            chosen = mailbox.queue.take(chosen_id)  # type: ignore[assignment]
         siblings: list[MailboxItem] = []
         for item_id in result.process_item_ids or ():
             if item_id != chosen.id:
-                sibling = mailbox.take(item_id)
+                sibling = mailbox.queue.take(item_id)
                 if sibling is not None:
                     siblings.append(sibling)
         self.last = (result, self.clock.now())
-        for listener in self.listeners:
+        for listener in tuple(self._listeners):
             listener(result)
         return Selection(
             chosen,

@@ -11,8 +11,8 @@ from typing import Any
 
 from attn.clock import Clock
 from attn.config import AgentConfig
-from attn.core.attention import AttentionController, InterruptClassifier, InterruptJudge
-from attn.core.deliberation import Deliberator
+from attn.core.attention import AttentionController, InterruptClassifier, InterruptRules
+from attn.core.deliberation import DeliberationResult, Deliberator
 from attn.core.events import (
     AGENT_PAUSED,
     AGENT_RESUMED,
@@ -60,7 +60,7 @@ class Agent:
         config: AgentConfig,
         *,
         description: str = "",
-        judge: InterruptJudge | None = None,
+        rules: InterruptRules | None = None,
         deliberator: Deliberator | None = None,
         classifier: InterruptClassifier | None = None,
         time: Timekeeper,
@@ -76,11 +76,21 @@ class Agent:
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
-            self.mailbox, brain, registry, clock, self.bus, config, judge, deliberator, classifier
+            self.mailbox, brain, registry, clock, self.bus, config, rules, deliberator, classifier
         )
         self.recovery = RecoveryReport()
         self.working_memory = WorkingMemory(clock)
-        self.controller.triage.listeners.append(self.working_memory.remember_deliberation)
+        self.controller.triage.subscribe(self.working_memory.remember_deliberation)
+
+    def subscribe_triage(
+        self, listener: Callable[[DeliberationResult], None]
+    ) -> Callable[[], None]:
+        """Call ``listener`` with every deliberation result this agent's triage applies.
+
+        Returns:
+            A function that unsubscribes ``listener``.
+        """
+        return self.controller.triage.subscribe(listener)
 
     def tools(self, session_id: str | None = None) -> CombinedToolset:
         """This agent's brain tools, mailbox and time (000 §21, §11.3); time results are
@@ -271,7 +281,7 @@ class Agent:
 
         Later enqueues and messages raise :class:`~attn.errors.UnknownAgent`.
         """
-        self.mailbox.closed = True
+        self.mailbox.close()
         await self.controller.close()
 
     async def wait_idle(self) -> None:

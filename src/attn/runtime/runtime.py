@@ -15,7 +15,7 @@ from types import TracebackType
 
 from attn.clock import SYSTEM_CLOCK, Clock
 from attn.config import AgentConfig, TimeConfig
-from attn.core.attention import InterruptClassifier, InterruptJudge
+from attn.core.attention import InterruptClassifier, InterruptRules
 from attn.core.deliberation import Deliberator
 from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
 from attn.core.focus import Brain
@@ -135,7 +135,7 @@ class Runtime:
         config: AgentConfig | None = None,
         *,
         description: str = "",
-        judge: InterruptJudge | None = None,
+        rules: InterruptRules | None = None,
         deliberator: Deliberator | None = None,
         classifier: InterruptClassifier | None = None,
         start: bool = True,
@@ -147,7 +147,7 @@ class Runtime:
                 letter or digit.
             brain: the agent's work (any async callable ``(item, focus)``).
             config: mailbox and loop settings.
-            judge: the interrupt heuristics (default: the built-in table).
+            rules: the tier 0 interrupt rules (default: the built-in heuristic table).
             deliberator: tier 2 triage (000 §21); None picks by priority.
             classifier: tier 1 interrupt judge asked when the heuristics say continue.
             start: start the attention loop at once.
@@ -167,7 +167,7 @@ class Runtime:
                 brain,
                 config,
                 description=description,
-                judge=judge,
+                rules=rules,
                 deliberator=deliberator,
                 classifier=classifier,
                 start=start,
@@ -180,7 +180,7 @@ class Runtime:
         config: AgentConfig | None,
         *,
         description: str,
-        judge: InterruptJudge | None,
+        rules: InterruptRules | None,
         deliberator: Deliberator | None,
         classifier: InterruptClassifier | None,
         start: bool,
@@ -197,7 +197,7 @@ class Runtime:
             self.bus,
             config or AgentConfig(),
             description=description,
-            judge=judge,
+            rules=rules,
             deliberator=deliberator,
             classifier=classifier,
             time=self.time,
@@ -232,7 +232,7 @@ class Runtime:
     async def run_until_idle(self) -> None:
         """Wait until every running agent is idle with an empty queue."""
         while True:
-            busy = [a for a in self._agents.values() if a.controller._task is not None]
+            busy = [a for a in self._agents.values() if a.controller.busy]
             if not busy:
                 return
             await asyncio.gather(*(a.wait_idle() for a in busy))

@@ -232,7 +232,7 @@ class EventHub:
             self._triage_agents.discard(event.agent_id)
 
     def _follow_triage(self, agent: Agent) -> None:
-        # Triage results are not bus events; the agent's triage calls its listeners.
+        # Triage results are not bus events: the agent's triage hook reports them.
         if agent.name in self._triage_agents:
             return
         self._triage_agents.add(agent.name)
@@ -245,7 +245,7 @@ class EventHub:
                 ev.LIVE_TRIAGE, name, {"deliberation": result.to_dict()}, self.runtime.clock.now()
             )
 
-        agent.controller.triage.listeners.append(on_triage)
+        agent.subscribe_triage(on_triage)
 
     # ----------------------------------------------------------- connections
 

@@ -33,12 +33,10 @@ from attn.limits import check_text
 from attn.models import (
     CallbackStatus,
     CallbackType,
-    DecisionType,
     DeliveryMode,
-    ItemStatus,
     PendingCallback,
 )
-from attn.store.base import DeleteCallback, InsertItem, UpdateCallback
+from attn.store.base import DeleteCallback, UpdateCallback
 from attn.time.callbacks import SENDER
 from attn.time.wakeup_request import check_request
 
@@ -321,7 +319,7 @@ class Wakeups:
             f"missed: wakeup {callback.id} was due at {callback.due_at} "
             f"({late_s:.0f} s ago, {occurrences} fire(s)) while attn was not running"
         )
-        item = agent.mailbox.build_item(
+        await agent.mailbox.record_dropped(
             "system_event",
             {
                 "content": f"Missed wakeup: {callback.note or callback.id}",
@@ -333,12 +331,8 @@ class Wakeups:
                     "missedFires": occurrences,
                 },
             },
+            reason=reason,
             metadata=dict(SENDER),
             idempotency_key=key,
-        )
-        item.status = ItemStatus.DROPPED
-        item.completed_at = now
-        item.reason = reason
-        await self._keeper.store.write(
-            [InsertItem(item), agent.mailbox.decision_op(item, DecisionType.DROP, reason)]
+            dropped_at=now,
         )

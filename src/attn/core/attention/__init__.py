@@ -8,28 +8,47 @@ interrupt signal that the brain sees at its next yield point.
 Commits are batched: the completion of one item and the claim of the next are
 written in one transaction, and the claim is committed before the brain starts.
 
-:class:`AttentionController` is composed of one class per concern, each in its
-own module:
+Public: the names below. :class:`AttentionController` owns one
+:class:`~attn.core.attention.state.ControllerState` and passes it to plain
+functions, one module per concern (importable, documented, with no private
+names shared between them):
 
-- ``state``: the shared fields, the focus and the attention state;
+- ``controller``: the class and its controls (start, stop, pause, resume,
+  cancel, replies, close);
+- ``state``: the shared state, the focus, the attention state and decision context;
 - ``loop``: the drain loop, claiming and processing each item, the brain task
   and its backstop, the resurface timer;
+- ``writes``: the write-behind commits, in commit order;
+- ``preempted``: preempted work held back until its preempting item is picked;
 - ``outcomes``: how an attempt ends (complete, retry, drop, requeue, defer) and
   answering the callers waiting on it;
 - ``merging``: which queued items a focus absorbs (its conversations), and
   the per-sender order no merge may break;
 - ``yields``: interrupt decisions about new mail at yield points;
-- ``judges``: the interfaces of the tier 0 judge and the tier 1 classifier;
-- ``controller``: the composed class and its controls (start, stop, pause,
-  resume, cancel, replies, close).
+- ``attempt``: one processing attempt (:class:`Attempt`) and what it asks of
+  its controller (:class:`AttemptHost`);
+- ``interrupts``: the interfaces of tier 0 (:class:`InterruptRules`, the
+  heuristic table by default) and tier 1 (:class:`InterruptClassifier`, the
+  seed's interrupt judge, an LLM).
 
 Spec: 000 §4 (states, decisions, yield points, backstop, stop/pause), §20
 (completion marker, incomplete events), §22 (resurface); DESIGN.md invariants
 3–6, 9 and the retry and backstop choices; acceptance CORE-70..75.
 """
 
+from attn.core.attention.attempt import Attempt, AttemptHost, Interrupt
 from attn.core.attention.controller import AttentionController
-from attn.core.attention.judges import InterruptClassifier, InterruptJudge
+from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.outcomes import strip_marker
+from attn.core.attention.state import ControllerState
 
-__all__ = ["AttentionController", "InterruptClassifier", "InterruptJudge", "strip_marker"]
+__all__ = [
+    "Attempt",
+    "AttemptHost",
+    "AttentionController",
+    "ControllerState",
+    "Interrupt",
+    "InterruptClassifier",
+    "InterruptRules",
+    "strip_marker",
+]

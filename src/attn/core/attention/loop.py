@@ -21,330 +21,272 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from attn.core.attempt import Attempt, Interrupt
-from attn.core.attention.merging import ControllerMerging
-from attn.core.attention.outcomes import ControllerOutcomes, _Batch
-from attn.core.focus import Focus, Reply, YieldAction
+from attn.core.attention.attempt import Attempt, Interrupt
+from attn.core.attention.merging import merge_candidates, merge_queued
+from attn.core.attention.outcomes import Batch, complete, finish, report_incomplete, resolve
+from attn.core.attention.preempted import held_back, note_preempted, switch_target
+from attn.core.attention.state import (
+    ControllerState,
+    completes_without_brain,
+    decision_context,
+    set_state,
+)
+from attn.core.attention.writes import settle_writes, submit
+from attn.core.focus import Focus, Reply
 from attn.core.heuristics import is_user_interaction
 from attn.core.registry import activity_type_for
 from attn.core.triage import Selection
 from attn.errors import ReplyCancelled
 from attn.ids import new_id
-from attn.models import Activity, AttentionState, DecisionType, ItemStatus, MailboxItem
+from attn.models import Activity, AttentionState, DecisionType, MailboxItem
 from attn.store.base import InsertActivity, WriteOp
 
 log = logging.getLogger("attn.attention")
 
 
-class ControllerLoop(ControllerOutcomes, ControllerMerging):
-    """The drain task of one agent and the processing of each item it picks."""
+def on_new_item(s: ControllerState, item: MailboxItem) -> None:
+    attempt = s.attempt
+    if attempt is not None:
+        s.arrivals.append(item)
+        attempt.quiet = False
+        classifying = s.classifying
+        if classifying is not None and is_user_interaction(item, s.registry):
+            classifying.cancel()  # people first: no waiting on a classifier (CORE-75)
+        return
+    # Between two focuses: the next focus is offered it through the
+    # mailbox's conversation index (see merging.py).
+    s.triage.on_arrival(item)
+    if s.task is None:
+        kick(s)
 
-    def _on_new_item(self, item: MailboxItem) -> None:
-        attempt = self._attempt
-        if attempt is not None:
-            self._arrivals.append(item)
-            attempt.quiet = False
-            classifying = self._classifying
-            if classifying is not None and is_user_interaction(item, self.registry):
-                classifying.cancel()  # people first: no waiting on a classifier (CORE-75)
-            return
-        # Between two focuses: the next focus is offered it through the
-        # mailbox's conversation index (see merging.py).
-        self.triage.on_arrival(item)
-        if self._task is None:
-            self._kick()
 
-    def _kick(self) -> None:
-        if self.running and not self.paused and self._task is None:
-            self._cancel_timer()
-            self._task = asyncio.get_running_loop().create_task(
-                self._drain(), name=f"attn:{self.agent_id}:attention"
-            )
-            self._task.add_done_callback(self._drain_done)
+def kick(s: ControllerState) -> None:
+    if s.running and not s.paused and s.task is None:
+        cancel_timer(s)
+        s.task = asyncio.get_running_loop().create_task(
+            _drain(s), name=f"attn:{s.agent_id}:attention"
+        )
+        s.task.add_done_callback(lambda task: _drain_done(s, task))
 
-    def _drain_done(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            log.error("attention loop of %s failed", self.agent_id, exc_info=task.exception())
 
-    async def _drain(self) -> None:
-        mailbox = self.mailbox
-        batch = _Batch()
-        try:
-            while self.running and not self.paused:
-                if mailbox.deferred_count:
-                    # 000 §22, CORE-72: due items go back at the top of every
-                    # cycle, to their own priority and place, not only when idle.
-                    batch.ops.extend(
-                        mailbox.resurface_due_ops(
-                            self.clock.now(), idle=False, hold=self._held_back()
-                        )
+def _drain_done(s: ControllerState, task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("attention loop of %s failed", s.agent_id, exc_info=task.exception())
+
+
+async def _drain(s: ControllerState) -> None:
+    mailbox = s.mailbox
+    batch = Batch()
+    try:
+        while s.running and not s.paused:
+            if mailbox.deferred_count:
+                # 000 §22, CORE-72: due items go back at the top of every
+                # cycle, to their own priority and place, not only when idle.
+                batch.ops.extend(
+                    mailbox.transitions.resurface_due_ops(
+                        s.clock.now(), idle=False, hold=held_back(s)
                     )
-                item = switched = self._switch_target()
-                if item is None:
-                    item = mailbox.pop_nowait()
-                if item is None and mailbox.deferred_count:
-                    batch.ops.extend(mailbox.resurface_due_ops(self.clock.now()))
-                    item = mailbox.pop_nowait()
-                if item is None:
-                    break
-                if mailbox.depth:
-                    self._set_state(AttentionState.DECIDING)
-                selection = await self.triage.select(item, batch.ops, chosen=switched is not None)
-                if selection is not None:
-                    batch = await self._process(selection, batch)
-            self._submit(batch)
-            await self._settle_writes(0)
-        finally:
-            self._task = None
-            self._attempt = None
-            self._set_state(AttentionState.IDLE)
-            self._arm_timer()
-        if mailbox.depth:
-            self._kick()
-
-    def _submit(self, batch: _Batch, *, awaited: bool = False) -> None:
-        """Write-behind: start the commit; run ``after`` callbacks once it is durable.
-
-        Successive submissions commit in order, so the store never shows two
-        items of this agent processing. Callers waiting on a reply are answered
-        only after the commit that completed their item. ``awaited``: the
-        caller waits for this commit (a claim), so the store commits it at once
-        instead of letting more write-behind calls join it first.
-        """
-        if not batch.ops:
-            for callback in batch.after:
-                callback()
-            return
-        future: asyncio.Future[Any] = (
-            asyncio.ensure_future(self.mailbox.commit(batch.ops))
-            if awaited
-            else self.mailbox.submit(batch.ops)
-        )
-        after = batch.after
-        future.add_done_callback(lambda f: self._committed(f, after))
-        self._pending.append(future)
-
-    def _committed(self, future: asyncio.Future[Any], after: list[Callable[[], None]]) -> None:
-        if future.cancelled() or future.exception() is not None:
-            log.error(
-                "write of agent %s failed",
-                self.agent_id,
-                exc_info=None if future.cancelled() else future.exception(),
-            )
-        for callback in after:
-            callback()
-
-    async def _settle_writes(self, keep: int) -> None:
-        """Wait until at most ``keep`` submitted writes are still in flight."""
-        pending = self._pending
-        while pending and pending[0].done():
-            pending.popleft()
-        while len(pending) > keep:
-            await asyncio.wait({pending.popleft()})
-
-    async def _process(self, selection: Selection, batch: _Batch) -> _Batch:
-        item = selection.item
-        spec = self.registry.get(item.source_type)
-        if spec is None:  # stored by a runtime that had registered this type
-            reason = f"source type {item.source_type!r} is not registered in this runtime"
-            batch.ops.extend(self.mailbox.drop_ops(item, reason))
-            batch.ops.append(self.mailbox.decision_op(item, DecisionType.DROP, reason))
-            batch.after.append(lambda: self._incomplete(item, reason))
-            batch.after.append(lambda: self._resolve([item.id], error=ReplyCancelled(reason)))
-            return batch
-        now = self.clock.now()
-        resumed = item.session is not None
-        ops = batch.ops
-        ops.extend(self.mailbox.claim_ops(item, now))
-        reason = (
-            selection.reasoning
-            if selection.decision == DecisionType.TRIAGE
-            else _pick_reason(item, resumed, selection.reasoning)
-        )
-        context = self._context(item)
-        context["tier"] = selection.tier
-        ops.append(self.mailbox.decision_op(item, selection.decision, reason, context))
-        for sibling in selection.siblings:
-            ops.extend(self.mailbox.claim_ops(sibling, now))
-            ops.append(
-                self.mailbox.decision_op(
-                    sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context
                 )
-            )
-        activity_id, log_seq = self._activities.get(item.id, (None, 0))
-        if activity_id is None:
-            activity_id = self._open_activity(
-                item, activity_type_for(spec, item.payload), spec.label, ops, now
-            )
-        # self is always the composed AttentionController, which Attempt expects.
-        attempt = Attempt(self, item, resumed, activity_id, log_seq)  # type: ignore[arg-type]
-        self._arrivals.clear()
-        self._attempt = attempt
-        if resumed or selection.siblings:
-            # Resumed work, or a batch whose siblings the brain reads after the
-            # item: follow-ups join at the first yield point, after all of them
-            # (merged into the item now, one would overtake the siblings).
-            attempt.early = self._merge_candidates(item)
-            attempt.quiet = not attempt.early
-        else:
-            await self._merge_queued(attempt, ops)
-        if self._completes_without_model(item) and not selection.siblings:
-            # 000 §3.4, §23: informational updates are recorded, not sent to the
-            # brain; "informational" covers everything merged into the item (CORE-70).
-            self._attempt = None
-            attempt.live = False
-            done = _Batch(ops)
-            self._complete(
-                done, attempt, None, reason="informational: completed without a model call"
-            )
-            done.after[:0] = batch.after
-            return done
-        if attempt.activity_id is None:
-            # 000 §6.3: a comment the brain handles as its own item (not injected
-            # into running work), or an update that absorbed one, is a chat activity.
-            attempt.activity_id = self._open_activity(item, "chat", spec.label, ops, now)
-        attempt.siblings = selection.siblings
-        attempt.batch_context = selection.batch_context
-        attempt.stream_listener = self._stream_listeners.get(item.id)
-        # The claim is durable before the brain's first step (a brain with side
-        # effects can rely on ``redelivered`` after a crash); group commit shares
-        # the transaction with other agents' writes.
-        self._submit(batch, awaited=True)
-        await self._settle_writes(0)
-        self._set_state(AttentionState.FOCUSED, new_focus=True)
-        focus = Focus(attempt)
-        result, error = await self._run(attempt, focus)
-        done = self._finish(attempt, focus, spec, result, error)
-        self._note_preempted(attempt)
-        return done
+            item = switched = switch_target(s)
+            if item is None:
+                item = mailbox.queue.pop_nowait()
+            if item is None and mailbox.deferred_count:
+                batch.ops.extend(mailbox.transitions.resurface_due_ops(s.clock.now()))
+                item = mailbox.queue.pop_nowait()
+            if item is None:
+                break
+            if mailbox.depth:
+                set_state(s, AttentionState.DECIDING)
+            selection = await s.triage.select(item, batch.ops, chosen=switched is not None)
+            if selection is not None:
+                batch = await _process(s, selection, batch)
+        submit(s, batch)
+        await settle_writes(s, 0)
+    finally:
+        s.task = None
+        s.attempt = None
+        set_state(s, AttentionState.IDLE)
+        arm_timer(s)
+    if mailbox.depth:
+        kick(s)
 
-    def _open_activity(
-        self,
-        item: MailboxItem,
-        activity_type: str | None,
-        label: str,
-        ops: list[WriteOp],
-        now: datetime,
-    ) -> str | None:
-        """Add the insert of ``item``'s activity to ``ops``; its id, or None for no activity."""
-        if activity_type is None:
-            return None
-        activity_id = new_id("act")
+
+async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Batch:
+    item = selection.item
+    spec = s.registry.get(item.source_type)
+    if spec is None:  # stored by a runtime that had registered this type
+        reason = f"source type {item.source_type!r} is not registered in this runtime"
+        batch.ops.extend(s.mailbox.transitions.drop_ops(item, reason))
+        batch.ops.append(s.mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
+        batch.after.append(lambda: report_incomplete(s, item, reason))
+        batch.after.append(lambda: resolve(s, [item.id], error=ReplyCancelled(reason)))
+        return batch
+    now = s.clock.now()
+    resumed = item.session is not None
+    ops = batch.ops
+    ops.extend(s.mailbox.transitions.claim_ops(item, now))
+    reason = (
+        selection.reasoning
+        if selection.decision == DecisionType.TRIAGE
+        else _pick_reason(item, resumed, selection.reasoning)
+    )
+    context = decision_context(s, item)
+    context["tier"] = selection.tier
+    ops.append(s.mailbox.transitions.decision_op(item, selection.decision, reason, context))
+    for sibling in selection.siblings:
+        ops.extend(s.mailbox.transitions.claim_ops(sibling, now))
         ops.append(
-            InsertActivity(
-                Activity(
-                    id=activity_id,
-                    agent_id=self.agent_id,
-                    item_id=item.id,
-                    type=activity_type,
-                    label=f"{label}: {item.summary[:60]}",
-                    started_at=now,
-                    task_id=_str_or_none(item.extra("taskId")),
-                )
+            s.mailbox.transitions.decision_op(
+                sibling, DecisionType.TRIAGE, f"batched with {item.id}: {reason}", context
             )
         )
-        self._activities[item.id] = (activity_id, 0)
-        return activity_id
-
-    async def _run(self, attempt: Attempt, focus: Focus) -> tuple[Any, BaseException | None]:
-        if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
-            return None, None
-        loop = asyncio.get_running_loop()
-        attempt.waiter = loop.create_future()
-        task = loop.create_task(
-            self._call_brain(attempt, focus), name=f"attn:{self.agent_id}:brain:{attempt.item.id}"
+    activity_id, log_seq = s.activities.get(item.id, (None, 0))
+    if activity_id is None:
+        activity_id = _open_activity(
+            s, item, activity_type_for(spec, item.payload), spec.label, ops, now
         )
-        attempt.task = task
-        # A task cancelled before its first step never runs _call_brain's finally.
-        task.add_done_callback(lambda _t: attempt.end())
-        self.arm_backstop(attempt, self.config.backstop_s)
-        try:
-            await attempt.waiter
-        except asyncio.CancelledError:
-            attempt.end(Interrupt.STOPPED)
-            task.cancel()
-            raise
-        finally:
-            if attempt.backstop is not None:
-                attempt.backstop.cancel()
-        if attempt.interrupt is not None:
-            # Generation guard: the attempt is over; whatever it returns later is dropped.
-            if not task.done():
-                task.cancel()
-                self._orphans.add(task)
-                task.add_done_callback(self._orphans.discard)
-            return None, None
+    attempt = Attempt(s.host, item, resumed, activity_id, log_seq)
+    s.arrivals.clear()
+    s.attempt = attempt
+    if resumed or selection.siblings:
+        # Resumed work, or a batch whose siblings the brain reads after the
+        # item: follow-ups join at the first yield point, after all of them
+        # (merged into the item now, one would overtake the siblings).
+        attempt.early = merge_candidates(s, item)
+        attempt.quiet = not attempt.early
+    else:
+        await merge_queued(s, attempt, ops)
+    if completes_without_brain(s, item) and not selection.siblings:
+        # 000 §3.4, §23: informational updates are recorded, not sent to the
+        # brain; "informational" covers everything merged into the item (CORE-70).
+        s.attempt = None
         attempt.live = False
-        if task.cancelled():
-            return None, asyncio.CancelledError("the brain task was cancelled")
-        error = task.exception()
-        return (None, error) if error is not None else (task.result(), None)
+        done = Batch(ops)
+        complete(s, done, attempt, None, reason="informational: completed without a model call")
+        done.after[:0] = batch.after
+        return done
+    if attempt.activity_id is None:
+        # 000 §6.3: a comment the brain handles as its own item (not injected
+        # into running work), or an update that absorbed one, is a chat activity.
+        attempt.activity_id = _open_activity(s, item, "chat", spec.label, ops, now)
+    attempt.siblings = selection.siblings
+    attempt.batch_context = selection.batch_context
+    attempt.stream_listener = s.stream_listeners.get(item.id)
+    # The claim is durable before the brain's first step (a brain with side
+    # effects can rely on ``redelivered`` after a crash); group commit shares
+    # the transaction with other agents' writes.
+    submit(s, batch, awaited=True)
+    await settle_writes(s, 0)
+    set_state(s, AttentionState.FOCUSED, new_focus=True)
+    focus = Focus(attempt)
+    result, error = await _run(s, attempt, focus)
+    done = finish(s, attempt, focus, spec, result, error)
+    note_preempted(s, attempt)
+    return done
 
-    # ------------------------------------------------------ preempted work
 
-    def _note_preempted(self, attempt: Attempt) -> None:
-        """Preempted work waits until its preempting item has been picked (000 §4:
-        the agent switches to the new item); then it resurfaces in its own place."""
-        final, stopper, item = attempt.final, attempt.stopper, attempt.item
-        if (
-            final is not None
-            and final.action == YieldAction.PREEMPT
-            and stopper is not None
-            and item.status == ItemStatus.DEFERRED
-        ):
-            self._preempted_by[item.id] = (item, stopper)
-
-    def _held_back(self) -> frozenset[str]:
-        """Ids of preempted items whose preempting item is still queued."""
-        held = self._preempted_by
-        for item_id, (_, stopper) in list(held.items()):
-            if not self._queued_now(stopper):
-                del held[item_id]
-        return frozenset(held)
-
-    def _switch_target(self) -> MailboxItem | None:
-        """The preempting item, taken ahead of the queue's head unless the head is
-        more urgent than the work it preempted (which then would wait behind less)."""
-        for preempted, stopper in self._preempted_by.values():
-            if self._queued_now(stopper):
-                head = self.mailbox.peek()
-                if head is None or head is stopper or head.priority >= preempted.priority:
-                    return self.mailbox.take(stopper.id)
+def _open_activity(
+    s: ControllerState,
+    item: MailboxItem,
+    activity_type: str | None,
+    label: str,
+    ops: list[WriteOp],
+    now: datetime,
+) -> str | None:
+    """Add the insert of ``item``'s activity to ``ops``; its id, or None for no activity."""
+    if activity_type is None:
         return None
+    activity_id = new_id("act")
+    ops.append(
+        InsertActivity(
+            Activity(
+                id=activity_id,
+                agent_id=s.agent_id,
+                item_id=item.id,
+                type=activity_type,
+                label=f"{label}: {item.summary[:60]}",
+                started_at=now,
+                task_id=_str_or_none(item.extra("taskId")),
+            )
+        )
+    )
+    s.activities[item.id] = (activity_id, 0)
+    return activity_id
 
-    def arm_backstop(self, attempt: Attempt, backstop_s: float) -> None:
-        """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
+
+async def _run(
+    s: ControllerState, attempt: Attempt, focus: Focus
+) -> tuple[Any, BaseException | None]:
+    if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
+        return None, None
+    loop = asyncio.get_running_loop()
+    attempt.waiter = loop.create_future()
+    task = loop.create_task(
+        _call_brain(s, attempt, focus), name=f"attn:{s.agent_id}:brain:{attempt.item.id}"
+    )
+    attempt.task = task
+    # A task cancelled before its first step never runs _call_brain's finally.
+    task.add_done_callback(lambda _t: attempt.end())
+    arm_backstop(s, attempt, s.config.backstop_s)
+    try:
+        await attempt.waiter
+    except asyncio.CancelledError:
+        attempt.end(Interrupt.STOPPED)
+        task.cancel()
+        raise
+    finally:
         if attempt.backstop is not None:
             attempt.backstop.cancel()
-        attempt.backstop = self.clock.call_later(backstop_s, lambda: attempt.end(Interrupt.TIMEOUT))
+    if attempt.interrupt is not None:
+        # Generation guard: the attempt is over; whatever it returns later is dropped.
+        if not task.done():
+            task.cancel()
+            s.orphans.add(task)
+            task.add_done_callback(s.orphans.discard)
+        return None, None
+    attempt.live = False
+    if task.cancelled():
+        return None, asyncio.CancelledError("the brain task was cancelled")
+    error = task.exception()
+    return (None, error) if error is not None else (task.result(), None)
 
-    async def _call_brain(self, attempt: Attempt, focus: Focus) -> Reply | str | None:
-        try:
-            return await self.brain(attempt.item, focus)
-        finally:
-            # Wake the controller from inside the task's last step: its result is
-            # set in this same step, and the controller resumes one loop turn
-            # sooner than through the task's done callback.
-            attempt.end()
 
-    # ------------------------------------------------------- resurface timer
+def arm_backstop(s: ControllerState, attempt: Attempt, backstop_s: float) -> None:
+    """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
+    if attempt.backstop is not None:
+        attempt.backstop.cancel()
+    attempt.backstop = s.clock.call_later(backstop_s, lambda: attempt.end(Interrupt.TIMEOUT))
 
-    def _arm_timer(self) -> None:
-        self._cancel_timer()
-        due = self.mailbox.next_resurface_at()
-        if due is None or not self.running or self.paused:
-            return
-        delay_s = (due - self.clock.now()).total_seconds()
-        self._timer = self.clock.call_later(max(0.0, delay_s), self._kick)
 
-    def _cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+async def _call_brain(s: ControllerState, attempt: Attempt, focus: Focus) -> Reply | str | None:
+    try:
+        return await s.brain(attempt.item, focus)
+    finally:
+        # Wake the controller from inside the task's last step: its result is
+        # set in this same step, and the controller resumes one loop turn
+        # sooner than through the task's done callback.
+        attempt.end()
+
+
+# ------------------------------------------------------- resurface timer
+
+
+def arm_timer(s: ControllerState) -> None:
+    cancel_timer(s)
+    due = s.mailbox.deferred.next_resurface_at()
+    if due is None or not s.running or s.paused:
+        return
+    delay_s = (due - s.clock.now()).total_seconds()
+    s.timer = s.clock.call_later(max(0.0, delay_s), lambda: kick(s))
+
+
+def cancel_timer(s: ControllerState) -> None:
+    if s.timer is not None:
+        s.timer.cancel()
+        s.timer = None
 
 
 def _pick_reason(item: MailboxItem, resumed: bool, default: str) -> str:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from attn.core.attempt import Attempt
-from attn.core.attention.state import ControllerState
+from attn.core.attention.attempt import Attempt
+from attn.core.attention.state import ControllerState, decision_context
 from attn.core.heuristics import Verdict, conversation_keys, sender_of
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import WriteOp
@@ -64,56 +64,57 @@ class ConversationOrder:
         self._waiting.update(self._pairs(item))
 
 
-class ControllerMerging(ControllerState):
-    """Queued items merged into the focus (claim time) and offered to it (yield points)."""
+def queued_now(s: ControllerState, item: MailboxItem) -> bool:
+    return item.status == ItemStatus.QUEUED and s.mailbox.find(item.id) is item
 
-    def _queued_now(self, item: MailboxItem) -> bool:
-        return item.status == ItemStatus.QUEUED and self.mailbox.find(item.id) is item
 
-    def _conversation_items(self, focus: MailboxItem) -> list[MailboxItem]:
-        """Queued items sharing a conversation with ``focus``, in commit order."""
-        return [
-            i for i in self.mailbox.conversation_items(conversation_keys(focus)) if i is not focus
-        ]
+def conversation_items(s: ControllerState, focus: MailboxItem) -> list[MailboxItem]:
+    """Queued items sharing a conversation with ``focus``, in commit order."""
+    return [
+        i for i in s.mailbox.queue.conversation_items(conversation_keys(focus)) if i is not focus
+    ]
 
-    def _merge_candidates(self, focus: MailboxItem) -> list[MailboxItem]:
-        """Items a focus may absorb: work already begun (with a session) never is."""
-        return [i for i in self._conversation_items(focus) if i.session is None]
 
-    async def _merge_queued(self, attempt: Attempt, ops: list[WriteOp]) -> None:
-        """Before a fresh focus's brain starts: absorb queued follow-ups the judge merges."""
-        item = attempt.item
-        candidates = self._conversation_items(item)
-        if not candidates:
-            return
-        order = ConversationOrder(item)
-        for new in candidates:
-            merged = False
-            if new.session is None and not new.triggers_execution and not order.blocks(new):
-                verdict = await self.judge.judge(item, new)
-                if verdict.decision == DecisionType.MERGE and self._queued_now(new):
-                    self._absorb(attempt, new, verdict, ops, " (queued before this focus began)")
-                    merged = True
-            if not merged:
-                order.keep(new)
+def merge_candidates(s: ControllerState, focus: MailboxItem) -> list[MailboxItem]:
+    """Items a focus may absorb: work already begun (with a session) never is."""
+    return [i for i in conversation_items(s, focus) if i.session is None]
 
-    def _absorb(
-        self,
-        attempt: Attempt,
-        new: MailboxItem,
-        verdict: Verdict,
-        ops: list[WriteOp],
-        note: str = "",
-    ) -> None:
-        """Merge ``new`` into the focus of ``attempt`` and record why."""
-        item = attempt.item
-        ops.extend(self.mailbox.merge_ops(new, item))
-        ops.append(
-            self.mailbox.decision_op(
-                new,
-                DecisionType.MERGE,
-                verdict.reason + note,
-                self._context(item, arrival=new, rule=verdict.rule),
-            )
+
+async def merge_queued(s: ControllerState, attempt: Attempt, ops: list[WriteOp]) -> None:
+    """Before a fresh focus's brain starts: absorb queued follow-ups the rules merge."""
+    item = attempt.item
+    candidates = conversation_items(s, item)
+    if not candidates:
+        return
+    order = ConversationOrder(item)
+    for new in candidates:
+        merged = False
+        if new.session is None and not new.triggers_execution and not order.blocks(new):
+            verdict = await s.rules.decide(item, new)
+            if verdict.decision == DecisionType.MERGE and queued_now(s, new):
+                absorb(s, attempt, new, verdict, ops, " (queued before this focus began)")
+                merged = True
+        if not merged:
+            order.keep(new)
+
+
+def absorb(
+    s: ControllerState,
+    attempt: Attempt,
+    new: MailboxItem,
+    verdict: Verdict,
+    ops: list[WriteOp],
+    note: str = "",
+) -> None:
+    """Merge ``new`` into the focus of ``attempt`` and record why."""
+    item = attempt.item
+    ops.extend(s.mailbox.transitions.merge_ops(new, item))
+    ops.append(
+        s.mailbox.transitions.decision_op(
+            new,
+            DecisionType.MERGE,
+            verdict.reason + note,
+            decision_context(s, item, arrival=new, rule=verdict.rule),
         )
-        attempt.merged_ids.append(new.id)
+    )
+    attempt.merged_ids.append(new.id)

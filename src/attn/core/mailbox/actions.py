@@ -9,22 +9,55 @@ Spec: 000 §6.5 (lifecycle), §18 (retry cleanup); DESIGN.md invariants 4 and 9.
 
 from __future__ import annotations
 
-import heapq
 from datetime import datetime
 
-from attn.core.mailbox.transitions import MailboxTransitions
-from attn.core.registry import validate_priority
+from attn.core.mailbox.deferred import DeferredItems
+from attn.core.mailbox.queue import ReadyQueue
+from attn.core.mailbox.transitions import Transitions
+from attn.core.registry import TypeRegistry, validate_priority
 from attn.core.stimuli import completes_without_model
 from attn.errors import InvalidInput, InvalidTransition, ItemNotFound, ProtectedItem
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import UpdateItem, WriteOp
 
 
-class MailboxActions(MailboxTransitions):
-    """Reprioritize, defer, drop: the mailbox operations offered to agents and people."""
+class Actions:
+    """Reprioritize, defer, drop: the mailbox operations offered to agents and people.
+
+    Args:
+        agent_id: the owning agent's name.
+        registry: the type registry (which types are protected).
+        queue: the mailbox's ready queue.
+        deferred: the mailbox's deferred items.
+        transitions: the mailbox's transitions, which write each change.
+    """
+
+    __slots__ = (
+        "_deferred",
+        "_queue",
+        "_registry",
+        "_transitions",
+        "agent_id",
+    )
+
+    def __init__(
+        self,
+        agent_id: str,
+        registry: TypeRegistry,
+        queue: ReadyQueue,
+        deferred: DeferredItems,
+        transitions: Transitions,
+    ) -> None:
+        self.agent_id = agent_id
+        self._registry = registry
+        self._queue = queue
+        self._deferred = deferred
+        self._transitions = transitions
 
     def _require(self, item_id: object) -> MailboxItem:
-        item = self.find(item_id) if isinstance(item_id, str) else None
+        item = None
+        if isinstance(item_id, str):
+            item = self._queue.get(item_id) or self._deferred.get(item_id)
         if item is None:
             raise ItemNotFound(
                 f"agent {self.agent_id!r} has no queued or deferred item {item_id!r}"
@@ -50,13 +83,13 @@ class MailboxActions(MailboxTransitions):
         self._guard_protected(item, "reprioritized", by_agent)
         old = item.priority
         item.priority = new_priority
-        if item.id in self._queued:
-            heapq.heappush(self._heap, (item.priority, item.seq, item.id))
-        self._updated(item)
-        await self.commit(
+        self._queue.reprioritized(item)
+        transitions = self._transitions
+        transitions.item_updated(item)
+        await transitions.commit(
             [
                 UpdateItem(item.id, {"priority": new_priority}),
-                self.decision_op(
+                transitions.decision_op(
                     item, DecisionType.PRIORITIZE, reason or f"priority {old} -> {new_priority}"
                 ),
             ]
@@ -83,9 +116,10 @@ class MailboxActions(MailboxTransitions):
             raise InvalidTransition(f"item {item.id} is {item.status}, only queued items defer")
         self._guard_protected(item, "deferred", by_agent)
         reason = reason or "deferred"
-        ops = self.defer_ops(item, until, reason)
-        ops.append(self.decision_op(item, DecisionType.DEFER, reason))
-        await self.commit(ops)
+        transitions = self._transitions
+        ops = transitions.defer_ops(item, until, reason)
+        ops.append(transitions.decision_op(item, DecisionType.DEFER, reason))
+        await transitions.commit(ops)
         return item
 
     async def drop(self, item_id: str, *, reason: str = "", by_agent: bool = False) -> MailboxItem:
@@ -97,25 +131,27 @@ class MailboxActions(MailboxTransitions):
         item = self._require(item_id)
         self._guard_protected(item, "dropped", by_agent)
         reason = reason or "dropped"
-        ops = self.drop_ops(item, reason)
-        ops.append(self.decision_op(item, DecisionType.DROP, reason))
-        await self.commit(ops)
+        transitions = self._transitions
+        ops = transitions.drop_ops(item, reason)
+        ops.append(transitions.decision_op(item, DecisionType.DROP, reason))
+        await transitions.commit(ops)
         return item
 
     async def drop_status_updates(self, task_id: str) -> list[MailboxItem]:
         """Drop queued informational task_status_update items of one task (000 §18)."""
         doomed = [
             i
-            for i in self._queued.values()
+            for i in self._queue.values()
             if i.source_type == "task_status_update"
             and not i.triggers_execution
             and i.extra("taskId") == task_id
             # one that absorbed a comment (consolidation) carries text: it stays (CORE-70)
             and completes_without_model(i, self._registry)
         ]
+        transitions = self._transitions
         ops: list[WriteOp] = []
         for item in doomed:
-            ops.extend(self.drop_ops(item, f"stale status update: task {task_id} retried"))
-            ops.append(self.decision_op(item, DecisionType.DROP, "retry cleanup (000 §18)"))
-        await self.commit(ops)
+            ops.extend(transitions.drop_ops(item, f"stale status update: task {task_id} retried"))
+            ops.append(transitions.decision_op(item, DecisionType.DROP, "retry cleanup (000 §18)"))
+        await transitions.commit(ops)
         return doomed

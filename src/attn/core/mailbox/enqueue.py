@@ -1,9 +1,8 @@
-"""The enqueue path: validate a request into a mailbox item, then store and queue it.
+"""An enqueue request checked into a mailbox item, and the answer to an enqueue.
 
-:meth:`MailboxEnqueue.build_item` checks everything an enqueue could be refused
-for without changing anything (invariant 10); :meth:`MailboxEnqueue.insert`
-commits the item, or merges it into the queued item with the same merge key
-(enqueue-time dedup), before the caller is answered (invariant 2).
+:func:`build_item` checks everything an enqueue could be refused for without
+changing anything (invariant 10); :class:`~attn.core.mailbox.intake.Intake`
+then stores and queues the item it built.
 
 An idempotency key names one enqueue request of one agent, for as long as the
 item is stored (attn never deletes items, so across restarts too). A repeat
@@ -22,16 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from attn.core.events import NEW_ITEM
+from attn.clock import Clock
+from attn.config import AgentConfig
 from attn.core.mailbox.merge import check_supersede_key
-from attn.core.mailbox.supersede import MailboxSupersede
-from attn.core.registry import validate_priority
-from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge, UnknownAgent
+from attn.core.mailbox.queue import ReadyQueue
+from attn.core.registry import TypeRegistry, validate_priority
+from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge
 from attn.ids import new_id
 from attn.jsontext import dumps
 from attn.limits import check_json
-from attn.models import DecisionType, ItemStatus, MailboxItem
-from attn.store.base import InsertItem, WriteOp
+from attn.models import ItemStatus, MailboxItem
 
 _MAX_KEY_LEN = 200
 
@@ -77,225 +76,117 @@ class Enqueued:
         }
 
 
-class MailboxEnqueue(MailboxSupersede):
-    """Enqueue validation, insert and enqueue-time dedup of one mailbox."""
+def build_item(
+    source_type: str,
+    payload: object,
+    priority: object,
+    metadata: object,
+    idempotency_key: object,
+    *,
+    agent_id: str,
+    registry: TypeRegistry,
+    config: AgentConfig,
+    clock: Clock,
+    queue: ReadyQueue,
+    reserved: int,
+) -> tuple[MailboxItem, tuple[str, str]]:
+    """Validate an enqueue request; return the item it would create, and its JSON.
 
-    def build_item(
-        self,
-        source_type: str,
-        payload: object,
-        priority: object = None,
-        metadata: object = None,
-        idempotency_key: object = None,
-    ) -> MailboxItem:
-        """Validate an enqueue request and return the item it would create.
+    Nothing is stored or changed.
 
-        Nothing is stored or changed.
+    Args:
+        source_type, payload, priority, metadata, idempotency_key: the request
+            (see :meth:`~attn.core.mailbox.Mailbox.enqueue`).
+        agent_id: the mailbox's agent.
+        registry: the registered item types.
+        config: the agent's limits (max_queued, ``max_payload_bytes``).
+        clock: source of ``queued_at``.
+        queue: the mailbox's ready queue (its depth, merge and superseding targets).
+        reserved: inserts between their max_queued check and commit, counted
+            against max_queued.
 
-        Raises:
-            UnknownItemType: ``source_type`` is not registered.
-            InvalidPriority: ``priority`` is not None or an int in 0..4.
-            InvalidJson: payload or metadata breaks the JSON limits of
-                :mod:`attn.limits` (nesting, NaN, integers beyond 64 bits).
-            InvalidInput: payload or metadata is not a JSON object, required text
-                (``payload["content"]``) is missing or blank, or the key is malformed.
-            PayloadTooLarge: the encoded payload and metadata exceed the limit.
-            MailboxFull: the queue holds ``max_queued`` items (never for human chat).
-            UnknownAgent: the mailbox is closed (its agent was removed or its runtime closed).
-        """
-        if self.closed:
-            raise UnknownAgent(
-                f"agent {self.agent_id!r} is no longer hosted (removed, or its runtime closed)"
-            )
-        spec = self._registry.get_type(source_type)
-        if not isinstance(payload, dict):
-            raise InvalidInput(f"payload must be a JSON object, got {type(payload).__name__}")
-        if metadata is None:
-            metadata = {}
-        if not isinstance(metadata, dict):
-            raise InvalidInput(f"metadata must be a JSON object, got {type(metadata).__name__}")
-        if spec.requires_text:
-            content = payload.get("content")
-            if not isinstance(content, str) or not content.strip():
-                raise InvalidInput(
-                    f"{spec.name} needs non-empty text in payload.content, got {content!r}"
-                )
-        if priority is None:
-            by_user = metadata.get("senderRole") == "user"
-            priority = (
-                spec.user_priority
-                if by_user and spec.user_priority is not None
-                else (spec.default_priority)
-            )
-        priority = validate_priority(priority)
-        check_supersede_key(payload)
-        if idempotency_key is not None and (
-            not isinstance(idempotency_key, str)
-            or not idempotency_key.strip()
-            or len(idempotency_key) > _MAX_KEY_LEN
-            or "\x00" in idempotency_key
-        ):
+    Returns:
+        The item (status queued, not stored) and its encoded ``(payload, metadata)``.
+
+    Raises:
+        UnknownItemType: ``source_type`` is not registered.
+        InvalidPriority: ``priority`` is not None or an int in 0..4.
+        InvalidJson: payload or metadata breaks the JSON limits of
+            :mod:`attn.limits` (nesting, NaN, integers beyond 64 bits).
+        InvalidInput: payload or metadata is not a JSON object, required text
+            (``payload["content"]``) is missing or blank, or the key is malformed.
+        PayloadTooLarge: the encoded payload and metadata exceed the limit.
+        MailboxFull: the queue holds ``max_queued`` items (never for human chat).
+    """
+    spec = registry.get_type(source_type)
+    if not isinstance(payload, dict):
+        raise InvalidInput(f"payload must be a JSON object, got {type(payload).__name__}")
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        raise InvalidInput(f"metadata must be a JSON object, got {type(metadata).__name__}")
+    if spec.requires_text:
+        content = payload.get("content")
+        if not isinstance(content, str) or not content.strip():
             raise InvalidInput(
-                f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
-                " without NUL"
+                f"{spec.name} needs non-empty text in payload.content, got {content!r}"
             )
-        check_json(payload, "payload")
-        check_json(metadata, "metadata")
-        try:
-            encoded = (dumps(payload), dumps(metadata))
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise InvalidInput(f"payload and metadata must be JSON-serializable: {exc}") from exc
-        for text in (*encoded, idempotency_key or ""):
-            _require_unicode(text)
-        size = len(encoded[0]) + len(encoded[1])
-        if size > self._config.max_payload_bytes:
-            raise PayloadTooLarge(
-                f"payload and metadata take {size} bytes; the limit is "
-                f"{self._config.max_payload_bytes} bytes"
-            )
-        if (
-            spec.name != "human_chat"
-            and self.depth + self._reserved >= self._config.max_queued
-            and (
-                self.merge_target(spec.name, payload, idempotency_key) is None
-                and not self.supersedes_queued(spec, payload, metadata)
-            )
-        ):
-            raise MailboxFull(
-                f"mailbox of agent {self.agent_id!r} holds {self.depth} queued items "
-                f"(max_queued {self._config.max_queued}); {spec.name} item rejected"
-            )
-        item = MailboxItem(
-            id=new_id("mbx"),
-            agent_id=self.agent_id,
-            source_type=spec.name,
-            priority=priority,
-            status=ItemStatus.QUEUED,
-            payload=dict(payload),
-            metadata=dict(metadata),
-            queued_at=self._clock.now(),
-            idempotency_key=idempotency_key,
+    if priority is None:
+        by_user = metadata.get("senderRole") == "user"
+        priority = (
+            spec.user_priority
+            if by_user and spec.user_priority is not None
+            else (spec.default_priority)
         )
-        self._encoded = (item.id, encoded)
-        return item
-
-    async def enqueue(
-        self,
-        source_type: str,
-        payload: object,
-        priority: object = None,
-        metadata: object = None,
-        idempotency_key: object = None,
-    ) -> MailboxItem:
-        """Validate, store and queue one item; return it after commit.
-
-        The item of :meth:`enqueue_result`; a duplicate returns the first item.
-        """
-        return (
-            await self.enqueue_result(source_type, payload, priority, metadata, idempotency_key)
-        ).item
-
-    async def enqueue_result(
-        self,
-        source_type: str,
-        payload: object,
-        priority: object = None,
-        metadata: object = None,
-        idempotency_key: object = None,
-    ) -> Enqueued:
-        """Validate, store and queue one item; answer after commit.
-
-        With an ``idempotency_key`` this agent has used before, nothing new is
-        stored and the answer is a duplicate carrying the first item as stored,
-        even when the mailbox is full now (a retry of an accepted enqueue is not
-        refused).
-
-        Raises:
-            What :meth:`build_item` raises, and :class:`~attn.errors.StoreError`
-            if the write fails.
-        """
-        try:
-            item = self.build_item(source_type, payload, priority, metadata, idempotency_key)
-        except MailboxFull:
-            if isinstance(idempotency_key, str):
-                first = await self._store.get_item_by_key(self.agent_id, idempotency_key)
-                if first is not None:
-                    return Enqueued(first, duplicate=True)
-            raise
-        return await self.insert_result(item)
-
-    async def insert(self, item: MailboxItem) -> MailboxItem:
-        """Store and queue an item made by :meth:`build_item`; return it after commit.
-
-        The item of :meth:`insert_result`.
-        """
-        return (await self.insert_result(item)).item
-
-    async def insert_result(self, item: MailboxItem) -> Enqueued:
-        """Store and queue an item made by :meth:`build_item`; answer after commit.
-
-        A comment or channel message whose task, requirement or channel has a
-        queued item is merged into it instead (000 §14): the answer's item is
-        that survivor, holding both texts; the new item is stored as merged.
-        A superseding notice replaces the older queued one of its group, or is
-        stored as merged into the processing item it restates (CORE-76).
-        An idempotency key used before stores nothing: the answer is a
-        duplicate with the first item as stored.
-        """
-        cached = self._encoded
-        encoded = cached[1] if cached is not None and cached[0] == item.id else None
-        self._encoded = None
-        self.last_arrival_at = self._clock.monotonic()
-        target = self.merge_target(item.source_type, item.payload, item.idempotency_key)
-        if target is not None:
-            return Enqueued(await self._merge_on_enqueue(item, target, encoded), merged=True)
-        # Most items supersede nothing: decided once, without the two lookups.
-        focus = self.superseded_focus(item) if self._supersede_key(item) is not None else None
-        if focus is not None:
-            stored = await self.collapse_into_focus(item, focus, encoded)
-            # Anything but the focus is the first item of a repeated idempotency key.
-            return Enqueued(stored, duplicate=stored is not focus, merged=stored is focus)
-        older = self.supersede_target(item) if self._supersede_index else None
-        self._reserved += 1
-        try:
-            results = await self._store.write([InsertItem(item, encoded)])
-        finally:
-            self._reserved -= 1
-        stored, created = results[0]
-        if not created:
-            return Enqueued(stored, duplicate=True)
-        item.seq = stored.seq
-        self.counters["enqueued"] += 1
-        self._push(item)
-        if self._bus.active:
-            self._emit(NEW_ITEM, {"item": item.to_dict()})
-        if self.on_new_item is not None:
-            self.on_new_item(item)
-        await self.supersede_older(item, older)
-        return Enqueued(item)
-
-    async def _merge_on_enqueue(
-        self, item: MailboxItem, target: MailboxItem, encoded: tuple[str, str] | None
-    ) -> MailboxItem:
-        before = (target.payload, target.priority)
-        spec = self._registry.get_type(item.source_type)
-        ops: list[WriteOp] = self.merge_ops(item, target)
-        ops[0] = InsertItem(item, encoded)  # the absorbed item's row, stored as merged
-        key = f"{spec.merge_key} {item.extra(spec.merge_key or '')!r}"
-        ops.append(
-            self.decision_op(
-                item, DecisionType.MERGE, f"enqueue-time dedup: same {key} as queued {target.id}"
-            )
+    priority = validate_priority(priority)
+    check_supersede_key(payload)
+    if idempotency_key is not None and (
+        not isinstance(idempotency_key, str)
+        or not idempotency_key.strip()
+        or len(idempotency_key) > _MAX_KEY_LEN
+        or "\x00" in idempotency_key
+    ):
+        raise InvalidInput(
+            f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
+            " without NUL"
         )
-        try:
-            await self._store.write(ops)
-        except BaseException:
-            target.payload, target.priority = before
-            self.counters["merged"] -= 1
-            raise
-        if self._bus.active:
-            self._emit(NEW_ITEM, {"item": target.to_dict(), "mergedItemId": item.id})
-        return target
+    check_json(payload, "payload")
+    check_json(metadata, "metadata")
+    try:
+        encoded = (dumps(payload), dumps(metadata))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidInput(f"payload and metadata must be JSON-serializable: {exc}") from exc
+    for text in (*encoded, idempotency_key or ""):
+        _require_unicode(text)
+    size = len(encoded[0]) + len(encoded[1])
+    if size > config.max_payload_bytes:
+        raise PayloadTooLarge(
+            f"payload and metadata take {size} bytes; the limit is {config.max_payload_bytes} bytes"
+        )
+    if (
+        spec.name != "human_chat"
+        and len(queue) + reserved >= config.max_queued
+        and (
+            queue.merge_target(spec.name, payload, idempotency_key) is None
+            and not queue.supersedes_queued(spec, payload, metadata)
+        )
+    ):
+        raise MailboxFull(
+            f"mailbox of agent {agent_id!r} holds {len(queue)} queued items "
+            f"(max_queued {config.max_queued}); {spec.name} item rejected"
+        )
+    item = MailboxItem(
+        id=new_id("mbx"),
+        agent_id=agent_id,
+        source_type=spec.name,
+        priority=priority,
+        status=ItemStatus.QUEUED,
+        payload=dict(payload),
+        metadata=dict(metadata),
+        queued_at=clock.now(),
+        idempotency_key=idempotency_key,
+    )
+    return item, encoded
 
 
 def _require_unicode(text: str) -> None:

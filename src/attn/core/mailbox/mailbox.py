@@ -1,5 +1,15 @@
-"""The :class:`Mailbox` of one agent, composed of the parts of this package,
-and its consumer side: blocking dequeue, release and statistics.
+"""The :class:`Mailbox` of one agent: its parts, its operations and its consumer side.
+
+The mailbox owns one component per concern and offers their operations:
+
+- ``queue``: the :class:`~attn.core.mailbox.queue.ReadyQueue` (heap and indexes);
+- ``deferred``: the :class:`~attn.core.mailbox.deferred.DeferredItems`;
+- ``transitions``: status changes as write ops, and decisions
+  (:class:`~attn.core.mailbox.transitions.Transitions`);
+- an :class:`~attn.core.mailbox.intake.Intake` (enqueue) and
+  :class:`~attn.core.mailbox.actions.Actions` (reprioritize, defer, drop);
+
+and itself holds the blocking dequeue and the statistics.
 
 Spec: 000 §3, §6.5, §14, §17, §21, §22; DESIGN.md invariants 1, 2, 4, 8, 10.
 """
@@ -7,22 +17,27 @@ Spec: 000 §3, §6.5, §14, §17, §21, §22; DESIGN.md invariants 1, 2, 4, 8, 1
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Iterable
+from datetime import datetime
 from typing import Any
 
 from attn.clock import Clock
 from attn.config import AgentConfig
 from attn.core.events import EventBus
-from attn.core.mailbox.actions import MailboxActions
-from attn.core.mailbox.enqueue import MailboxEnqueue
+from attn.core.mailbox.actions import Actions
+from attn.core.mailbox.deferred import DeferredItems
+from attn.core.mailbox.enqueue import Enqueued
+from attn.core.mailbox.intake import Intake
+from attn.core.mailbox.queue import ReadyQueue
+from attn.core.mailbox.transitions import Transitions
 from attn.core.registry import TypeRegistry
-from attn.models import MailboxItem
-from attn.store.base import Store
+from attn.errors import MailboxFull
+from attn.models import ItemStatus, MailboxItem
+from attn.store.base import Store, WriteOp
 from attn.types import JSON
 
 
-class Mailbox(MailboxEnqueue, MailboxActions):
+class Mailbox:
     """The queue of one agent.
 
     Args:
@@ -32,7 +47,24 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         clock: source of ``*_at`` instants.
         bus: the agent's event bus (``mailbox:new-item``, ``attention:decision``…).
         config: the queue bound (``max_queued``) and payload limits.
+
+    Attributes:
+        queue: the queued items in claim order, with their indexes.
+        deferred: the deferred items.
+        transitions: status changes as write ops, decisions, and the counters.
     """
+
+    __slots__ = (
+        "_actions",
+        "_background",
+        "_clock",
+        "_intake",
+        "_store",
+        "agent_id",
+        "deferred",
+        "queue",
+        "transitions",
+    )
 
     def __init__(
         self,
@@ -43,36 +75,84 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         bus: EventBus,
         config: AgentConfig,
     ) -> None:
-        # The fields are declared, with their meaning, on MailboxQueue.
         self.agent_id = agent_id
         self._store = store
-        self._registry = registry
         self._clock = clock
-        self._bus = bus
-        self._config = config
-        self._heap = []
-        self._queued = {}
-        self._deferred = {}
-        self._getters = deque()
-        self._reserved = 0
-        self._type_counts = {}
-        self._merge_index = {}
-        self._supersede_index = {}
-        self._entities = {}
-        self._conversation_keys = _no_conversations
-        self._conversations = {}
-        self._keys_of = {}
-        self._resurface_heap = []
-        self.last_arrival_at = float("-inf")
-        self.closed = False
-        self._encoded = None
-        self._background = set()
-        self.on_new_item = None
-        self.focus_id = lambda: None
-        self.focus_item = lambda: None
-        self.counters = dict.fromkeys(
-            ("enqueued", "claimed", "completed", "merged", "dropped", "deferred", "requeued"), 0
+        self.queue = ReadyQueue(registry, config)
+        self.deferred = DeferredItems()
+        self.transitions = Transitions(agent_id, store, self.queue, self.deferred, clock, bus)
+        self._intake = Intake(
+            agent_id, store, registry, config, clock, bus, self.queue, self.transitions
         )
+        self._actions = Actions(agent_id, registry, self.queue, self.deferred, self.transitions)
+        self._background: set[asyncio.Task[None]] = set()
+
+    def set_hooks(
+        self,
+        *,
+        on_new_item: Callable[[MailboxItem], None],
+        focus_id: Callable[[], str | None],
+        focus_item: Callable[[], MailboxItem | None],
+    ) -> None:
+        """Connect the agent's attention controller (it calls this once).
+
+        Args:
+            on_new_item: called with each item queued by an enqueue.
+            focus_id: the id of the item being processed, for the context every
+                stored decision carries (CORE-11).
+            focus_item: the item being processed, so a notice that restates it
+                collapses into it (TIME-11, CORE-76).
+        """
+        self._intake.on_new_item = on_new_item
+        self._intake.focus_item = focus_item
+        self.transitions.focus_id = focus_id
+
+    # ---------------------------------------------------------------- reading
+
+    @property
+    def depth(self) -> int:
+        """Number of queued items."""
+        return len(self.queue)
+
+    @property
+    def deferred_count(self) -> int:
+        """Number of deferred items."""
+        return len(self.deferred)
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """Lifetime counts of enqueues and of each transition (a live dict)."""
+        return self.transitions.counters
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called: no more items are accepted."""
+        return self._intake.closed
+
+    @property
+    def last_arrival_at(self) -> float:
+        """Clock monotonic time of the latest enqueue (merged or not), for the burst window."""
+        return self._intake.last_arrival_at
+
+    def forget_arrivals(self) -> None:
+        """Let the burst window start afresh: the next item is not counted as a burst."""
+        self._intake.last_arrival_at = float("-inf")
+
+    def queued_items(self) -> list[MailboxItem]:
+        """Queued items in claim order (priority, then commit order). O(n log n)."""
+        return self.queue.in_claim_order()
+
+    def deferred_items(self) -> list[MailboxItem]:
+        """Deferred items in commit order."""
+        return self.deferred.in_order()
+
+    def find(self, item_id: str) -> MailboxItem | None:
+        """The queued or deferred item with that id, or None."""
+        return self.queue.get(item_id) or self.deferred.get(item_id)
+
+    def queued_types(self) -> dict[str, int]:
+        """How many queued items of each source type."""
+        return self.queue.type_counts()
 
     async def recent_decisions(self, limit: int = 10) -> list[JSON]:
         """The agent's latest decisions, newest first, as JSON-ready dicts."""
@@ -80,13 +160,178 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         return [d.to_dict() for d in found]
 
     def statistics(self) -> dict[str, int]:
-        """Depth, deferred count and lifetime counters of this mailbox."""
+        """Depth, deferred count, waiting dequeue calls and lifetime counters."""
         return {
-            "depth": self.depth,
-            "deferred": len(self._deferred),
-            "waiting_getters": len(self._getters),
-            **self.counters,
+            "depth": len(self.queue),
+            "deferred": len(self.deferred),
+            "waiting_getters": self.queue.statistics().waiting_getters,
+            **self.transitions.counters,
         }
+
+    # ---------------------------------------------------------------- intake
+
+    def build_item(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> MailboxItem:
+        """Validate an enqueue request and return the item it would create.
+
+        Nothing is stored or changed.
+
+        Raises:
+            UnknownItemType: ``source_type`` is not registered.
+            InvalidPriority: ``priority`` is not None or an int in 0..4.
+            InvalidJson: payload or metadata breaks the JSON limits of :mod:`attn.limits`.
+            InvalidInput: payload or metadata is not a JSON object, required text
+                is missing or blank, or the idempotency key is malformed.
+            PayloadTooLarge: the encoded payload and metadata exceed the limit.
+            MailboxFull: the queue holds ``max_queued`` items (never for human chat).
+            UnknownAgent: the mailbox is closed (its agent was removed or its runtime closed).
+        """
+        return self._intake.build_item(source_type, payload, priority, metadata, idempotency_key)
+
+    async def enqueue(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> MailboxItem:
+        """Validate, store and queue one item; return it after commit.
+
+        The item of :meth:`enqueue_result`; a duplicate returns the first item.
+        """
+        return (
+            await self.enqueue_result(source_type, payload, priority, metadata, idempotency_key)
+        ).item
+
+    async def enqueue_result(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> Enqueued:
+        """Validate, store and queue one item; answer after commit.
+
+        With an ``idempotency_key`` this agent has used before, nothing new is
+        stored and the answer is a duplicate carrying the first item as stored,
+        even when the mailbox is full now (a retry of an accepted enqueue is not
+        refused).
+
+        Raises:
+            What :meth:`build_item` raises, and :class:`~attn.errors.StoreError`
+            if the write fails.
+        """
+        try:
+            item = self.build_item(source_type, payload, priority, metadata, idempotency_key)
+        except MailboxFull:
+            if isinstance(idempotency_key, str):
+                first = await self._store.get_item_by_key(self.agent_id, idempotency_key)
+                if first is not None:
+                    return Enqueued(first, duplicate=True)
+            raise
+        return await self._intake.insert(item)
+
+    async def insert(self, item: MailboxItem) -> MailboxItem:
+        """Store and queue an item made by :meth:`build_item`; return it after commit.
+
+        The item of :meth:`insert_result`.
+        """
+        return (await self._intake.insert(item)).item
+
+    async def insert_result(self, item: MailboxItem) -> Enqueued:
+        """Store and queue an item made by :meth:`build_item`; answer after commit.
+
+        See :meth:`~attn.core.mailbox.intake.Intake.insert` for merges,
+        superseding and duplicates.
+        """
+        return await self._intake.insert(item)
+
+    async def record_dropped(
+        self,
+        source_type: str,
+        payload: object,
+        *,
+        reason: str,
+        metadata: object = None,
+        idempotency_key: object = None,
+        dropped_at: datetime | None = None,
+    ) -> MailboxItem:
+        """Store an item that is never queued: dropped at once, with its drop decision.
+
+        For stimuli that are recorded but not worth attention (a missed wakeup,
+        000 §11.3, TIME-06). The item and the decision commit in one transaction.
+
+        Args:
+            source_type, payload, metadata, idempotency_key: as for :meth:`enqueue`.
+            reason: why it was dropped (the item's ``reason`` and the decision's).
+            dropped_at: the item's ``completed_at`` (UTC); None: now.
+
+        Returns:
+            The item as stored (status dropped).
+
+        Raises:
+            What :meth:`build_item` raises, and :class:`~attn.errors.StoreError`
+            if the write fails.
+        """
+        item = self.build_item(source_type, payload, None, metadata, idempotency_key)
+        at = dropped_at if dropped_at is not None else self._clock.now()
+        await self._intake.record_dropped(item, reason, at)
+        return item
+
+    def restore(self, items: Iterable[MailboxItem]) -> None:
+        """Load stored queued and deferred items into memory (after recovery)."""
+        for item in items:
+            if item.status == ItemStatus.QUEUED:
+                self.queue.push(item)
+            elif item.status == ItemStatus.DEFERRED:
+                self.deferred.add(item)
+
+    def close(self) -> None:
+        """Accept no more items (the agent was removed or its runtime closed)."""
+        self._intake.closed = True
+
+    # --------------------------------------------------------------- actions
+
+    async def reprioritize(
+        self, item_id: str, priority: object, *, by_agent: bool = False, reason: str = ""
+    ) -> MailboxItem:
+        """Change a queued or deferred item's priority (0..4); see :meth:`Actions.reprioritize`."""
+        return await self._actions.reprioritize(item_id, priority, by_agent=by_agent, reason=reason)
+
+    async def defer(
+        self,
+        item_id: str,
+        until: datetime | None = None,
+        *,
+        reason: str = "",
+        by_agent: bool = False,
+    ) -> MailboxItem:
+        """Defer a queued item until ``until`` (UTC; None: next idle); see :meth:`Actions.defer`."""
+        return await self._actions.defer(item_id, until, reason=reason, by_agent=by_agent)
+
+    async def drop(self, item_id: str, *, reason: str = "", by_agent: bool = False) -> MailboxItem:
+        """Drop a queued or deferred item for good; see :meth:`Actions.drop`."""
+        return await self._actions.drop(item_id, reason=reason, by_agent=by_agent)
+
+    async def drop_status_updates(self, task_id: str) -> list[MailboxItem]:
+        """Drop queued informational task_status_update items of one task (000 §18)."""
+        return await self._actions.drop_status_updates(task_id)
+
+    async def commit(self, ops: list[WriteOp]) -> None:
+        """Write ``ops`` in one transaction; return after commit."""
+        await self.transitions.commit(ops)
+
+    def submit(self, ops: list[WriteOp]) -> asyncio.Future[list[Any]]:
+        """Start writing ``ops`` in one transaction; the future resolves after commit."""
+        return self.transitions.submit(ops)
 
     # --------------------------------------------------------------- dequeue
 
@@ -102,30 +347,31 @@ class Mailbox(MailboxEnqueue, MailboxActions):
         """
         loop = asyncio.get_running_loop()
         deadline = None if timeout_s is None else self._clock.monotonic() + timeout_s
-        while (item := self.pop_nowait()) is None:
+        queue = self.queue
+        while (item := queue.pop_nowait()) is None:
             getter: asyncio.Future[None] = loop.create_future()
-            self._getters.append(getter)
+            queue.add_getter(getter)
             handle = None
             if deadline is not None:
                 remaining = deadline - self._clock.monotonic()
                 if remaining <= 0:
-                    self._getters.remove(getter)
+                    queue.discard_getter(getter)
                     raise TimeoutError(f"no item for agent {self.agent_id!r} in {timeout_s} s")
                 handle = self._clock.call_later(remaining, _timeout_setter(getter))
             try:
                 await getter
             except BaseException:
                 getter.cancel()
-                if getter in self._getters:
-                    self._getters.remove(getter)
-                elif self._queued and self._getters:
+                if not queue.discard_getter(getter) and len(queue) and queue.has_getters():
                     # We were woken but will not take the item: pass the wake on.
-                    self._wake_one()
+                    queue.wake_one()
                 raise
             finally:
                 if handle is not None:
                     handle.cancel()
-        write = asyncio.ensure_future(self._store.write(self.claim_ops(item, self._clock.now())))
+        write = asyncio.ensure_future(
+            self._store.write(self.transitions.claim_ops(item, self._clock.now()))
+        )
         try:
             await asyncio.shield(write)
         except asyncio.CancelledError:
@@ -133,7 +379,7 @@ class Mailbox(MailboxEnqueue, MailboxActions):
             raise
         return item
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
             coro, name=f"attn:{self.agent_id}:mailbox"
         )
@@ -142,11 +388,7 @@ class Mailbox(MailboxEnqueue, MailboxActions):
 
     async def release(self, item: MailboxItem) -> None:
         """Put a claimed item back to queued without counting an attempt."""
-        await self.commit(self.requeue_ops(item, failed=False))
-
-
-def _no_conversations(item: MailboxItem) -> tuple[()]:
-    return ()
+        await self.transitions.commit(self.transitions.requeue_ops(item, failed=False))
 
 
 def _timeout_setter(getter: asyncio.Future[None]) -> Callable[[], None]:

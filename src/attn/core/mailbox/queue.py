@@ -1,17 +1,15 @@
-"""The in-memory queue of one mailbox: heap, merge index and entity index.
+"""The in-memory ready queue of one mailbox: heap, merge index and entity index.
 
 Queued items sit in a heap keyed by ``(priority, seq)``; an entry whose item
 left the queue or changed priority goes stale and is skipped on the way out.
-Three indexes follow the queued items: the merge index (source type and
+Four indexes follow the queued items: the merge index (source type and
 task/requirement/channel key → the item new ones merge into, 000 §14), the
-entity index (task or requirement → every queued item about it, 000 §21) and
-the conversation index (the keys its controller's merge rules compare → the
-queued items, CORE-71). Timed deferred items sit in a heap by
-``deferred_until``, so the loop can resurface due ones every cycle cheaply.
-Nothing here writes to the store.
+superseding index (group → its newest queued notice, CORE-76), the entity
+index (task or requirement → every queued item about it, 000 §21) and the
+conversation index (the keys its controller's merge rules compare → the
+queued items, CORE-71). Nothing here writes to the store.
 
-Spec: 000 §14 (merge keys), §21 (entity groups), §22 (deferred items);
-DESIGN.md invariant 1.
+Spec: 000 §14 (merge keys), §21 (entity groups); DESIGN.md invariant 1.
 """
 
 from __future__ import annotations
@@ -19,175 +17,224 @@ from __future__ import annotations
 import asyncio
 import heapq
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable
-from datetime import datetime
+from collections.abc import Callable, Hashable, Iterable, ValuesView
+from dataclasses import dataclass
 from typing import Any
 
-from attn.clock import Clock
 from attn.config import AgentConfig
-from attn.core.events import EventBus
 from attn.core.mailbox.merge import merge_group, supersede_group
-from attn.core.registry import TypeRegistry
-from attn.models import ItemStatus, MailboxItem
-from attn.store.base import Store
+from attn.core.registry import ItemType, TypeRegistry
+from attn.models import MailboxItem
+
+#: A queued item's conversations (hashable keys), as its controller's merge rules see them.
+ConversationKeys = Callable[[MailboxItem], tuple[Hashable, ...]]
 
 
-class MailboxQueue:
-    """The state every part of :class:`~attn.core.mailbox.Mailbox` shares, and
-    the queue and indexes over it. Set up by ``Mailbox.__init__``."""
+@dataclass(frozen=True, slots=True)
+class QueueStatistics:
+    """A snapshot of a :class:`ReadyQueue` (like anyio's queue statistics).
 
-    agent_id: str
-    _store: Store
-    _registry: TypeRegistry
-    _clock: Clock
-    _bus: EventBus
-    _config: AgentConfig
-    _heap: list[tuple[int, int, str]]
-    _queued: dict[str, MailboxItem]
-    _deferred: dict[str, MailboxItem]
-    _getters: deque[asyncio.Future[None]]
-    #: Inserts between the max_queued check and commit, counted against max_queued.
-    _reserved: int
-    _type_counts: dict[str, int]
-    # (source type, task/requirement/channel key) → the queued item new ones merge into
-    _merge_index: dict[tuple[str, object], MailboxItem]
-    # superseding group (type, sender, key) → its newest queued item (CORE-76)
-    _supersede_index: dict[tuple[str, str, str], MailboxItem]
-    # ("task" | "requirement", id) → queued items about it, any type (000 §21)
-    _entities: dict[tuple[str, object], dict[str, MailboxItem]]
-    #: The conversations of a queued item (set by its controller: the keys under
-    #: which its merge rules look, CORE-71), and conversation → queued items.
-    _conversation_keys: Callable[[MailboxItem], tuple[Hashable, ...]]
-    _conversations: dict[Hashable, dict[str, MailboxItem]]
-    _keys_of: dict[str, tuple[Hashable, ...]]
-    #: (deferred_until, seq, id) of timed deferred items; stale entries are skipped.
-    _resurface_heap: list[tuple[datetime, int, str]]
-    #: Clock monotonic time of the latest enqueue (merged or not), for the burst window.
-    last_arrival_at: float
-    #: Set by :meth:`close`: no more items are accepted.
-    closed: bool
-    # (item id, (payload JSON, metadata JSON)) of the last built item, so
-    # an insert right after build_item does not encode it again.
-    _encoded: tuple[str, tuple[str, str]] | None
-    _background: set[asyncio.Task[None]]
-    on_new_item: Callable[[MailboxItem], None] | None
-    #: The id of the item the agent is working on (set by its controller), for
-    #: the context every stored decision carries (CORE-11).
-    focus_id: Callable[[], str | None]
-    #: The item the agent is working on (set by its controller), so a notice
-    #: that restates it collapses into it (TIME-11, CORE-76).
-    focus_item: Callable[[], MailboxItem | None]
-    counters: dict[str, int]
+    Attributes:
+        queued: items in the queue.
+        waiting_getters: dequeue calls waiting for an item.
+    """
+
+    queued: int
+    waiting_getters: int
+
+
+class ReadyQueue:
+    """Queued items in claim order (priority, then commit order), with their indexes.
+
+    Args:
+        registry: the type registry (merge keys, superseding, entity flags).
+        config: the agent's settings (``dedup`` turns the merge indexes off).
+    """
+
+    __slots__ = (
+        "_config",
+        "_conversation_keys",
+        "_conversations",
+        "_entities",
+        "_getters",
+        "_heap",
+        "_items",
+        "_keys_of",
+        "_merge_index",
+        "_registry",
+        "_supersede_index",
+        "_type_counts",
+    )
+
+    def __init__(self, registry: TypeRegistry, config: AgentConfig) -> None:
+        self._registry = registry
+        self._config = config
+        self._heap: list[tuple[int, int, str]] = []
+        self._items: dict[str, MailboxItem] = {}
+        self._type_counts: dict[str, int] = {}
+        self._getters: deque[asyncio.Future[None]] = deque()
+        # (source type, task/requirement/channel key) → the queued item new ones merge into
+        self._merge_index: dict[tuple[str, object], MailboxItem] = {}
+        # superseding group (type, sender, key) → its newest queued item (CORE-76)
+        self._supersede_index: dict[tuple[str, str, str], MailboxItem] = {}
+        # ("task" | "requirement", id) → queued items about it, any type (000 §21)
+        self._entities: dict[tuple[str, object], dict[str, MailboxItem]] = {}
+        self._conversation_keys: ConversationKeys = _no_conversations
+        self._conversations: dict[Hashable, dict[str, MailboxItem]] = {}
+        self._keys_of: dict[str, tuple[Hashable, ...]] = {}
 
     # ---------------------------------------------------------------- reading
 
-    @property
-    def depth(self) -> int:
-        """Number of queued items."""
-        return len(self._queued)
+    def __len__(self) -> int:
+        return len(self._items)
 
-    @property
-    def deferred_count(self) -> int:
-        return len(self._deferred)
+    def get(self, item_id: str) -> MailboxItem | None:
+        """The queued item with that id, or None."""
+        return self._items.get(item_id)
 
-    def queued_items(self) -> list[MailboxItem]:
+    def values(self) -> ValuesView[MailboxItem]:
+        """The queued items, in no particular order (a live view)."""
+        return self._items.values()
+
+    def in_claim_order(self) -> list[MailboxItem]:
         """Queued items in claim order (priority, then commit order). O(n log n)."""
-        return sorted(self._queued.values(), key=lambda i: (i.priority, i.seq))
+        return sorted(self._items.values(), key=lambda i: (i.priority, i.seq))
 
-    def deferred_items(self) -> list[MailboxItem]:
-        return sorted(self._deferred.values(), key=lambda i: i.seq)
-
-    def find(self, item_id: str) -> MailboxItem | None:
-        """The queued or deferred item with that id, or None."""
-        return self._queued.get(item_id) or self._deferred.get(item_id)
+    def type_counts(self) -> dict[str, int]:
+        """How many queued items of each source type (a copy)."""
+        return dict(self._type_counts)
 
     def peek(self) -> MailboxItem | None:
-        """The item the next dequeue would return, without removing it."""
+        """The item the next :meth:`pop_nowait` would return, without removing it."""
         heap = self._heap
         while heap:
             priority, _, item_id = heap[0]
-            item = self._queued.get(item_id)
+            item = self._items.get(item_id)
             if item is not None and item.priority == priority:
                 return item
             heapq.heappop(heap)
         return None
 
-    def queued_types(self) -> dict[str, int]:
-        """How many queued items of each source type."""
-        return dict(self._type_counts)
+    def statistics(self) -> QueueStatistics:
+        """How full the queue is and how many dequeue calls wait on it."""
+        return QueueStatistics(len(self._items), len(self._getters))
 
-    def next_resurface_at(self) -> datetime | None:
-        """Earliest ``deferred_until`` among timed deferred items, or None. O(1) amortized."""
-        heap = self._resurface_heap
-        while heap:
-            until, _, item_id = heap[0]
-            item = self._deferred.get(item_id)
-            if item is not None and item.deferred_until == until:
-                return until
-            heapq.heappop(heap)
-        return None
+    # --------------------------------------------------------------- changing
 
-    def _due(self, now: datetime, *, idle: bool) -> list[MailboxItem]:
-        """Remove from the resurface heap and return the deferred items due at
-        ``now`` (with ``idle``, also those deferred without a time), oldest first."""
-        due: dict[str, MailboxItem] = {}
-        while (until := self.next_resurface_at()) is not None and until <= now:
-            item = self._deferred[heapq.heappop(self._resurface_heap)[2]]
-            due[item.id] = item
-        if idle:
-            due.update((i.id, i) for i in self._deferred.values() if i.deferred_until is None)
-        return sorted(due.values(), key=lambda i: i.seq)
-
-    def _track_deferred(self, item: MailboxItem) -> None:
-        self._deferred[item.id] = item
-        if item.deferred_until is not None:
-            heapq.heappush(self._resurface_heap, (item.deferred_until, item.seq, item.id))
-
-    # ---------------------------------------------------- conversation index
-
-    def set_conversation_keys(self, keys: Callable[[MailboxItem], tuple[Hashable, ...]]) -> None:
-        """Index queued items, now and from now on, by ``keys(item)``.
-
-        Args:
-            keys: the conversations an item belongs to (hashable keys); the
-                attention controller passes its merge rules' keys.
-        """
-        self._conversation_keys = keys
-        self._conversations = {}
-        self._keys_of = {}
-        for item in self._queued.values():
+    def push(self, item: MailboxItem) -> None:
+        """Queue ``item`` (or re-file it under its current priority); wake one getter."""
+        if item.id not in self._items:
+            counts = self._type_counts
+            counts[item.source_type] = counts.get(item.source_type, 0) + 1
+            key = self.merge_key(item.source_type, item.payload)
+            if key is not None:
+                # The newest queued item of a key is the target: merging into an
+                # older one would put the text ahead of a queued item of its own
+                # that arrived in between (one without dedup, CORE-71).
+                current = self._merge_index.get(key)
+                if current is None or current.seq < item.seq:
+                    self._merge_index[key] = item
+            notice = self.supersede_key(item)
+            if notice is not None:
+                newest = self._supersede_index.get(notice)
+                if newest is None or newest.seq < item.seq:
+                    self._supersede_index[notice] = item
+            entity = self._entity_key(item)
+            if entity is not None:
+                self._entities.setdefault(entity, {})[item.id] = item
             self._index_conversations(item)
+        self._items[item.id] = item
+        heapq.heappush(self._heap, (item.priority, item.seq, item.id))
+        self.wake_one()
 
-    def conversation_items(self, keys: Iterable[Hashable]) -> list[MailboxItem]:
-        """Queued items in any of these conversations.
+    def reprioritized(self, item: MailboxItem) -> None:
+        """File a queued ``item`` under its new priority (its old heap entry goes stale)."""
+        if item.id in self._items:
+            heapq.heappush(self._heap, (item.priority, item.seq, item.id))
 
-        Args:
-            keys: conversation keys as returned by the indexing function.
+    def pop_nowait(self) -> MailboxItem | None:
+        """Remove and return the head item, or None when empty.
 
-        Returns:
-            The items, each once, in commit order (``seq``).
+        The item stays ``queued`` in the store; the mailbox's caller must
+        claim it or put it back with :meth:`push`.
         """
-        found: dict[str, MailboxItem] = {}
-        for key in keys:
-            found.update(self._conversations.get(key, {}))
-        return sorted(found.values(), key=lambda i: i.seq)
+        item = self.peek()
+        if item is not None:
+            heapq.heappop(self._heap)
+            self.remove(item)
+        return item
 
-    def _index_conversations(self, item: MailboxItem) -> None:
-        keys = self._conversation_keys(item)
-        if keys:
-            self._keys_of[item.id] = keys
-            for key in keys:
-                self._conversations.setdefault(key, {})[item.id] = item
+    def take(self, item_id: str) -> MailboxItem | None:
+        """Remove a queued item by id (like :meth:`pop_nowait`, for any item), or None."""
+        item = self._items.get(item_id)
+        if item is not None:
+            self.remove(item)  # its heap entry goes stale and is skipped
+        return item
 
-    def _unindex_conversations(self, item: MailboxItem) -> None:
-        for key in self._keys_of.pop(item.id, ()):
-            group = self._conversations.get(key)
-            if group is not None:
+    def remove(self, item: MailboxItem) -> None:
+        """Take ``item`` out of the queue and its indexes; nothing when not queued."""
+        if self._items.pop(item.id, None) is None:
+            return
+        if self._merge_index:
+            key = self.merge_key(item.source_type, item.payload)
+            if key is not None and self._merge_index.get(key) is item:
+                del self._merge_index[key]
+        if self._supersede_index:
+            notice = self.supersede_key(item)
+            if notice is not None and self._supersede_index.get(notice) is item:
+                del self._supersede_index[notice]
+        if self._entities:
+            entity = self._entity_key(item)
+            group = self._entities.get(entity) if entity is not None else None
+            if entity is not None and group is not None:
                 group.pop(item.id, None)
                 if not group:
-                    del self._conversations[key]
+                    del self._entities[entity]
+        if self._keys_of:
+            self._unindex_conversations(item)
+        counts = self._type_counts
+        left = counts[item.source_type] - 1
+        if left:
+            counts[item.source_type] = left
+        else:
+            del counts[item.source_type]
 
-    # ------------------------------------------------- merge and entity keys
+    # ---------------------------------------------------------------- getters
+
+    def add_getter(self, getter: asyncio.Future[None]) -> None:
+        """Resolve ``getter`` (with None) when an item is pushed."""
+        self._getters.append(getter)
+
+    def discard_getter(self, getter: asyncio.Future[None]) -> bool:
+        """Stop waking ``getter``; True when it was still waiting (not woken)."""
+        if getter in self._getters:
+            self._getters.remove(getter)
+            return True
+        return False
+
+    def wake_one(self) -> None:
+        """Wake the oldest waiting getter, if any."""
+        while self._getters:
+            getter = self._getters.popleft()
+            if not getter.done():
+                getter.set_result(None)
+                return
+
+    def has_getters(self) -> bool:
+        """True while a dequeue call waits."""
+        return bool(self._getters)
+
+    # ------------------------------------------- merge and superseding keys
+
+    def merge_key(self, source_type: str, payload: dict[str, Any]) -> tuple[str, object] | None:
+        """The dedup group of an item of this type and payload (see :func:`merge_group`)."""
+        return merge_group(self._registry.get(source_type), payload, self._config)
+
+    def supersede_key(self, item: MailboxItem) -> tuple[str, str, str] | None:
+        """The superseding group of ``item`` (see :func:`supersede_group`)."""
+        return supersede_group(
+            self._registry.get(item.source_type), item.payload, item.metadata, self._config
+        )
 
     def merge_target(
         self, source_type: str, payload: object, idempotency_key: object = None
@@ -200,16 +247,27 @@ class MailboxQueue:
         """
         if idempotency_key is not None or not isinstance(payload, dict):
             return None
-        key = self._merge_key(source_type, payload)
+        key = self.merge_key(source_type, payload)
         return self._merge_index.get(key) if key is not None else None
 
-    def _merge_key(self, source_type: str, payload: dict[str, Any]) -> tuple[str, object] | None:
-        return merge_group(self._registry.get(source_type), payload, self._config)
+    @property
+    def has_superseding(self) -> bool:
+        """True while any queued item belongs to a superseding group."""
+        return bool(self._supersede_index)
 
-    def _supersede_key(self, item: MailboxItem) -> tuple[str, str, str] | None:
-        return supersede_group(
-            self._registry.get(item.source_type), item.payload, item.metadata, self._config
-        )
+    def supersedes_queued(
+        self, spec: ItemType, payload: dict[str, Any], metadata: dict[str, Any]
+    ) -> bool:
+        """True when a new item like this would replace a queued one (so it adds no depth)."""
+        group = supersede_group(spec, payload, metadata, self._config)
+        return group is not None and group in self._supersede_index
+
+    def supersede_target(self, item: MailboxItem) -> MailboxItem | None:
+        """The queued item a new ``item`` would supersede, or None (read before it is queued)."""
+        group = self.supersede_key(item)
+        return self._supersede_index.get(group) if group is not None else None
+
+    # ----------------------------------------------------------- entity index
 
     def _entity_key(self, item: MailboxItem) -> tuple[str, object] | None:
         spec = self._registry.get(item.source_type)
@@ -241,101 +299,54 @@ class MailboxQueue:
     def has_merge_key(self, item: MailboxItem) -> bool:
         """True when later mail could merge into ``item`` (dedup key or entity)."""
         return (
-            self._merge_key(item.source_type, item.payload) is not None
+            self.merge_key(item.source_type, item.payload) is not None
             or self._entity_key(item) is not None
         )
 
-    # ------------------------------------------------------- heap and indexes
+    # ---------------------------------------------------- conversation index
 
-    def take(self, item_id: str) -> MailboxItem | None:
-        """Remove a queued item from memory (like :meth:`pop_nowait`, for any item)."""
-        item = self._queued.get(item_id)
-        if item is not None:
-            self._unqueue(item)  # its heap entry goes stale and is skipped
-        return item
+    def set_conversation_keys(self, keys: ConversationKeys) -> None:
+        """Index queued items, now and from now on, by ``keys(item)``.
 
-    def _push(self, item: MailboxItem) -> None:
-        if item.id not in self._queued:
-            counts = self._type_counts
-            counts[item.source_type] = counts.get(item.source_type, 0) + 1
-            key = self._merge_key(item.source_type, item.payload)
-            if key is not None:
-                # The newest queued item of a key is the target: merging into an
-                # older one would put the text ahead of a queued item of its own
-                # that arrived in between (one without dedup, CORE-71).
-                current = self._merge_index.get(key)
-                if current is None or current.seq < item.seq:
-                    self._merge_index[key] = item
-            notice = self._supersede_key(item)
-            if notice is not None:
-                newest = self._supersede_index.get(notice)
-                if newest is None or newest.seq < item.seq:
-                    self._supersede_index[notice] = item
-            entity = self._entity_key(item)
-            if entity is not None:
-                self._entities.setdefault(entity, {})[item.id] = item
-            self._index_conversations(item)
-        self._queued[item.id] = item
-        heapq.heappush(self._heap, (item.priority, item.seq, item.id))
-        while self._getters:
-            getter = self._getters.popleft()
-            if not getter.done():
-                getter.set_result(None)
-                break
-
-    def restore(self, items: Iterable[MailboxItem]) -> None:
-        """Load stored queued and deferred items into memory (after recovery)."""
-        for item in items:
-            if item.status == ItemStatus.QUEUED:
-                self._push(item)
-            elif item.status == ItemStatus.DEFERRED:
-                self._track_deferred(item)
-
-    def pop_nowait(self) -> MailboxItem | None:
-        """Remove and return the head item from memory, or None when empty.
-
-        The item stays ``queued`` in the store; the caller must claim it
-        (:meth:`claim_ops`) or put it back (:meth:`unpop`).
+        Args:
+            keys: the conversations an item belongs to (hashable keys); the
+                attention controller passes its merge rules' keys.
         """
-        item = self.peek()
-        if item is not None:
-            heapq.heappop(self._heap)
-            self._unqueue(item)
-        return item
+        self._conversation_keys = keys
+        self._conversations = {}
+        self._keys_of = {}
+        for item in self._items.values():
+            self._index_conversations(item)
 
-    def _unqueue(self, item: MailboxItem) -> None:
-        if self._queued.pop(item.id, None) is not None:
-            if self._merge_index:
-                key = self._merge_key(item.source_type, item.payload)
-                if key is not None and self._merge_index.get(key) is item:
-                    del self._merge_index[key]
-            if self._supersede_index:
-                notice = self._supersede_key(item)
-                if notice is not None and self._supersede_index.get(notice) is item:
-                    del self._supersede_index[notice]
-            if self._entities:
-                entity = self._entity_key(item)
-                group = self._entities.get(entity) if entity is not None else None
-                if group is not None:
-                    group.pop(item.id, None)
-                    if not group:
-                        del self._entities[entity]  # type: ignore[arg-type]
-            if self._keys_of:
-                self._unindex_conversations(item)
-            counts = self._type_counts
-            left = counts[item.source_type] - 1
-            if left:
-                counts[item.source_type] = left
-            else:
-                del counts[item.source_type]
+    def conversation_items(self, keys: Iterable[Hashable]) -> list[MailboxItem]:
+        """Queued items in any of these conversations.
 
-    def unpop(self, item: MailboxItem) -> None:
-        """Return an item taken by :meth:`pop_nowait` but never claimed."""
-        self._push(item)
+        Args:
+            keys: conversation keys as returned by the indexing function.
 
-    def _wake_one(self) -> None:
-        while self._getters:
-            getter = self._getters.popleft()
-            if not getter.done():
-                getter.set_result(None)
-                return
+        Returns:
+            The items, each once, in commit order (``seq``).
+        """
+        found: dict[str, MailboxItem] = {}
+        for key in keys:
+            found.update(self._conversations.get(key, {}))
+        return sorted(found.values(), key=lambda i: i.seq)
+
+    def _index_conversations(self, item: MailboxItem) -> None:
+        keys = self._conversation_keys(item)
+        if keys:
+            self._keys_of[item.id] = keys
+            for key in keys:
+                self._conversations.setdefault(key, {})[item.id] = item
+
+    def _unindex_conversations(self, item: MailboxItem) -> None:
+        for key in self._keys_of.pop(item.id, ()):
+            group = self._conversations.get(key)
+            if group is not None:
+                group.pop(item.id, None)
+                if not group:
+                    del self._conversations[key]
+
+
+def _no_conversations(item: MailboxItem) -> tuple[()]:
+    return ()

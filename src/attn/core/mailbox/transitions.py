@@ -1,32 +1,82 @@
 """Mailbox status transitions as write ops, and the decisions that record them.
 
-Each ``*_ops`` method changes the item and the queue in memory, emits
-``mailbox:item-updated`` and returns the write ops without committing, so the
-attention controller can commit several transitions in one transaction;
-:meth:`MailboxTransitions.commit` and :meth:`MailboxTransitions.submit` write them.
+Each ``*_ops`` method of :class:`Transitions` changes the item, the ready
+queue and the deferred items in memory, emits ``mailbox:item-updated`` and
+returns the write ops without committing, so the attention controller can
+commit several transitions in one transaction; :meth:`Transitions.commit` and
+:meth:`Transitions.submit` write them.
 
 Spec: 000 §6.5 (lifecycle), §14 (merge), §22 (resurface); DESIGN.md invariants
-4 and 8.
+4 and 8; CORE-76 (superseding).
 """
 
 from __future__ import annotations
 
 import asyncio
-import heapq
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from attn.core.events import DECISION, ITEM_UPDATED, Event
+from attn.clock import Clock
+from attn.core.events import DECISION, ITEM_UPDATED, Event, EventBus
+from attn.core.mailbox.deferred import DeferredItems
 from attn.core.mailbox.merge import merge_payload
-from attn.core.mailbox.queue import MailboxQueue
+from attn.core.mailbox.queue import ReadyQueue
 from attn.ids import new_id
 from attn.models import Decision, DecisionType, ItemStatus, MailboxItem
-from attn.store.base import InsertDecision, UpdateItem, WriteOp
+from attn.store.base import InsertDecision, Store, UpdateItem, WriteOp
 from attn.types import JSON
 
+#: The lifetime counters of one mailbox, in :meth:`Mailbox.statistics` order.
+COUNTERS = ("enqueued", "claimed", "completed", "merged", "dropped", "deferred", "requeued")
 
-class MailboxTransitions(MailboxQueue):
-    """queued → processing → completed | deferred | merged | dropped, and back to queued."""
+
+class Transitions:
+    """queued → processing → completed | deferred | merged | dropped, and back to queued.
+
+    Args:
+        agent_id: the owning agent's name.
+        store: where :meth:`commit` and :meth:`submit` write.
+        queue: the mailbox's ready queue.
+        deferred: the mailbox's deferred items.
+        clock: source of ``*_at`` instants.
+        bus: the agent's event bus.
+
+    Attributes:
+        counters: lifetime counts of each transition (:data:`COUNTERS`).
+        focus_id: the id of the item the agent is working on (set by its
+            controller through :meth:`Mailbox.follow_focus`), for the context
+            every stored decision carries (CORE-11).
+    """
+
+    __slots__ = (
+        "_bus",
+        "_clock",
+        "_deferred",
+        "_queue",
+        "_store",
+        "agent_id",
+        "counters",
+        "focus_id",
+    )
+
+    def __init__(
+        self,
+        agent_id: str,
+        store: Store,
+        queue: ReadyQueue,
+        deferred: DeferredItems,
+        clock: Clock,
+        bus: EventBus,
+    ) -> None:
+        self.agent_id = agent_id
+        self._store = store
+        self._queue = queue
+        self._deferred = deferred
+        self._clock = clock
+        self._bus = bus
+        self.counters: dict[str, int] = dict.fromkeys(COUNTERS, 0)
+        self.focus_id: Callable[[], str | None] = _no_focus
 
     def claim_ops(self, item: MailboxItem, now: datetime) -> list[WriteOp]:
         """Mark a popped item processing; return its write ops."""
@@ -57,8 +107,8 @@ class MailboxTransitions(MailboxQueue):
         if context is None or "queueDepth" not in context:
             context = {
                 "currentFocus": self.focus_id(),
-                "queueDepth": self.depth,
-                "queuedTypes": self.queued_types(),
+                "queueDepth": len(self._queue),
+                "queuedTypes": self._queue.type_counts(),
                 **(context or {}),
             }
         decision = Decision(
@@ -72,15 +122,16 @@ class MailboxTransitions(MailboxQueue):
             outcome=outcome,
         )
         if self._bus.active:
-            self._emit(DECISION, {"decision": decision.to_dict()})
+            self.emit(DECISION, {"decision": decision.to_dict()})
         return InsertDecision(decision)
 
     def complete_ops(self, item: MailboxItem, reason: str | None = None) -> list[WriteOp]:
+        """Mark a processing item completed (with an optional reason); return its write ops."""
         item.status = ItemStatus.COMPLETED
         item.completed_at = self._clock.now()
         item.reason = reason
         self.counters["completed"] += 1
-        self._updated(item)
+        self.item_updated(item)
         return [
             UpdateItem(
                 item.id,
@@ -102,7 +153,7 @@ class MailboxTransitions(MailboxQueue):
         redelivered: bool | None = None,
     ) -> list[WriteOp]:
         """Queue an item again; ``failed`` counts an attempt."""
-        self._deferred.pop(item.id, None)
+        self._deferred.discard(item)
         if failed:
             item.attempt += 1
         if redelivered is not None:
@@ -111,8 +162,8 @@ class MailboxTransitions(MailboxQueue):
         item.deferred_until = None
         item.reason = reason
         self.counters["requeued"] += 1
-        self._push(item)
-        self._updated(item)
+        self._queue.push(item)
+        self.item_updated(item)
         return [
             UpdateItem(
                 item.id,
@@ -130,13 +181,13 @@ class MailboxTransitions(MailboxQueue):
 
     def defer_ops(self, item: MailboxItem, until: datetime | None, reason: str) -> list[WriteOp]:
         """Defer a queued or processing item until ``until`` (None: next idle)."""
-        self._unqueue(item)  # its heap entry goes stale and is skipped
+        self._queue.remove(item)  # its heap entry goes stale and is skipped
         item.status = ItemStatus.DEFERRED
         item.deferred_until = until
         item.reason = reason
-        self._track_deferred(item)
+        self._deferred.add(item)
         self.counters["deferred"] += 1
-        self._updated(item)
+        self.item_updated(item)
         return [
             UpdateItem(
                 item.id,
@@ -151,13 +202,14 @@ class MailboxTransitions(MailboxQueue):
         ]
 
     def drop_ops(self, item: MailboxItem, reason: str) -> list[WriteOp]:
-        self._unqueue(item)
-        self._deferred.pop(item.id, None)
+        """Drop an item for good (queued, deferred or processing); return its write ops."""
+        self._queue.remove(item)
+        self._deferred.discard(item)
         item.status = ItemStatus.DROPPED
         item.completed_at = self._clock.now()
         item.reason = reason
         self.counters["dropped"] += 1
-        self._updated(item)
+        self.item_updated(item)
         return [
             UpdateItem(
                 item.id,
@@ -173,25 +225,60 @@ class MailboxTransitions(MailboxQueue):
         ``labelled`` prefixes the absorbed text with its type (cross-type
         consolidation, 000 §21).
         """
-        self._unqueue(item)
-        self._deferred.pop(item.id, None)
+        self._queue.remove(item)
+        self._deferred.discard(item)
         merge_payload(into, item, labelled=labelled)
         if item.priority < into.priority:
             into.priority = item.priority
-            if into.id in self._queued:
-                heapq.heappush(self._heap, (into.priority, into.seq, into.id))
+            self._queue.reprioritized(into)
         item.status = ItemStatus.MERGED
         item.merged_into = into.id
         item.completed_at = self._clock.now()
         self.counters["merged"] += 1
-        self._updated(item)
-        self._updated(into)
+        self.item_updated(item)
+        self.item_updated(into)
         return [
             UpdateItem(
                 item.id,
                 {"status": item.status, "merged_into": into.id, "completed_at": item.completed_at},
             ),
             UpdateItem(into.id, {"payload": into.payload, "priority": into.priority}),
+        ]
+
+    def supersede_ops(self, older: MailboxItem, newer: MailboxItem) -> list[WriteOp]:
+        """Store ``older`` as merged into ``newer``; ``newer`` keeps its own text (CORE-76).
+
+        ``newer`` records ``older``'s id (and those it superseded) in
+        ``payload["supersededItemIds"]`` and takes the better priority.
+        """
+        self._queue.remove(older)
+        payload = dict(newer.payload)
+        previous = older.payload.get("supersededItemIds")
+        ids = [*(previous if isinstance(previous, list) else []), older.id]
+        own = payload.get("supersededItemIds")
+        payload["supersededItemIds"] = [*(own if isinstance(own, list) else []), *ids]
+        newer.payload = payload
+        if older.priority < newer.priority:
+            newer.priority = older.priority
+            self._queue.reprioritized(newer)
+        older.status = ItemStatus.MERGED
+        older.merged_into = newer.id
+        older.completed_at = self._clock.now()
+        older.reason = f"superseded by {newer.id}"
+        self.counters["merged"] += 1
+        self.item_updated(older)
+        self.item_updated(newer)
+        return [
+            UpdateItem(
+                older.id,
+                {
+                    "status": older.status,
+                    "merged_into": newer.id,
+                    "completed_at": older.completed_at,
+                    "reason": older.reason,
+                },
+            ),
+            UpdateItem(newer.id, {"payload": newer.payload, "priority": newer.priority}),
         ]
 
     def resurface_due_ops(
@@ -210,7 +297,7 @@ class MailboxTransitions(MailboxQueue):
         """
         ops: list[WriteOp] = []
         kept: list[MailboxItem] = []
-        for item in self._due(now, idle=idle):
+        for item in self._deferred.pop_due(now, idle=idle):
             if item.id in hold:
                 kept.append(item)
                 continue
@@ -226,7 +313,7 @@ class MailboxTransitions(MailboxQueue):
                 )
             )
         for item in kept:
-            self._track_deferred(item)
+            self._deferred.add(item)
         return ops
 
     async def commit(self, ops: list[WriteOp]) -> None:
@@ -240,9 +327,15 @@ class MailboxTransitions(MailboxQueue):
 
     # ---------------------------------------------------------------- events
 
-    def _updated(self, item: MailboxItem) -> None:
+    def item_updated(self, item: MailboxItem) -> None:
+        """Emit ``mailbox:item-updated`` for ``item`` (when anyone listens)."""
         if self._bus.active:
-            self._emit(ITEM_UPDATED, {"item": item.to_dict()})
+            self.emit(ITEM_UPDATED, {"item": item.to_dict()})
 
-    def _emit(self, event_type: str, data: dict[str, Any]) -> None:
+    def emit(self, event_type: str, data: dict[str, Any]) -> None:
+        """Emit one event of this agent on its bus, stamped now."""
         self._bus.emit(Event(event_type, self.agent_id, data, self._clock.now()))
+
+
+def _no_focus() -> str | None:
+    return None

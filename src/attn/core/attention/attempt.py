@@ -3,6 +3,12 @@
 The attempt's generation guard is :attr:`Attempt.live`: when the backstop
 fires, the agent stops or a person hard-cancels, the attempt is ended and
 everything its brain does afterwards (logs, stream, reply) is discarded.
+
+An :class:`Attempt` is the :class:`~attn.core.focus.AttemptHandle` its
+:class:`~attn.core.focus.Focus` works through; it reaches its controller only
+through the :class:`AttemptHost` interface.
+
+Spec: 000 §4 (backstop, yield points), §6.3 (activity logs).
 """
 
 from __future__ import annotations
@@ -10,16 +16,12 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from attn.clock import TimerHandle
+from attn.clock import Clock, TimerHandle
+from attn.core.focus import StreamListener, YieldDecision
 from attn.core.turns import LoopTurns
 from attn.models import ActivityLog, LogType, MailboxItem
-
-if TYPE_CHECKING:
-    from attn.core.attention import AttentionController
-    from attn.core.focus import StreamListener
-
 
 #: Buffered log lines that make an attempt write them before its next commit.
 FLUSH_LOGS = 500
@@ -35,18 +37,48 @@ class Interrupt(StrEnum):
     CANCELLED = "cancelled"
 
 
+class AttemptHost(Protocol):
+    """What an attempt asks of the controller that owns it (the attention controller)."""
+
+    @property
+    def clock(self) -> Clock:
+        """The runtime's clock."""
+        ...
+
+    async def yield_point(self, attempt: Attempt) -> YieldDecision:
+        """Decide about the mail that arrived during ``attempt``."""
+        ...
+
+    def flush_logs(self, attempt: Attempt) -> None:
+        """Write ``attempt``'s buffered log lines now."""
+        ...
+
+    def arm_backstop(self, attempt: Attempt, *, awaiting_approval: bool = False) -> None:
+        """(Re)start ``attempt``'s backstop; longer while a person's answer is awaited."""
+        ...
+
+
 class Attempt:
-    """State of one brain call. Owned by the attention controller."""
+    """State of one brain call. Owned by the attention controller.
+
+    Args:
+        host: the controller that owns the attempt.
+        item: the item in focus (status processing).
+        resumed: True when the attempt continues earlier preempted or stopped work.
+        activity_id: the item's activity (None: it has none).
+        log_seq: the activity's last log ``seq`` so far.
+    """
 
     __slots__ = (
         "activity_id",
         "backstop",
         "batch_context",
         "cancel_request",
-        "controller",
+        "clock",
         "early",
         "final",
         "held",
+        "host",
         "interrupt",
         "item",
         "live",
@@ -70,20 +102,23 @@ class Attempt:
 
     def __init__(
         self,
-        controller: AttentionController,
+        host: AttemptHost,
         item: MailboxItem,
         resumed: bool,
         activity_id: str | None,
         log_seq: int,
     ) -> None:
-        self.controller = controller
+        self.host = host
+        #: The runtime's clock: brains sleep with ``await focus.clock.sleep(s)``.
+        self.clock = host.clock
         self.item = item
         self.resumed = resumed
         self.activity_id = activity_id
         self.live = True
         #: True while nothing is pending: yield points answer continue at once.
         self.quiet = True
-        self.final: Any = None  # the YieldDecision that ended the work (preempt/cancel)
+        #: The yield decision that ended the work (preempt or cancel), once made.
+        self.final: YieldDecision | None = None
         self.cancel_request: str | None = None
         self.held: list[str] = []  # arrivals whose preempt a chat held back
         self.interrupt: Interrupt | None = None
@@ -138,18 +173,28 @@ class Attempt:
                 self.log_seq,
                 LogType(type),
                 content,
-                self.controller.clock.now(),
+                self.clock.now(),
                 metadata,
             )
         )
         if len(self.logs) >= FLUSH_LOGS:
-            self.controller.flush_logs(self)
+            self.host.flush_logs(self)
 
     def take_logs(self) -> list[ActivityLog]:
+        """Return the buffered log lines and clear the buffer."""
         logs, self.logs = self.logs, []
         return logs
 
+    async def yield_point(self) -> YieldDecision:
+        """Ask the controller about mail that arrived during this attempt."""
+        return await self.host.yield_point(self)
+
+    def arm_backstop(self, *, awaiting_approval: bool = False) -> None:
+        """(Re)start the backstop from now (``approval_backstop_s`` while awaiting a person)."""
+        self.host.arm_backstop(self, awaiting_approval=awaiting_approval)
+
     def stream(self, delta: str) -> None:
+        """Keep ``delta`` as partial output and pass it to the streaming caller, if any."""
         self.partial.append(delta)
         if self.stream_listener is not None:
             self.stream_listener(delta)
@@ -166,4 +211,5 @@ class Attempt:
             self.waiter.set_result(None)
 
     def started_at(self) -> datetime | None:
+        """When the item was claimed for this attempt (UTC), if it was."""
         return self.item.started_at
