@@ -9,8 +9,9 @@ from attn.brains import EchoBrain, ScriptBrain, build_brain
 from attn.core.config import AgentConfig
 from attn.core.events import Event, EventBus
 from attn.core.focus import Brain, Focus, Reply, YieldAction, YieldDecision
+from attn.core.item_type import Category, ItemType, Priority, Supersede
 from attn.core.mailbox import Enqueued
-from attn.core.registry import Category, ItemType, Priority, Supersede, TypeRegistry
+from attn.core.registry import TypeRegistry
 from attn.errors import (
     ActivityNotFound,
     AgentExists,

@@ -53,6 +53,34 @@ class InvalidJson(InvalidInput):
     code = "invalid_json"
 
 
+class InvalidTrace(InvalidInput):
+    """The trace file is not a valid attn trace."""
+
+    code = "invalid_trace"
+
+
+class InvalidInbox(InvalidInput):
+    """A Claude Code team inbox or roster file is not valid."""
+
+    code = "invalid_inbox"
+
+
+class OptionError(InvalidInput):
+    """A built-in brain's option has a value the brain does not accept.
+
+    Args:
+        option: the option's name, e.g. ``"steps"``.
+        message: what is wrong, naming the option and the bounds.
+    """
+
+    code = "invalid_brain_option"
+
+    def __init__(self, option: str = "", message: str | None = None) -> None:
+        super().__init__(message)
+        #: The option's name; ``attn config check`` points at it.
+        self.option = option
+
+
 class UnknownAgent(InvalidInput):
     """No agent has that name."""
 
@@ -129,6 +157,12 @@ class RuntimeLocked(AttnError):
     """Another process already hosts the agents of this database."""
 
     code = "runtime_locked"
+
+
+class ServeError(AttnError):
+    """The server could not start."""
+
+    code = "serve_error"
 
 
 class StoreError(AttnError):

@@ -22,8 +22,9 @@ from attn import (
     Runtime,
     ScriptBrain,
 )
-from attn.brains import OptionError, build_brain
+from attn.brains import build_brain
 from attn.core import attempt as attempt_module
+from attn.errors import OptionError
 from attn.server.app import create_app
 from attn.server.testing import serve_app
 from attn.store.sqlite import SQLiteStore

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from attn.core.registry import TypeRegistry
+from attn.errors import InvalidInbox
 from attn.trace.claude_team import (
     A2A_TYPE,
     PROTOCOL_TYPES,
-    InvalidInbox,
     import_claude_team,
     protocol_item_type,
 )

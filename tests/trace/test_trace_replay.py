@@ -13,15 +13,15 @@ import pytest
 
 from attn.core.config import AgentConfig
 from attn.core.focus import Focus
-from attn.core.registry import Category, ItemType
-from attn.errors import InvalidInput
+from attn.core.item_type import Category, ItemType
+from attn.errors import InvalidInput, InvalidTrace
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.runtime import Runtime
 from attn.store.base import ItemQuery
 from attn.store.url import open_store
 from attn.testing import FakeClock, MemoryStore
 from attn.trace.claude_team import PROTOCOL_TYPES, import_claude_team
-from attn.trace.model import InvalidTrace, Trace, TraceEvent, write_trace
+from attn.trace.model import Trace, TraceEvent, write_trace
 from attn.trace.replay import ReplayProgress, replay
 
 

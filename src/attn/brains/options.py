@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from attn.errors import InvalidInput
+from attn.errors import OptionError
 
 #: Most steps of an echo brain (each is a yield point and an activity log line).
 MAX_ECHO_STEPS = 10_000
@@ -25,21 +25,6 @@ MAX_PREFIX_CHARS = 1000
 MAX_SCRIPT_STEPS = 1000
 #: Longest text of one script step (``say``, ``log``, ``reply``, ``fail``, ``tool``).
 MAX_STEP_TEXT_CHARS = 10_000
-
-
-class OptionError(InvalidInput):
-    """A built-in brain's option has a value the brain does not accept.
-
-    Args:
-        option: the option's name, e.g. ``"steps"``.
-        message: what is wrong, naming the option and the bounds.
-    """
-
-    code = "invalid_brain_option"
-
-    def __init__(self, option: str, message: str) -> None:
-        super().__init__(message)
-        self.option = option
 
 
 def bounded_int(brain: str, option: str, value: object, low: int, high: int) -> int:

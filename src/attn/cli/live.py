@@ -37,6 +37,7 @@ from attn.cli.client import (
 )
 from attn.cli.commands import TokenOption, UrlOption
 from attn.cli.output import console, examples, handle_errors, shorten, warn
+from attn.jsontext import dumps
 
 #: Seconds between reconnect attempts: first, then doubled up to the last.
 RECONNECT_FIRST_S = 0.5
@@ -187,7 +188,7 @@ class _Tail:
             }
             with contextlib.suppress(ConnectionClosed):
                 # A refused token: the server sent its error and closed; read it below.
-                socket.send(json.dumps(subscribe))
+                socket.send(dumps(subscribe))
             for raw in socket:
                 self._handle(json.loads(raw))
 

@@ -24,9 +24,9 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from attn.core.registry import Category
+from attn.core.item_type import Category
 from attn.errors import ActivityNotFound, InvalidInput, shown
-from attn.jsontext import dumps
+from attn.jsontext import dumps, dumps_bytes
 from attn.models import ActivityLog, ItemStatus, MailboxItem
 from attn.store.base import ItemQuery
 
@@ -106,7 +106,7 @@ def _time_id_cursor(cursor: object) -> tuple[datetime, str] | None:
 
 
 def _encode_time_id_cursor(at: datetime, decision_id: str) -> str:
-    raw = json.dumps([at.isoformat(), decision_id], separators=(",", ":")).encode()
+    raw = dumps_bytes([at.isoformat(), decision_id])
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 

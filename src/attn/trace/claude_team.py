@@ -41,8 +41,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from attn.core.registry import HOUR_S, Category, ItemType, Recovery, Supersede
-from attn.errors import InvalidInput
+from attn.core.item_type import HOUR_S, Category, ItemType, Recovery, Supersede
+from attn.errors import InvalidInbox, InvalidInput
 from attn.limits import json_problem
 from attn.trace.model import Trace, TraceAgent, TraceEvent, parse_instant
 from attn.types import JSON
@@ -140,12 +140,6 @@ PROTOCOL_TYPES: dict[str, ItemType] = {
 }
 
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
-
-
-class InvalidInbox(InvalidInput):
-    """A Claude Code team inbox or roster file is not valid."""
-
-    code = "invalid_inbox"
 
 
 def protocol_item_type(protocol: str) -> ItemType:
@@ -400,6 +394,8 @@ def _event(inbox: _Inbox, recipient: str, index: int, message: JSON) -> TraceEve
     problem = json_problem(payload) or json_problem(metadata)
     if problem is not None:  # the limits of an enqueue, before anything is replayed
         raise InvalidInbox(f"{inbox.rel}: message {index}: {problem}")
+    # Not attn.jsontext: the digest input keeps json.dumps's spaced separators,
+    # because changing a byte would change every key and duplicate re-imported items.
     digest = hashlib.sha256(
         json.dumps([recipient, index, message], sort_keys=True, ensure_ascii=False).encode()
     ).hexdigest()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import heapq
 from datetime import datetime
 
+from attn.core.item_type import validate_priority
 from attn.core.mailbox.transitions import MailboxTransitions
-from attn.core.registry import validate_priority
 from attn.core.stimuli import completes_without_model
 from attn.errors import InvalidInput, InvalidTransition, ItemNotFound, ProtectedItem
 from attn.models import DecisionType, ItemStatus, MailboxItem

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from attn.core.events import NEW_ITEM
+from attn.core.item_type import validate_priority
 from attn.core.mailbox.merge import check_supersede_key
 from attn.core.mailbox.supersede import MailboxSupersede
-from attn.core.registry import validate_priority
 from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge, UnknownAgent
 from attn.ids import new_id
 from attn.jsontext import dumps

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from attn.core.config import AgentConfig
-from attn.core.registry import ItemType, Supersede
+from attn.core.item_type import ItemType, Supersede
 from attn.errors import InvalidInput
 from attn.models import MailboxItem
 from attn.types import JSON

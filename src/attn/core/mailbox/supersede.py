@@ -25,9 +25,9 @@ import heapq
 from typing import Any
 
 from attn.core.events import NEW_ITEM
+from attn.core.item_type import ItemType
 from attn.core.mailbox.merge import supersede_group
 from attn.core.mailbox.transitions import MailboxTransitions
-from attn.core.registry import ItemType
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertItem, UpdateItem, WriteOp
 
