@@ -12,18 +12,18 @@ MAX_ECHO_CHARS = 80
 
 
 def shown(value: object, limit: int = MAX_ECHO_CHARS) -> str:
-    """``repr(value)`` for an error message; a long string is cut to ``limit``
-    characters with an ellipsis (``'xxx…'``), so huge inputs are not echoed back."""
+    """``value`` for an error message, never long.
+
+    A string is its ``repr`` cut to ``limit`` characters with an ellipsis
+    (``'xxx…'``); an integer of 16 digits or more is described (``"an integer
+    of about 401 digits"``), since ``repr`` of a huge one is slow or refused;
+    anything else is its ``repr``, cut the same way.
+    """
     if isinstance(value, str) and len(value) > limit:
         return repr(value[: limit - 1] + "…")
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to convert to text (over 4,300 digits)
-        return (
-            f"an integer of about {value.bit_length() * 0.30103:.0f} digits"
-            if isinstance(value, int)
-            else f"a {type(value).__name__}"
-        )
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
+    text = repr(value)
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 

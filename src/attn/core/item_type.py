@@ -18,6 +18,7 @@ from enum import IntEnum, StrEnum
 from typing import Any
 
 from attn.errors import InvalidInput, InvalidPriority
+from attn.limits import json_kind
 
 
 class Priority(IntEnum):
@@ -144,7 +145,7 @@ class ItemType:
                 the wrong JSON type, or a type the registry would refuse.
         """
         if not isinstance(data, dict):
-            raise InvalidInput(f"an item type must be a JSON object, got {_kind(data)}")
+            raise InvalidInput(f"an item type must be a JSON object, got {json_kind(data)}")
         unknown = sorted(str(key) for key in set(data) - set(_JSON_FIELDS))
         if unknown:
             raise InvalidInput(f"item type has unknown fields: {', '.join(unknown)}")
@@ -193,16 +194,6 @@ _REQUIRED_JSON_FIELDS = frozenset({"name", "label", "defaultPriority", "category
 
 def _json_value(value: object) -> object:
     return str(value) if isinstance(value, StrEnum) else value
-
-
-def _kind(value: object) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
 
 
 def validate_priority(priority: object) -> int:

@@ -22,10 +22,17 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from attn.errors import AgentNotRunning, CallbackNotFound, InvalidInput, MailboxFull, UnknownAgent
+from attn.errors import (
+    AgentNotRunning,
+    CallbackNotFound,
+    MailboxFull,
+    UnknownAgent,
+    shown,
+)
 from attn.ids import new_id
+from attn.limits import MAX_ID_CHARS, check_optional_text
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import DeleteCallback, InsertCallback, UpdateCallback
 from attn.time import events
@@ -38,25 +45,9 @@ log = logging.getLogger("attn.time")
 
 #: Who time-driven items are from, in their metadata.
 SENDER = {"senderId": "attn:time", "senderName": "timekeeper", "senderRole": "system"}
-_MAX_TEXT = 8192
+#: Longest note, command or reply text of a callback or wakeup, in characters.
+MAX_TEXT_CHARS = 8192
 _REDELIVER = "redeliver"
-
-
-def check_text(
-    value: object, what: str, *, required: bool = False, limit: int = _MAX_TEXT
-) -> str | None:
-    """``value`` as a string of at most ``limit`` characters (None allowed unless required).
-
-    Raises:
-        InvalidInput: not a string, blank when required, or too long.
-    """
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise InvalidInput(f"{what} must be a non-empty string, got {_clip(value)}")
-    if len(value) > limit:
-        raise InvalidInput(f"{what} must be at most {limit} characters, got {len(value)}")
-    return value
 
 
 class CallbackRegistry:
@@ -112,10 +103,14 @@ class CallbackRegistry:
             type=kind,
             delivery_mode=mode,
             registered_at=keeper.clock.now(),
-            origin_session_id=check_text(origin_session_id, "origin_session_id", limit=200),
-            command=check_text(command, "command"),
-            note=check_text(note, "note"),
-            correlation_id=check_text(correlation_id, "correlation_id", limit=200),
+            origin_session_id=check_optional_text(
+                origin_session_id, "origin_session_id", max_len=MAX_ID_CHARS
+            ),
+            command=check_optional_text(command, "command", max_len=MAX_TEXT_CHARS),
+            note=check_optional_text(note, "note", max_len=MAX_TEXT_CHARS),
+            correlation_id=check_optional_text(
+                correlation_id, "correlation_id", max_len=MAX_ID_CHARS
+            ),
             due_at=due_at,
             recurring_s=recurring_s,
             timeout_s=timeout_s,
@@ -138,7 +133,7 @@ class CallbackRegistry:
         )
         if found is None:
             raise CallbackNotFound(
-                f"agent {agent_id!r} has no pending callback or wakeup {_clip(callback_id)}"
+                f"agent {agent_id!r} has no pending callback or wakeup {shown(callback_id)}"
             )
         return found
 
@@ -371,8 +366,3 @@ class CallbackRegistry:
         except UnknownAgent:
             # Delivered when the agent is hosted again (attach redelivers resolved rows).
             return None
-
-
-def _clip(value: Any, width: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= width else f"{text[: width - 1]}…"

@@ -28,15 +28,16 @@ from attn.core.events import Event
 from attn.core.focus import Focus
 from attn.errors import InvalidInput
 from attn.ids import new_id
+from attn.limits import MAX_ID_CHARS, check_optional_text, check_seconds, check_text
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import Store, UpdateCallback
 from attn.time.background import BackgroundRunner
 from attn.time.brain import SessionTracker, TimeBrain
-from attn.time.callbacks import CallbackRegistry, check_text
+from attn.time.callbacks import MAX_TEXT_CHARS, CallbackRegistry
 from attn.time.config import TimeConfig
 from attn.time.heartbeats import HEARTBEAT, Heartbeats
 from attn.time.scheduler import Scheduler
-from attn.time.wakeups import WAKEUP, Wakeups, check_seconds
+from attn.time.wakeups import WAKEUP, Wakeups
 
 if TYPE_CHECKING:
     from attn.runtime.agent import Agent
@@ -329,7 +330,7 @@ class Timekeeper:
         Raises:
             InvalidInput: a blank correlation id or a bad timeout. UnknownAgent.
         """
-        correlation = check_text(correlation_id, "correlation_id", required=True, limit=200)
+        correlation = check_text(correlation_id, "correlation_id", max_len=MAX_ID_CHARS)
         timeout = self.config.a2a_timeout_s
         if timeout_s is not None:
             timeout = check_seconds(timeout_s, "timeout_s")
@@ -340,7 +341,7 @@ class Timekeeper:
             CallbackType.A2A_REPLY,
             origin_session_id=origin_session_id,
             correlation_id=correlation,
-            note=check_text(note, "note"),
+            note=check_optional_text(note, "note", max_len=MAX_TEXT_CHARS),
             timeout_s=timeout,
         )
 
@@ -368,7 +369,7 @@ class Timekeeper:
             InvalidInput: blank content or a malformed id. UnknownAgent.
         """
         self.agent(agent_id)
-        text = check_text(content, "content", required=True, limit=MAX_REPLY_CHARS) or ""
+        text = check_text(content, "content", max_len=MAX_REPLY_CHARS)
         if not isinstance(callback_id, str) or not callback_id.strip():
             raise InvalidInput(f"callback_id must be a non-empty string, got {callback_id!r}")
         extra: dict[str, Any] = {**(data or {}), "replyFrom": sender_id}

@@ -35,8 +35,8 @@ import math
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from attn.errors import CallbackNotFound, InvalidInput, MailboxFull, shown
-from attn.limits import is_finite_number
+from attn.errors import CallbackNotFound, InvalidInput, MailboxFull
+from attn.limits import check_optional_text, check_seconds
 from attn.models import (
     CallbackStatus,
     CallbackType,
@@ -47,7 +47,7 @@ from attn.models import (
 )
 from attn.store.base import DeleteCallback, InsertItem, UpdateCallback, WriteOp
 from attn.time import events
-from attn.time.callbacks import SENDER, check_text
+from attn.time.callbacks import MAX_TEXT_CHARS, SENDER
 from attn.time.config import CatchUp
 
 if TYPE_CHECKING:
@@ -82,17 +82,6 @@ def parse_instant(value: object, what: str) -> datetime:
             f"{what} needs a timezone (for example a trailing Z for UTC), got {value.isoformat()}"
         )
     return value
-
-
-def check_seconds(value: object, what: str) -> float:
-    """``value`` as finite seconds.
-
-    Raises:
-        InvalidInput: not a number (bools included), NaN or infinite.
-    """
-    if not is_finite_number(value):
-        raise InvalidInput(f"{what} must be a number of seconds, got {shown(value)}")
-    return float(value)
 
 
 class Wakeups:
@@ -193,7 +182,7 @@ class Wakeups:
             CallbackType.WAKEUP,
             delivery_mode=mode,
             origin_session_id=origin_session_id,
-            note=check_text(note, "note"),
+            note=check_optional_text(note, "note", max_len=MAX_TEXT_CHARS),
             due_at=due.astimezone(now.tzinfo),
             recurring_s=recurring,
             data={ANCHOR: "wall"} if wall else None,

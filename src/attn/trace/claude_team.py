@@ -43,7 +43,7 @@ from typing import Any
 
 from attn.core.item_type import HOUR_S, Category, ItemType, Recovery, Supersede
 from attn.errors import InvalidInbox, InvalidInput
-from attn.limits import json_problem
+from attn.limits import json_kind, json_problem
 from attn.trace.model import Trace, TraceAgent, TraceEvent, parse_instant
 from attn.types import JSON
 
@@ -220,7 +220,7 @@ def import_claude_team(
         else:
             raise InvalidInbox(
                 f"{rel}: expected a JSON array of messages (an inbox) or a team config "
-                f"object with 'members', got {_kind(data)}"
+                f"object with 'members', got {json_kind(data)}"
             )
         if progress is not None:
             progress(done, len(files))
@@ -269,7 +269,7 @@ def _parse_roster(data: JSON, rel: str) -> _Roster:
 def _check_message(message: object, rel: str, index: int) -> None:
     where = f"{rel}: message [{index}]"
     if not isinstance(message, dict):
-        raise InvalidInbox(f"{where}: expected an object, got {_kind(message)}")
+        raise InvalidInbox(f"{where}: expected an object, got {json_kind(message)}")
     for key in ("from", "text"):
         value = message.get(key)
         if not isinstance(value, str) or not value.strip():
@@ -451,13 +451,3 @@ def _describe(inbox: _Inbox, rosters: dict[Path, _Roster]) -> str:
 
 def _safe(name: str) -> str:
     return _SAFE.sub("-", name).strip("-")
-
-
-def _kind(value: object) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
