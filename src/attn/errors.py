@@ -192,3 +192,33 @@ class ReplyCancelled(AttnError):
     """The awaited reply will never come: the item was cancelled, dropped or the runtime stopped."""
 
     code = "reply_cancelled"
+
+
+__all__ = [
+    "MAX_ECHO_CHARS",
+    "ActivityNotFound",
+    "AgentExists",
+    "AgentNotRunning",
+    "AttnError",
+    "CallbackNotFound",
+    "InvalidInbox",
+    "InvalidInput",
+    "InvalidJson",
+    "InvalidPriority",
+    "InvalidTrace",
+    "InvalidTransition",
+    "ItemNotFound",
+    "MailboxFull",
+    "OptionError",
+    "PayloadTooLarge",
+    "ProtectedItem",
+    "ReplyCancelled",
+    "ReplyTimeout",
+    "RuntimeLocked",
+    "ServeError",
+    "StoreClosed",
+    "StoreError",
+    "UnknownAgent",
+    "UnknownItemType",
+    "shown",
+]

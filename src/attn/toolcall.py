@@ -61,3 +61,6 @@ async def call_tool(
         return True, await method(**arguments)
     except AttnError as exc:
         return False, {"ok": False, "error": exc.code, "message": exc.message}
+
+
+__all__ = ["call_tool"]

@@ -1,4 +1,11 @@
-"""Built-in brains that need no network: ``echo`` and ``script``."""
+"""Built-in brains that need no network: ``echo`` and ``script``.
+
+A feature package above core: a brain is a :class:`~attn.core.focus.Brain`
+(an async callable given the item and its focus). :func:`build_brain` makes
+one from its name and options as written in ``attn.toml``; every option is
+bounded (``attn.brains.options``) and a bad one raises
+:class:`~attn.errors.OptionError` naming it. LLM brains will live here too.
+"""
 
 from __future__ import annotations
 
