@@ -24,7 +24,8 @@ from attn.server.testing import serve_app
 from attn.store.base import InsertItem, ItemQuery
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, MemoryStore, settle
-from attn.trace.claude_team import PROTOCOL_TYPES, import_claude_team
+from attn.trace.claude_protocol import PROTOCOL_TYPES
+from attn.trace.claude_team import import_claude_team
 
 from .conftest import Recorder
 

@@ -11,12 +11,8 @@ import pytest
 
 from attn.core.registry import TypeRegistry
 from attn.errors import InvalidInbox
-from attn.trace.claude_team import (
-    A2A_TYPE,
-    PROTOCOL_TYPES,
-    import_claude_team,
-    protocol_item_type,
-)
+from attn.trace.claude_protocol import PROTOCOL_TYPES, protocol_item_type
+from attn.trace.claude_team import A2A_TYPE, import_claude_team
 from attn.trace.model import read_trace, write_trace
 
 

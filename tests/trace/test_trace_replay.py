@@ -20,7 +20,8 @@ from attn.runtime import Runtime
 from attn.store.base import ItemQuery
 from attn.store.url import open_store
 from attn.testing import FakeClock, MemoryStore
-from attn.trace.claude_team import PROTOCOL_TYPES, import_claude_team
+from attn.trace.claude_protocol import PROTOCOL_TYPES
+from attn.trace.claude_team import import_claude_team
 from attn.trace.model import Trace, TraceEvent, write_trace
 from attn.trace.replay import ReplayProgress, replay
 

@@ -24,7 +24,7 @@ across snapshots. Sender ids use the same namespace (``<team>.<from>``).
 
 Plain text becomes ``a2a_message`` on the DM channel ``dm:a2a:<a>:<b>`` (000
 §11.1). Protocol messages become user item types, one per protocol ``type``,
-defined in :data:`PROTOCOL_TYPES`; unknown protocol types get a generic
+defined in :data:`attn.trace.claude_protocol.PROTOCOL_TYPES`; unknown protocol types get a generic
 ``claude_<type>`` notification type. The idempotency key hashes the recipient,
 the message's index in its file and the message itself, so re-importing the
 same files gives the same keys and a grown snapshot adds only its new messages.
@@ -41,9 +41,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from attn.core.item_type import HOUR_S, Category, ItemType, Recovery, Supersede
+from attn.core.item_type import ItemType
 from attn.errors import InvalidInbox, InvalidInput
 from attn.limits import json_kind, json_problem
+from attn.trace.claude_protocol import protocol_item_type, protocol_of, protocol_summary
 from attn.trace.model import Trace, TraceAgent, TraceEvent, parse_instant
 from attn.types import JSON
 
@@ -52,112 +53,7 @@ ORIGIN_KIND = "claude-team"
 KEY_PREFIX = "ct1-"
 LEAD_NAME = "team-lead"
 
-_T, _N, _S = Category.TASK, Category.NOTIFICATION, Category.SYSTEM
-
-#: Claude Code protocol ``type`` -> the attn item type its messages get.
-#: Work a teammate must act on (tasks, plans, shutdown requests) is high
-#: priority; results are normal; idle pings are low-priority system noise that
-#: only restates a state, so a teammate's newer ping supersedes its queued older
-#: one (CORE-76): the lead spends one model call per idle teammate, not per ping.
-PROTOCOL_TYPES: dict[str, ItemType] = {
-    "task_assignment": ItemType(
-        "claude_task_assignment",
-        "Task Assignment",
-        1,
-        _T,
-        "📌",
-        "task",
-        requires_text=True,
-        description="A teammate or the lead assigns a task (taskId, subject, description).",
-    ),
-    "plan_approval_request": ItemType(
-        "claude_plan_approval_request",
-        "Plan Approval Request",
-        1,
-        _T,
-        "📝",
-        "chat",
-        requires_text=True,
-        description="A teammate asks the lead to approve its plan.",
-    ),
-    "plan_approval_response": ItemType(
-        "claude_plan_approval_response",
-        "Plan Approval Response",
-        1,
-        _T,
-        "📝",
-        "chat",
-        requires_text=True,
-        description="The lead approves or rejects a teammate's plan.",
-    ),
-    "shutdown_request": ItemType(
-        "claude_shutdown_request",
-        "Shutdown Request",
-        1,
-        _S,
-        "⏻",
-        "internal",
-        requires_text=True,
-        description="The lead asks a teammate to finish and shut down.",
-    ),
-    "shutdown_approved": ItemType(
-        "claude_shutdown_approved",
-        "Shutdown Approved",
-        2,
-        _N,
-        "✔",
-        "internal",
-        invokes_llm=False,
-        requires_text=True,
-        description="A teammate agreed to shut down.",
-    ),
-    "shutdown_rejected": ItemType(
-        "claude_shutdown_rejected",
-        "Shutdown Rejected",
-        2,
-        _N,
-        "✖",
-        "internal",
-        requires_text=True,
-        description="A teammate refused to shut down, with a reason.",
-    ),
-    "idle_notification": ItemType(
-        "claude_idle_notification",
-        "Teammate Idle",
-        3,
-        _S,
-        "💤",
-        "internal",
-        creates_activity=False,
-        invokes_llm=False,
-        requires_text=True,
-        recovery=Recovery.DROP,
-        ttl_s=4 * HOUR_S,
-        supersedes=Supersede.SENDER,
-        description="A teammate finished its turn and is idle (idleReason); a newer ping "
-        "from the same teammate supersedes a queued older one.",
-    ),
-}
-
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
-
-
-def protocol_item_type(protocol: str) -> ItemType:
-    """The item type for a protocol ``type`` value: from the table, else a generic one."""
-    known = PROTOCOL_TYPES.get(protocol)
-    if known is not None:
-        return known
-    slug = re.sub(r"[^a-z0-9_]+", "_", protocol.lower()).strip("_")[:56] or "message"
-    return ItemType(
-        f"claude_{slug}",
-        f"Claude {protocol}"[:64],
-        2,
-        _N,
-        "✉",
-        "internal",
-        requires_text=True,
-        description=f"Claude Code protocol message {protocol!r} (no specific mapping).",
-    )
 
 
 @dataclass(slots=True)
@@ -355,7 +251,7 @@ def _event(inbox: _Inbox, recipient: str, index: int, message: JSON) -> TraceEve
     sender_name: str = message["from"]
     sender_id = f"{inbox.team}.{_safe(sender_name) or 'agent'}"
     text: str = message["text"]
-    protocol = _protocol(text)
+    protocol = protocol_of(text)
     extra: JSON = {"channelKey": "dm:a2a:" + ":".join(sorted((sender_id, recipient)))}
     summary = message.get("summary")
     if protocol is None:
@@ -364,7 +260,7 @@ def _event(inbox: _Inbox, recipient: str, index: int, message: JSON) -> TraceEve
         kind = protocol["type"]
         source_type = protocol_item_type(kind).name
         extra.update(protocolType=kind, protocol=protocol)
-        summary = summary or _protocol_summary(kind, protocol, sender_name)
+        summary = summary or protocol_summary(kind, protocol, sender_name)
     payload: JSON = {"content": text}
     if isinstance(summary, str) and summary:
         payload["summary"] = summary
@@ -408,32 +304,6 @@ def _event(inbox: _Inbox, recipient: str, index: int, message: JSON) -> TraceEve
         priority=None,
         key=KEY_PREFIX + digest[:32],
     )
-
-
-def _protocol(text: str) -> JSON | None:
-    """The decoded protocol object when ``text`` is a JSON object with a string ``type``."""
-    if not text.lstrip().startswith("{"):
-        return None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
-        return None
-    if isinstance(data, dict) and isinstance(data.get("type"), str) and data["type"].strip():
-        return data
-    return None
-
-
-def _protocol_summary(kind: str, protocol: JSON, sender: str) -> str:
-    if kind == "task_assignment":
-        line = f"Task #{protocol.get('taskId', '?')}: {protocol.get('subject', '')}"
-    elif kind == "idle_notification":
-        line = f"{sender} is idle ({protocol.get('idleReason', 'unknown')})"
-    elif kind == "shutdown_request":
-        line = f"{sender} asks to shut down: {protocol.get('reason', '')}"
-    else:
-        line = f"{kind.replace('_', ' ')} from {sender}"
-    line = line.strip().rstrip(":")
-    return line if len(line) <= 120 else line[:119] + "…"
 
 
 def _describe(inbox: _Inbox, rosters: dict[Path, _Roster]) -> str:
