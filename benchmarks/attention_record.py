@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attn import MailboxItem
-from attn.core.registry import ItemType
+from attn.core.item_type import ItemType
 
 #: Metadata key of every enqueue: the stimulus's index in its workload.
 STIMULUS_KEY = "benchStimulus"

@@ -1,32 +1,73 @@
 """attn: durable mailboxes and a single-threaded attention loop for LLM agents.
 
-The public surface: :class:`Runtime` hosts :class:`Agent` objects; each has a
-mailbox and an attention controller. Brains are async callables receiving a
-:class:`MailboxItem` and a :class:`Focus`.
+Everything a user needs is importable from here (``from attn import Runtime,
+SQLiteStore``); the subpackages hold the implementation and are imported
+directly only by attn itself and by tests.
+
+- Hosting: :class:`Runtime` hosts :class:`Agent` objects, each configured by
+  an :class:`AgentConfig`; :class:`TimeConfig` configures callbacks, wakeups
+  and heartbeats (``runtime.time``).
+- Brains: a :class:`Brain` is an async callable receiving a
+  :class:`MailboxItem` and a :class:`Focus` and returning a :class:`Reply`;
+  it meets new mail at yield points (:class:`YieldDecision`). Built-ins:
+  :class:`EchoBrain`, :class:`ScriptBrain`, :func:`build_brain`. Brain tools:
+  :class:`Toolset`, :class:`MailboxToolset`, :class:`TimeToolset`, joined
+  by :class:`CombinedToolset` (``agent.tools()``).
+- Interrupts and deliberation: :class:`InterruptRules` (tier 0, by default
+  :class:`HeuristicRules`) and :class:`InterruptClassifier` (tier 1) return a
+  :class:`Verdict`; a :class:`Deliberator` returns a :class:`DeliberationResult`.
+- Item types: :class:`TypeRegistry` of :class:`ItemType` (:class:`Priority`,
+  :class:`Category`, :class:`Recovery`, :class:`Supersede`).
+- Records: :class:`MailboxItem`, :class:`Decision`, :class:`Activity`,
+  :class:`PendingCallback` and their enums.
+- Storage: the :class:`Store` interface, :class:`SQLiteStore`,
+  :class:`PostgresStore` (imported on first use: it needs asyncpg) and
+  :func:`open_store` for a database URL. Time: :class:`Clock`,
+  :class:`SystemClock` (a fake clock is in :mod:`attn.testing`).
+- Events: :class:`EventBus` of :class:`Event`.
+- Errors: :class:`AttnError` and every subclass (:mod:`attn.errors`).
+
+Spec: issue 11 §5 (the public surface).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from attn.brains import EchoBrain, ScriptBrain, build_brain
-from attn.config import AgentConfig
+from attn.clock import Clock, SystemClock
+from attn.config import AgentConfig, CatchUp, TimeConfig
+from attn.core.attention import InterruptClassifier, InterruptRules
+from attn.core.deliberation import DeliberationResult, Deliberator, MemoryUpdate
 from attn.core.events import Event, EventBus
 from attn.core.focus import Brain, Focus, Reply, YieldAction, YieldDecision
+from attn.core.heuristics import HeuristicRules, Verdict
+from attn.core.item_type import Category, ItemType, Priority, Recovery, Supersede
 from attn.core.mailbox import Enqueued
-from attn.core.registry import Category, ItemType, Priority, Supersede, TypeRegistry
+from attn.core.registry import TypeRegistry
 from attn.errors import (
     ActivityNotFound,
     AgentExists,
     AgentNotRunning,
     AttnError,
+    CallbackNotFound,
+    ConfigError,
+    InvalidInbox,
     InvalidInput,
     InvalidJson,
     InvalidPriority,
+    InvalidTrace,
     InvalidTransition,
     ItemNotFound,
     MailboxFull,
+    OptionError,
     PayloadTooLarge,
     ProtectedItem,
     ReplyCancelled,
     ReplyTimeout,
     RuntimeLocked,
+    ServeError,
+    StoreClosed,
     StoreError,
     UnknownAgent,
     UnknownItemType,
@@ -35,15 +76,34 @@ from attn.models import (
     Activity,
     ActivityLog,
     AttentionState,
+    CallbackStatus,
+    CallbackType,
     Decision,
     DecisionType,
+    DeliveryMode,
     ItemStatus,
     MailboxItem,
+    PendingCallback,
 )
 from attn.runtime import Agent, Runtime
+from attn.store.base import Store
+from attn.store.sqlite import SQLiteStore
 from attn.store.url import open_store
+from attn.tools import CombinedToolset, MailboxToolset, TimeToolset, Toolset
+from attn.version import __version__
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from attn.store.postgres import PostgresStore
+
+
+def __getattr__(name: str) -> object:
+    # PostgresStore imports asyncpg: only a program that uses it pays for that.
+    if name == "PostgresStore":
+        from attn.store.postgres import PostgresStore
+
+        return PostgresStore
+    raise AttributeError(f"module 'attn' has no attribute {name!r}")
+
 
 __all__ = [
     "Activity",
@@ -56,39 +116,70 @@ __all__ = [
     "AttentionState",
     "AttnError",
     "Brain",
+    "CallbackNotFound",
+    "CallbackStatus",
+    "CallbackType",
+    "CatchUp",
     "Category",
+    "Clock",
+    "CombinedToolset",
+    "ConfigError",
     "Decision",
     "DecisionType",
+    "DeliberationResult",
+    "Deliberator",
+    "DeliveryMode",
     "EchoBrain",
     "Enqueued",
     "Event",
     "EventBus",
     "Focus",
+    "HeuristicRules",
+    "InterruptClassifier",
+    "InterruptRules",
+    "InvalidInbox",
     "InvalidInput",
     "InvalidJson",
     "InvalidPriority",
+    "InvalidTrace",
     "InvalidTransition",
     "ItemNotFound",
     "ItemStatus",
     "ItemType",
     "MailboxFull",
     "MailboxItem",
+    "MailboxToolset",
+    "MemoryUpdate",
+    "OptionError",
     "PayloadTooLarge",
+    "PendingCallback",
+    "PostgresStore",
     "Priority",
     "ProtectedItem",
+    "Recovery",
     "Reply",
     "ReplyCancelled",
     "ReplyTimeout",
     "Runtime",
     "RuntimeLocked",
+    "SQLiteStore",
     "ScriptBrain",
+    "ServeError",
+    "Store",
+    "StoreClosed",
     "StoreError",
     "Supersede",
+    "SystemClock",
+    "TimeConfig",
+    "TimeToolset",
+    "Toolset",
     "TypeRegistry",
     "UnknownAgent",
     "UnknownItemType",
+    "Verdict",
     "YieldAction",
     "YieldDecision",
+    "__version__",
     "build_brain",
     "open_store",
 ]

@@ -54,3 +54,5 @@ class SystemClock:
 
 
 SYSTEM_CLOCK = SystemClock()
+
+__all__ = ["SYSTEM_CLOCK", "Clock", "SystemClock", "TimerHandle"]

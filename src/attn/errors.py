@@ -14,18 +14,18 @@ MAX_ECHO_CHARS = 80
 
 
 def shown(value: object, limit: int = MAX_ECHO_CHARS) -> str:
-    """``repr(value)`` for an error message; a long string is cut to ``limit``
-    characters with an ellipsis (``'xxx…'``), so huge inputs are not echoed back."""
+    """``value`` for an error message, never long.
+
+    A string is its ``repr`` cut to ``limit`` characters with an ellipsis
+    (``'xxx…'``); an integer of 16 digits or more is described (``"an integer
+    of about 401 digits"``), since ``repr`` of a huge one is slow or refused;
+    anything else is its ``repr``, cut the same way.
+    """
     if isinstance(value, str) and len(value) > limit:
         return repr(value[: limit - 1] + "…")
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to convert to text (over 4,300 digits)
-        return (
-            f"an integer of about {value.bit_length() * 0.30103:.0f} digits"
-            if isinstance(value, int)
-            else f"a {type(value).__name__}"
-        )
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
+        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
+    text = repr(value)
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
@@ -53,6 +53,34 @@ class InvalidJson(InvalidInput):
     """The JSON value breaks attn's limits (depth, finite numbers, 64-bit integers)."""
 
     code = "invalid_json"
+
+
+class InvalidTrace(InvalidInput):
+    """The trace file is not a valid attn trace."""
+
+    code = "invalid_trace"
+
+
+class InvalidInbox(InvalidInput):
+    """A Claude Code team inbox or roster file is not valid."""
+
+    code = "invalid_inbox"
+
+
+class OptionError(InvalidInput):
+    """A built-in brain's option has a value the brain does not accept.
+
+    Args:
+        option: the option's name, e.g. ``"steps"``.
+        message: what is wrong, naming the option and the bounds.
+    """
+
+    code = "invalid_brain_option"
+
+    def __init__(self, option: str = "", message: str | None = None) -> None:
+        super().__init__(message)
+        #: The option's name; ``attn config check`` points at it.
+        self.option = option
 
 
 class UnknownAgent(InvalidInput):
@@ -181,6 +209,12 @@ class RuntimeLocked(AttnError):
     code = "runtime_locked"
 
 
+class ServeError(AttnError):
+    """The server could not start."""
+
+    code = "serve_error"
+
+
 class StoreError(AttnError):
     """The store failed to read or write."""
 
@@ -208,3 +242,33 @@ class ReplyCancelled(AttnError):
     """The awaited reply will never come: the item was cancelled, dropped or the runtime stopped."""
 
     code = "reply_cancelled"
+
+
+__all__ = [
+    "MAX_ECHO_CHARS",
+    "ActivityNotFound",
+    "AgentExists",
+    "AgentNotRunning",
+    "AttnError",
+    "CallbackNotFound",
+    "InvalidInbox",
+    "InvalidInput",
+    "InvalidJson",
+    "InvalidPriority",
+    "InvalidTrace",
+    "InvalidTransition",
+    "ItemNotFound",
+    "MailboxFull",
+    "OptionError",
+    "PayloadTooLarge",
+    "ProtectedItem",
+    "ReplyCancelled",
+    "ReplyTimeout",
+    "RuntimeLocked",
+    "ServeError",
+    "StoreClosed",
+    "StoreError",
+    "UnknownAgent",
+    "UnknownItemType",
+    "shown",
+]

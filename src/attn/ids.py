@@ -29,3 +29,6 @@ def new_id(prefix: str) -> str:
     per-process counter and 8 digits of a random per-process tag.
     """
     return f"{prefix}_{int(time.time() * 1000):012x}{next(_counter) & 0xFFFFFF:06x}{_PROCESS_TAG}"
+
+
+__all__ = ["new_id"]

@@ -1,10 +1,20 @@
-"""The limits on JSON that attn accepts, and how it reads stored JSON that breaks them.
+"""The one module of generic input checks, and how attn reads stored JSON that breaks them.
 
 One home for the rules every edge applies (the Python API, HTTP bodies, trace
-files): a JSON value attn accepts nests at most :data:`MAX_JSON_DEPTH` levels,
-holds only finite numbers, and integers that fit in 64 bits
-(:data:`MIN_JSON_INT` .. :data:`MAX_JSON_INT`). Such values can be stored by
-every backend, sent back as JSON by every view and read by any JSON client.
+files, brain tools, ``attn.toml``). Domain rules stay with their domain and
+call these:
+
+- text: :func:`check_text`, :func:`check_optional_text`, :func:`check_unicode`;
+- identifiers: :func:`check_id` (at most :data:`MAX_ID_CHARS` characters);
+- numbers: :func:`check_int`, :func:`check_seconds`, :func:`is_finite_number`;
+- JSON values: :func:`check_json`, :func:`json_problem`, :func:`json_kind`.
+
+Each raises :class:`~attn.errors.InvalidInput` naming the value (``what``),
+the rule and, cut short, what it got. A JSON value attn accepts nests at most
+:data:`MAX_JSON_DEPTH` levels, holds only finite numbers, and integers that
+fit in 64 bits (:data:`MIN_JSON_INT` .. :data:`MAX_JSON_INT`). Such values
+can be stored by every backend, sent back as JSON by every view and read by
+any JSON client.
 
 Data already stored may break them (written by an older version or by another
 process). :func:`load_stored` reads it anyway, so that no view answers an error
@@ -13,7 +23,7 @@ parse becomes a string of its first digits, and nesting deeper than
 :data:`MAX_JSON_DEPTH` is replaced by the text :data:`TOO_DEEP`.
 
 Spec: DESIGN.md invariant 10 (bad input gets a clear error and changes nothing);
-issue 10 C4.
+issue 10 C4; issue 11 §1.
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any, Literal, TypeGuard, overload
+from typing import Any, TypeGuard
 
 from attn.errors import InvalidInput, InvalidJson, shown
 
@@ -33,6 +43,8 @@ MAX_JSON_INT = 2**63 - 1
 MIN_JSON_INT = -(2**63)
 #: What a stored value nested deeper than :data:`MAX_JSON_DEPTH` is shown as.
 TOO_DEEP = "…(nested too deep to show)"
+#: Longest identifier attn accepts (idempotency keys, correlation ids, item ids), in characters.
+MAX_ID_CHARS = 200
 #: Largest integer a float can hold (about 1.8e308).
 _FLOAT_MAX_INT = int(sys.float_info.max)
 #: Digits kept of a stored integer too long to parse.
@@ -138,80 +150,117 @@ def is_finite_number(value: object) -> TypeGuard[int | float]:
     return math.isfinite(value)
 
 
-def check_number(
-    value: object,
-    what: str,
-    *,
-    minimum: float = 0.0,
-    maximum: float = float(MAX_JSON_INT),
-    integer: bool = False,
-) -> float:
-    """``value`` as a float if it is a finite number in ``minimum .. maximum``.
+def check_int(value: object, what: str, *, low: int, high: int) -> int:
+    """``value`` if it is an int (not a bool) in ``low .. high``.
 
-    Huge integers are compared exactly (never converted to a float first), so
-    they get this clear error instead of an ``OverflowError``.
+    Huge integers are compared exactly, never converted to a float.
 
     Args:
         value: what the caller passed.
-        what: its name in the message, e.g. ``"echo brain step_s"``.
-        minimum: smallest value allowed.
-        maximum: largest value allowed.
-        integer: whether only integers (not bools) are allowed.
-
-    Returns:
-        ``value`` as a float.
+        what: its name in the message, e.g. ``"limit"``.
+        low: smallest value allowed.
+        high: largest value allowed.
 
     Raises:
-        InvalidInput: not a number (bools are not), not finite, or out of range.
+        InvalidInput: ``"limit must be an integer from 1 to 1,000, got 0"``.
     """
-    kinds = "an integer" if integer else "a number"
-    allowed = int if integer else int | float
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, allowed)
-        or (isinstance(value, float) and not math.isfinite(value))
-        or not minimum <= value <= maximum
-    ):  # exact for ints of any size
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidInput(
-            f"{what} must be {kinds} ≥ {_number(minimum)} and "
-            f"≤ {_number(maximum)}, got {shown(value, 30)}"
+            f"{what} must be an integer from {low:,} to {high:,}, got {shown(value)}"
         )
+    return value
+
+
+def check_seconds(
+    value: object, what: str, *, min_s: float | None = None, max_s: float | None = None
+) -> float:
+    """``value`` as float seconds if it is a finite number (not a bool) in range.
+
+    Args:
+        value: what the caller passed.
+        what: its name in the message, e.g. ``"timeout_s"``.
+        min_s: smallest value allowed, in seconds (default: no bound).
+        max_s: largest value allowed, in seconds (default: no bound).
+
+    Raises:
+        InvalidInput: not a number, NaN, infinite or out of range (exact for
+            integers of any size); the message names the range when there is one.
+    """
+    if (
+        not is_finite_number(value)
+        or (min_s is not None and value < min_s)
+        or (max_s is not None and value > max_s)
+    ):
+        bounds = ""
+        if min_s is not None and max_s is not None:
+            bounds = f" from {min_s:g} to {max_s:g}"
+        elif min_s is not None or max_s is not None:
+            bounds = f" of at least {min_s:g}" if min_s is not None else f" of at most {max_s:g}"
+        raise InvalidInput(f"{what} must be a number of seconds{bounds}, got {shown(value)}")
     return float(value)
 
 
-@overload
-def check_text(
-    value: object, what: str, *, required: Literal[True], max_chars: int = ...
-) -> str: ...
-@overload
-def check_text(
-    value: object, what: str, *, required: bool = False, max_chars: int = ...
-) -> str | None: ...
-def check_text(
-    value: object, what: str, *, required: bool = False, max_chars: int = 8192
-) -> str | None:
-    """``value`` if it is a string of at most ``max_chars`` characters that UTF-8 can hold.
+def check_text(value: object, what: str, *, max_len: int, blank_ok: bool = False) -> str:
+    """``value`` if it is a string of at most ``max_len`` characters that UTF-8 can hold.
 
     Args:
         value: what the caller passed.
         what: its name in the message, e.g. ``"note"``.
-        required: whether None and blank strings are refused.
-        max_chars: longest accepted string, in characters.
+        max_len: most characters allowed.
+        blank_ok: whether an empty or all-space string is allowed.
 
     Returns:
-        ``value`` unchanged (not stripped), or None when it is None and not required.
+        ``value``, unchanged (callers strip it if their rule says so).
 
     Raises:
-        InvalidInput: not a string (None only when required), blank when
-            required, longer than ``max_chars``, or holding a lone surrogate.
+        InvalidInput: not a string, blank (unless ``blank_ok``), longer than
+            ``max_len``, or holding a lone surrogate.
     """
-    if value is None and not required:
+    if not isinstance(value, str) or not (blank_ok or value.strip()):
+        kind = "a string" if blank_ok else "a non-blank string"
+        raise InvalidInput(f"{what} must be {kind}, got {shown(value)}")
+    if len(value) > max_len:
+        raise InvalidInput(f"{what} must be at most {max_len:,} characters, got {len(value):,}")
+    return check_unicode(value, what)
+
+
+def check_optional_text(value: object, what: str, *, max_len: int) -> str | None:
+    """None, or a string (blank allowed) that keeps :func:`check_text`'s rules.
+
+    Raises:
+        InvalidInput: not None and not a string, too long, or a lone surrogate.
+    """
+    if value is None:
         return None
-    if not isinstance(value, str) or (required and not value.strip()):
-        wanted = "a non-blank string" if required else "a string or null"
-        raise InvalidInput(f"{what} must be {wanted}, got {shown(value, 40)}")
-    if len(value) > max_chars:
-        raise InvalidInput(f"{what} must be at most {max_chars} characters, got {len(value)}")
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a string or null, got {shown(value)}")
+    return check_text(value, what, max_len=max_len, blank_ok=True)
+
+
+def check_id(value: object, what: str, *, max_len: int = MAX_ID_CHARS) -> str:
+    """``value`` if it is a non-blank string of at most ``max_len`` characters without NUL.
+
+    For identifiers a caller chooses or passes back (idempotency keys,
+    correlation ids, item ids): every store can hold and index them.
+
+    Raises:
+        InvalidInput: ``"idempotency key must be a non-blank string of at most
+            200 characters without NUL, got ''"``, or a lone surrogate.
+    """
+    if not isinstance(value, str) or not value.strip() or len(value) > max_len or "\x00" in value:
+        raise InvalidInput(
+            f"{what} must be a non-blank string of at most {max_len:,} characters "
+            f"without NUL, got {shown(value)}"
+        )
+    return check_unicode(value, what)
+
+
+def check_unicode(value: str, what: str) -> str:
+    """``value`` if UTF-8 can encode it (JSON can carry lone surrogates, no store can).
+
+    Raises:
+        InvalidInput: ``"note is not valid Unicode (a lone surrogate at position 3)"``.
+    """
     if not value.isascii():
         try:
             value.encode("utf-8")
@@ -220,6 +269,20 @@ def check_text(
                 f"{what} is not valid Unicode (a lone surrogate at position {exc.start})"
             ) from None
     return value
+
+
+def json_kind(value: object) -> str:
+    """How a message names the JSON type of ``value``: ``"an object"``, ``"null"``, ``"int"``..."""
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+_KINDS: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    type(None): "null",
+}
 
 
 def load_stored(text: str) -> Any:
@@ -272,10 +335,6 @@ def clip_depth(value: Any, depth: int = 0) -> Any:
     return [clip_depth(child, depth + 1) for child in value]
 
 
-def _number(value: float) -> str:
-    return f"{value:,.0f}" if float(value).is_integer() and abs(value) < 1e16 else f"{value:g}"
-
-
 def _no_constant(name: str) -> None:
     return None  # NaN, Infinity, -Infinity: not JSON, shown as null
 
@@ -291,15 +350,21 @@ _TOLERANT_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_int=_int
 
 
 __all__ = [
+    "MAX_ID_CHARS",
     "MAX_JSON_DEPTH",
     "MAX_JSON_INT",
     "MIN_JSON_INT",
     "TOO_DEEP",
+    "check_id",
+    "check_int",
     "check_json",
-    "check_number",
+    "check_optional_text",
+    "check_seconds",
     "check_text",
+    "check_unicode",
     "clip_depth",
     "is_finite_number",
+    "json_kind",
     "json_problem",
     "load_stored",
     "load_stored_object",

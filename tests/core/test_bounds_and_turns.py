@@ -22,7 +22,8 @@ from attn import (
     Runtime,
     ScriptBrain,
 )
-from attn.brains import OptionError, build_brain
+from attn.brains import build_brain
+from attn.errors import OptionError
 from attn.core.attention import attempt as attempt_module
 from attn.server.app import create_app
 from attn.server.testing import serve_app

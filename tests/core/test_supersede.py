@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from attn import AgentConfig, DecisionType, Focus, InvalidInput, ItemStatus, MailboxItem, Runtime
-from attn.core.registry import Category, ItemType, Supersede, TypeRegistry
+from attn.core.item_type import Category, ItemType, Supersede
+from attn.core.registry import TypeRegistry
 from attn.ids import new_id
 from attn.models import Decision
 from attn.server.app import create_app
@@ -25,7 +26,6 @@ from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, MemoryStore, settle
 from attn.trace.claude_protocol import PROTOCOL_TYPES
 from attn.trace.claude_team import import_claude_team
-from attn.trace.model import type_from_json, type_to_json
 
 from .conftest import Recorder
 
@@ -334,9 +334,9 @@ async def test_core_76_lead_spends_one_call_per_idle_teammate_not_per_ping(
     trace = import_claude_team(path)
     idle = PROTOCOL_TYPES["idle_notification"]
     assert idle.supersedes == Supersede.SENDER
-    assert type_from_json(type_to_json(idle)) == idle  # trace files keep the rule
+    assert ItemType.from_dict(idle.to_dict()) == idle  # trace files keep the rule
     with pytest.raises(InvalidInput, match="supersedes"):
-        type_from_json({**type_to_json(idle), "supersedes": "newest"})
+        ItemType.from_dict({**idle.to_dict(), "supersedes": "newest"})
     pings = [e for e in trace.events if e.source_type == idle.name]
     senders = {e.metadata["senderId"] for e in pings}
     assert (len(pings), len(senders)) == (8, 4)

@@ -188,7 +188,7 @@ async def test_coal_31_deferred_item_resurfaces_after_the_delay(
         (
             {"item_id": "ITEM", "reason": "r" * 2001},
             InvalidInput,
-            "reason must be at most 2000 characters, got 2001",
+            "reason must be at most 2,000 characters, got 2,001",
         ),
         ({"item_id": "ITEM", "reason": "r", "delay_minutes": 0}, InvalidInput, "more than 0"),
         ({"item_id": "ITEM", "reason": "r", "delay_minutes": -5}, InvalidInput, "more than 0"),

@@ -371,6 +371,18 @@ def test_error_table_maps_the_new_errors() -> None:
     )
 
 
+def test_every_error_of_attn_errors_has_its_status() -> None:
+    """The errors that moved into attn.errors (issue 11) get their ancestors' statuses."""
+    for name in e.__all__:
+        cls = getattr(e, name)
+        if isinstance(cls, type) and issubclass(cls, e.AttnError):
+            assert 400 <= status_for(cls()) <= 599, name
+    for invalid in (e.InvalidTrace(), e.InvalidInbox(), e.OptionError("steps", "too many")):
+        assert status_for(invalid) == 422
+    assert status_for(e.CallbackNotFound()) == 404
+    assert status_for(e.ServeError()) == 500  # raised before the server answers anything
+
+
 def test_clip() -> None:
     assert clip("abc", 5) == "abc"
     assert clip("abcdef", 5) == "abcd…"

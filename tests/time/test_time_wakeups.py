@@ -68,7 +68,7 @@ async def test_time_03_schedule_by_delay_or_absolute_time_and_cancel(
         ({"delay_s": 10, "recurring_s": 5}, "at least 60"),
         ({"delay_s": 10, "recurring_s": "daily"}, "number of seconds"),
         ({"delay_s": 10, "note": 7}, "note"),
-        ({"delay_s": 10, "note": "x" * 8193}, "at most 8192"),
+        ({"delay_s": 10, "note": "x" * 8193}, "at most 8,192"),
         ({"delay_s": 10, "delivery_mode": "email"}, "delivery_mode"),
     ],
 )

@@ -8,15 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from attn.core.registry import Category, ItemType
+from attn.core.item_type import Category, ItemType
+from attn.errors import InvalidTrace
 from attn.trace.files import read_trace, write_trace
 from attn.trace.model import (
-    InvalidTrace,
     Trace,
     TraceAgent,
     TraceEvent,
-    type_from_json,
-    type_to_json,
 )
 
 SPEC = ItemType(
@@ -63,7 +61,7 @@ def test_round_trip(tmp_path: Path) -> None:
     assert json.loads(lines[0])["format"] == "attn-trace"
     assert len(lines) == 3
     assert read_trace(path) == trace
-    assert type_from_json(type_to_json(SPEC)) == SPEC
+    assert ItemType.from_dict(SPEC.to_dict()) == SPEC
     assert _event().sender == "team.bob"
     assert _event(metadata={}).sender == "unknown"
 
@@ -79,7 +77,7 @@ def _lines(tmp_path: Path, *lines: str) -> Path:
     return path
 
 
-HEADER = json.dumps({"format": "attn-trace", "version": 1, "types": [type_to_json(SPEC)]})
+HEADER = json.dumps({"format": "attn-trace", "version": 1, "types": [SPEC.to_dict()]})
 GOOD = json.dumps(_event().to_json(), separators=(",", ":"))
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from attn.config import AgentConfig
 from attn.core.focus import Focus
-from attn.core.registry import Category, ItemType
-from attn.errors import InvalidInput
+from attn.core.item_type import Category, ItemType
+from attn.errors import InvalidInput, InvalidTrace
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.runtime import Runtime
 from attn.store.base import ItemQuery
@@ -23,7 +23,7 @@ from attn.testing import FakeClock, MemoryStore
 from attn.trace.claude_protocol import PROTOCOL_TYPES
 from attn.trace.claude_team import import_claude_team
 from attn.trace.files import write_trace
-from attn.trace.model import InvalidTrace, Trace, TraceEvent
+from attn.trace.model import Trace, TraceEvent
 from attn.trace.replay import ReplayProgress, replay
 
 

@@ -22,7 +22,7 @@ from uihelp import AgentSpec, GateBrain, UiServer, all_statuses_scene
 
 from attn.brains import EchoBrain
 from attn.config import AgentConfig
-from attn.core.registry import Category, ItemType
+from attn.core.item_type import Category, ItemType
 from attn.runtime import Runtime
 
 

@@ -1,11 +1,17 @@
-"""Built-in brains that need no network: ``echo`` and ``script``."""
+"""Built-in brains that need no network: ``echo`` and ``script``.
+
+A feature package above core: a brain is a :class:`~attn.core.focus.Brain`
+(an async callable given the item and its focus). :func:`build_brain` makes
+one from its name and options as written in ``attn.toml``; every option is
+bounded (``attn.brains.options``) and a bad one raises
+:class:`~attn.errors.OptionError` naming it. LLM brains will live here too.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from attn.brains.echo import EchoBrain
-from attn.brains.options import OptionError
 from attn.brains.script import ScriptBrain
 from attn.core.focus import Brain
 from attn.errors import InvalidInput
@@ -18,7 +24,7 @@ def build_brain(name: str, options: dict[str, Any] | None = None) -> Brain:
 
     Raises:
         InvalidInput: unknown brain name or options it does not take;
-            :class:`OptionError` (an InvalidInput naming the option) for an
+            :class:`~attn.errors.OptionError` (an InvalidInput naming the option) for an
             option value out of bounds.
     """
     cls = BRAINS.get(name)
@@ -30,4 +36,4 @@ def build_brain(name: str, options: dict[str, Any] | None = None) -> Brain:
         raise InvalidInput(f"brain {name!r} does not take those options: {exc}") from exc
 
 
-__all__ = ["BRAINS", "EchoBrain", "OptionError", "ScriptBrain", "build_brain"]
+__all__ = ["BRAINS", "EchoBrain", "ScriptBrain", "build_brain"]

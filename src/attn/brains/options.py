@@ -1,19 +1,19 @@
-"""Bounds of the built-in brains' options, and the error that names the option.
+"""Bounds of the built-in brains' options, checked so the error names the option.
 
 Every option of a built-in brain is bounded where the brain is built, so the
 same limits hold at every edge that builds one: the Python API, ``attn.toml``
 (and ``attn config check``), ``POST /api/agents``. A value out of bounds, of the
 wrong type, not finite, or an integer too large for a float is an
-:class:`OptionError` naming the option, never an ``OverflowError`` or a brain
+:class:`~attn.errors.OptionError` naming the option, never an ``OverflowError`` or a brain
 that runs for hours (an echo brain with 10^400 steps once held a server's
-event loop for twelve minutes and grew it to 24 GB).
+event loop for twelve minutes and grew it to 24 GB). The checks themselves
+are :mod:`attn.limits`'; these wrappers add the option's name.
 """
 
 from __future__ import annotations
 
-import math
-
-from attn.errors import InvalidInput
+from attn.errors import InvalidInput, OptionError
+from attn.limits import check_int, check_seconds, check_text
 
 #: Most steps of an echo brain (each is a yield point and an activity log line).
 MAX_ECHO_STEPS = 10_000
@@ -27,34 +27,16 @@ MAX_SCRIPT_STEPS = 1000
 MAX_STEP_TEXT_CHARS = 10_000
 
 
-class OptionError(InvalidInput):
-    """A built-in brain's option has a value the brain does not accept.
-
-    Args:
-        option: the option's name, e.g. ``"steps"``.
-        message: what is wrong, naming the option and the bounds.
-    """
-
-    code = "invalid_brain_option"
-
-    def __init__(self, option: str, message: str) -> None:
-        super().__init__(message)
-        self.option = option
-
-
 def bounded_int(brain: str, option: str, value: object, low: int, high: int) -> int:
-    """``value`` as an int in ``low .. high``.
+    """``value`` as an int in ``low .. high`` (:func:`attn.limits.check_int`).
 
     Raises:
         OptionError: a bool, a non-integer, or a value out of bounds (any size).
     """
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise OptionError(
-            option,
-            f"{brain} brain {option} must be an integer from {low} to "
-            f"{high:,}, got {_shown(value)}",
-        )
-    return value
+    try:
+        return check_int(value, f"{brain} brain {option}", low=low, high=high)
+    except InvalidInput as exc:
+        raise OptionError(option, exc.message) from None
 
 
 def bounded_seconds(
@@ -65,18 +47,10 @@ def bounded_seconds(
     Raises:
         OptionError: a bool, a non-number, NaN, infinity, or out of bounds (any size).
     """
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or (isinstance(value, float) and not math.isfinite(value))
-        or not 0 <= value <= high_s
-    ):
-        raise OptionError(
-            option,
-            f"{brain} brain {label or option} must be a number of "
-            f"seconds from 0 to {high_s:g}, got {_shown(value)}",
-        )
-    return float(value)
+    try:
+        return check_seconds(value, f"{brain} brain {label or option}", min_s=0, max_s=high_s)
+    except InvalidInput as exc:
+        raise OptionError(option, exc.message) from None
 
 
 def bounded_text(
@@ -85,22 +59,9 @@ def bounded_text(
     """``value`` as a string of at most ``high`` characters (``label`` names it in the message).
 
     Raises:
-        OptionError: not a string, or too long.
+        OptionError: not a string, too long, or a lone surrogate.
     """
-    if not isinstance(value, str) or len(value) > high:
-        got = f"{len(value):,} characters" if isinstance(value, str) else _shown(value)
-        raise OptionError(
-            option,
-            f"{brain} brain {label or option} must be a string of at most "
-            f"{high:,} characters, got {got}",
-        )
-    return value
-
-
-def _shown(value: object) -> str:
-    """A short rendering of a bad value (a 400-digit integer is not echoed whole)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
-        # str() of a huge int is slow and refused past 4,300 digits; estimate instead.
-        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    try:
+        return check_text(value, f"{brain} brain {label or option}", max_len=high, blank_ok=True)
+    except InvalidInput as exc:
+        raise OptionError(option, exc.message) from None

@@ -20,11 +20,11 @@ from attn.brains.options import (
     MAX_SCRIPT_STEPS,
     MAX_STEP_S,
     MAX_STEP_TEXT_CHARS,
-    OptionError,
     bounded_seconds,
     bounded_text,
 )
 from attn.core.focus import Focus, Reply
+from attn.errors import OptionError
 from attn.models import MailboxItem
 
 _KINDS: dict[str, type | tuple[type, ...]] = {

@@ -16,7 +16,7 @@ import typer
 from attn.cli import chat, commands, config_cmd, control, db, tail, time, trace
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
-from attn.version import attn_version
+from attn.version import __version__
 
 app = typer.Typer(
     name="attn",
@@ -85,9 +85,7 @@ def serve(
         freeze_startup_heap()
         names = ", ".join(info.agents) or "none"
         where = "demo team" if settings.source == "demo" else settings.source
-        typer.echo(
-            f"attn {attn_version()} serving {len(info.agents)} agents ({names}) at {info.url}"
-        )
+        typer.echo(f"attn {__version__} serving {len(info.agents)} agents ({names}) at {info.url}")
         typer.echo(f"  agents from: {where}")
         typer.echo(f"  database:    {info.database_url}")
         hint = "" if info.url == DEFAULT_URL else f"ATTN_URL={info.url} "
@@ -106,7 +104,7 @@ def serve(
 @app.command(epilog=examples("attn version"))
 def version() -> None:
     """Print attn's version."""
-    typer.echo(f"attn {attn_version()}")
+    typer.echo(f"attn {__version__}")
 
 
 commands.register(app)

@@ -13,8 +13,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from attn.config import AgentConfig
+from attn.core.item_type import Category
 from attn.core.mailbox.merge import supersede_group
-from attn.core.registry import Category, TypeRegistry
+from attn.core.registry import TypeRegistry
 from attn.models import DecisionType, MailboxItem
 
 

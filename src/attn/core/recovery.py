@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from attn.config import AgentConfig
+from attn.core.item_type import Recovery
 from attn.core.mailbox import Mailbox
 from attn.core.mailbox.merge import merge_group, supersede_group
-from attn.core.registry import Recovery, TypeRegistry
+from attn.core.registry import TypeRegistry
 from attn.core.stimuli import every_type, longest_ttl_s
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import ItemQuery, Store, WriteOp

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from attn.core.registry import ItemType, TypeRegistry
+from attn.core.item_type import ItemType
+from attn.core.registry import TypeRegistry
 from attn.models import MailboxItem
 
 

@@ -26,6 +26,7 @@ from datetime import datetime
 from attn.clock import Clock
 from attn.core.deliberation import DeliberationResult, MemoryUpdate
 from attn.errors import InvalidInput
+from attn.limits import check_unicode
 
 log = logging.getLogger("attn.working_memory")
 
@@ -124,13 +125,7 @@ class WorkingMemory:
             raise InvalidInput(
                 f"working memory content for {key!r} is blank; clear the key to remove it"
             )
-        try:
-            size = len(content.encode("utf-8"))
-        except UnicodeEncodeError as exc:
-            raise InvalidInput(
-                f"working memory content for {key!r} is not valid Unicode "
-                f"(a lone surrogate at position {exc.start})"
-            ) from None
+        size = len(check_unicode(content, f"working memory content for {key!r}").encode("utf-8"))
         if size > self.max_entry_bytes:
             raise InvalidInput(
                 f"working memory content for {key!r} takes {size} bytes; "

@@ -24,9 +24,10 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from attn.core.registry import Category
+from attn.core.item_type import Category
 from attn.errors import ActivityNotFound, InvalidInput, shown
-from attn.jsontext import dumps
+from attn.jsontext import dumps, dumps_bytes
+from attn.limits import check_int
 from attn.models import ActivityLog, ItemStatus, MailboxItem
 from attn.store.base import ItemQuery
 
@@ -62,12 +63,8 @@ _NOT_QUEUED = tuple(s for s in ItemStatus if s != ItemStatus.QUEUED)
 def check_page(limit: object, offset: object = 0) -> None:
     """Raise InvalidInput unless ``limit`` is 1..:data:`MAX_PAGE` and ``offset``
     0..:data:`MAX_OFFSET` (ints, not bools)."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise InvalidInput(f"limit must be an integer from 1 to {MAX_PAGE}, got {shown(limit)}")
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_OFFSET:
-        raise InvalidInput(
-            f"offset must be an integer from 0 to {MAX_OFFSET:,}, got {shown(offset)}"
-        )
+    check_int(limit, "limit", low=1, high=MAX_PAGE)
+    check_int(offset, "offset", low=0, high=MAX_OFFSET)
 
 
 def _seq_cursor(cursor: object, largest: int) -> int | None:
@@ -106,7 +103,7 @@ def _time_id_cursor(cursor: object) -> tuple[datetime, str] | None:
 
 
 def _encode_time_id_cursor(at: datetime, decision_id: str) -> str:
-    raw = json.dumps([at.isoformat(), decision_id], separators=(",", ":")).encode()
+    raw = dumps_bytes([at.isoformat(), decision_id])
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 

@@ -53,7 +53,7 @@ from attn.server.routes_mailbox import mailbox_router
 from attn.server.routes_meta import meta_router
 from attn.server.routes_time import time_router
 from attn.server.ui import install_ui
-from attn.version import attn_version
+from attn.version import __version__
 
 if TYPE_CHECKING:
     from attn.config import DefaultsSection
@@ -90,7 +90,7 @@ def create_app(
         check_token(token)
     app = FastAPI(
         title="attn",
-        version=attn_version(),
+        version=__version__,
         description="Durable mailboxes and a single-threaded attention loop for LLM agents.",
         # A 307 to the path without the slash has an empty body; a JSON 404 says what to use.
         redirect_slashes=False,

@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from attn.errors import AttnError
+from attn.jsontext import dumps_bytes
 from attn.server.errors import attn_error_response
 from attn.server.schemas import EnqueueBody
 
@@ -94,9 +95,7 @@ class EnqueueFastPath:
             return
         self.served += 1
         # The route's answer (EnqueuedView), byte for byte.
-        content = json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8"
-        )
+        content = dumps_bytes(result.to_dict())
         await send(
             {
                 "type": "http.response.start",

@@ -24,7 +24,6 @@ Spec: 000 §5 (WebSocket events), §19 (event forwarding); acceptance SRV-10..SR
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections import deque
 from collections.abc import Callable, Collection, Iterable
@@ -32,6 +31,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from attn.core import events as ev
+from attn.jsontext import dumps_shown
 
 if TYPE_CHECKING:
     from attn.core.deliberation import DeliberationResult
@@ -43,11 +43,6 @@ DEFAULT_BUFFER_SIZE = 10_000
 DEFAULT_QUEUE_SIZE = 1_000
 
 ALL = "*"
-
-
-def _dumps(value: Any) -> str:
-    # default=str: a stray non-JSON value in an event never breaks publishing.
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def _micros(at: datetime) -> int:
@@ -71,7 +66,7 @@ class _Entry:
 
     def frame(self) -> str:
         if self._frame is None:
-            self._frame = _dumps(
+            self._frame = dumps_shown(
                 {
                     "type": "event",
                     "seq": self.seq,
@@ -304,11 +299,11 @@ class EventHub:
     def _subscribed_frame(self, connection: Connection) -> str:
         agents = connection.agents
         shown = sorted(agents) if isinstance(agents, frozenset) else ALL
-        return _dumps({"type": "subscribed", "agents": shown, "seq": self.seq})
+        return dumps_shown({"type": "subscribed", "agents": shown, "seq": self.seq})
 
     def resync_frame(self) -> str:
         """``{"type": "resync", "seq": <current>}``: reload state over REST."""
-        return _dumps({"type": "resync", "seq": self.seq})
+        return dumps_shown({"type": "resync", "seq": self.seq})
 
     # ---------------------------------------------------------------- misc
 

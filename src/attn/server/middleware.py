@@ -10,7 +10,6 @@ Spec: acceptance SRV-06 (oversized bodies are 413), SRV-07 (token); issue 10 C3
 from __future__ import annotations
 
 import ipaddress
-import json
 import secrets
 from collections.abc import Iterable
 from urllib.parse import parse_qs
@@ -19,6 +18,7 @@ from fastapi import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from attn.errors import InvalidInput
+from attn.jsontext import dumps
 from attn.server.errors import (
     BODY_TOO_LARGE,
     FORBIDDEN_ORIGIN,
@@ -207,7 +207,7 @@ async def refuse_websocket(
         return
     await send({"type": "websocket.accept"})
     body = {"type": "error", "code": code, "message": f"{problem}; {hint}"}
-    await send({"type": "websocket.send", "text": json.dumps(body)})
+    await send({"type": "websocket.send", "text": dumps(body)})
     await send({"type": "websocket.close", "code": close_code, "reason": code})
 
 

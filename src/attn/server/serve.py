@@ -26,7 +26,7 @@ import uvicorn
 
 from attn.brains.from_config import build_brains
 from attn.config import AttnConfig, is_loopback
-from attn.errors import AttnError, ConfigError
+from attn.errors import ConfigError, ServeError
 from attn.server.app import create_app
 from attn.server.timeouts import timed_protocol
 from attn.server.ws import MAX_MESSAGE_CHARS
@@ -39,12 +39,6 @@ GRACEFUL_SHUTDOWN_S = 10
 #: connection make the server buffer and decode 16 MiB only to refuse it; a
 #: larger frame now closes the socket with 1009 (message too big).
 WS_MAX_FRAME_BYTES = 4 * MAX_MESSAGE_CHARS
-
-
-class ServeError(AttnError):
-    """The server could not start."""
-
-    code = "serve_error"
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,6 @@ Spec: 000 §5 (streamed chat); acceptance SRV-04, SRV-13.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -41,6 +40,7 @@ from fastapi.responses import StreamingResponse
 
 from attn.core.events import LIVE_STREAM
 from attn.errors import AttnError
+from attn.jsontext import dumps_shown
 from attn.server.errors import EXTRA_FIELDS, INTERNAL_ERROR, error_body
 from attn.server.hub import EventHub
 from attn.server.schemas import ChatBody
@@ -66,7 +66,7 @@ class EventStreamResponse(StreamingResponse):
 
 def sse_event(event: str, data: dict[str, Any]) -> str:
     """One SSE message: ``event: <event>``, ``data: <json>``, blank line."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, default=str)
+    text = dumps_shown(data)
     return f"event: {event}\ndata: {text}\n\n"
 
 

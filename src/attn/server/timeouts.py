@@ -28,11 +28,11 @@ Spec: issue 10 C6; acceptance SRV-06 (bad input never holds the server).
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from attn.jsontext import dumps_bytes
 from attn.server.errors import HEADERS_TOO_LARGE, REQUEST_TIMEOUT, error_body
 
 #: Default seconds a client may take to send a request's line and headers.
@@ -46,7 +46,7 @@ MAX_HEAD_BYTES = 65_536
 
 
 def _closing_response(status: bytes, code: str, message: str) -> bytes:
-    body = json.dumps(error_body(code, message)).encode()
+    body = dumps_bytes(error_body(code, message))
     head = (
         b"HTTP/1.1 " + status + b"\r\ncontent-type: application/json\r\n"
         b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n"

@@ -27,6 +27,7 @@ from fastapi import FastAPI, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from attn.errors import UnknownAgent
+from attn.jsontext import dumps, dumps_shown
 from attn.server.errors import clip
 from attn.server.hub import ALL, Connection, EventHub
 
@@ -48,7 +49,7 @@ class BadMessage(Exception):
 
 def error_frame(code: str, message: str) -> str:
     """``{"type": "error", "code": ..., "message": ...}`` as JSON text."""
-    return json.dumps({"type": "error", "code": code, "message": message}, ensure_ascii=False)
+    return dumps({"type": "error", "code": code, "message": message})
 
 
 def install_ws(app: FastAPI, runtime: Runtime, hub: EventHub) -> None:
@@ -148,12 +149,12 @@ def handle_message(
         raise BadMessage("message must be a JSON object with a 'type'")
     kind = message.get("type")
     if kind == "ping":
-        connection.push(json.dumps({"type": "pong"}))
+        connection.push(dumps({"type": "pong"}))
     elif kind == "subscribe":
         agents, last_seq = _subscription(message, runtime)
         hub.subscribe(connection, agents, last_seq)
     else:
-        shown = clip(kind) if isinstance(kind, str) else json.dumps(kind)[:40]
+        shown = clip(kind) if isinstance(kind, str) else dumps_shown(kind)[:40]
         raise BadMessage(f"unknown message type {shown!r}; expected 'subscribe' or 'ping'")
 
 

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attn.errors import InvalidInput
-from attn.limits import check_text
+from attn.limits import check_seconds, check_text
 from attn.models import CallbackType, PendingCallback
-from attn.time.wakeup_request import check_seconds
+from attn.time.callbacks import MAX_TEXT_CHARS
 from attn.types import JSON
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ class BackgroundRunner:
         """
         keeper = self._keeper
         config = keeper.config
-        text = check_text(command, "command", required=True)
+        text = check_text(command, "command", max_len=MAX_TEXT_CHARS)
         own = None
         if timeout_s is not None:
             own = check_seconds(timeout_s, "timeout_s")

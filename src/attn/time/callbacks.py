@@ -22,12 +22,18 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from attn.core import events
-from attn.errors import AgentNotRunning, CallbackNotFound, MailboxFull, UnknownAgent
+from attn.errors import (
+    AgentNotRunning,
+    CallbackNotFound,
+    MailboxFull,
+    UnknownAgent,
+    shown,
+)
 from attn.ids import new_id
-from attn.limits import check_text
+from attn.limits import MAX_ID_CHARS, check_optional_text
 from attn.models import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.store.base import DeleteCallback, InsertCallback, UpdateCallback
 from attn.types import JSON
@@ -39,7 +45,8 @@ log = logging.getLogger("attn.time")
 
 #: Who time-driven items are from, in their metadata.
 SENDER = {"senderId": "attn:time", "senderName": "timekeeper", "senderRole": "system"}
-_MAX_TEXT = 8192
+#: Longest note, command or reply text of a callback or wakeup, in characters.
+MAX_TEXT_CHARS = 8192
 #: Scheduler key tag of a resolved callback to deliver again: ``(REDELIVER, agent, id)``.
 REDELIVER = "redeliver"
 
@@ -97,10 +104,14 @@ class CallbackRegistry:
             type=kind,
             delivery_mode=mode,
             registered_at=keeper.clock.now(),
-            origin_session_id=check_text(origin_session_id, "origin_session_id", max_chars=200),
-            command=check_text(command, "command"),
-            note=check_text(note, "note"),
-            correlation_id=check_text(correlation_id, "correlation_id", max_chars=200),
+            origin_session_id=check_optional_text(
+                origin_session_id, "origin_session_id", max_len=MAX_ID_CHARS
+            ),
+            command=check_optional_text(command, "command", max_len=MAX_TEXT_CHARS),
+            note=check_optional_text(note, "note", max_len=MAX_TEXT_CHARS),
+            correlation_id=check_optional_text(
+                correlation_id, "correlation_id", max_len=MAX_ID_CHARS
+            ),
             due_at=due_at,
             recurring_s=recurring_s,
             timeout_s=timeout_s,
@@ -123,7 +134,7 @@ class CallbackRegistry:
         )
         if found is None:
             raise CallbackNotFound(
-                f"agent {agent_id!r} has no pending callback or wakeup {_clip(callback_id)}"
+                f"agent {agent_id!r} has no pending callback or wakeup {shown(callback_id)}"
             )
         return found
 
@@ -356,8 +367,3 @@ class CallbackRegistry:
         except UnknownAgent:
             # Delivered when the agent is hosted again (attach redelivers resolved rows).
             return None
-
-
-def _clip(value: Any, width: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= width else f"{text[: width - 1]}…"

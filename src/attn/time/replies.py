@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from attn.errors import InvalidInput
-from attn.limits import check_text
+from attn.limits import MAX_ID_CHARS, check_optional_text, check_seconds, check_text
 from attn.models import CallbackStatus, CallbackType, PendingCallback
-from attn.time.wakeup_request import check_seconds
+from attn.time.callbacks import MAX_TEXT_CHARS
 
 if TYPE_CHECKING:
     from attn.time.timekeeper import Timekeeper
@@ -61,7 +61,7 @@ class Replies:
             InvalidInput: a blank correlation id or a bad timeout. UnknownAgent.
         """
         keeper = self._keeper
-        correlation = check_text(correlation_id, "correlation_id", required=True, max_chars=200)
+        correlation = check_text(correlation_id, "correlation_id", max_len=MAX_ID_CHARS)
         timeout = keeper.config.a2a_timeout_s
         if timeout_s is not None:
             timeout = check_seconds(timeout_s, "timeout_s")
@@ -72,7 +72,7 @@ class Replies:
             CallbackType.A2A_REPLY,
             origin_session_id=origin_session_id,
             correlation_id=correlation,
-            note=check_text(note, "note"),
+            note=check_optional_text(note, "note", max_len=MAX_TEXT_CHARS),
             timeout_s=timeout,
         )
 
@@ -103,7 +103,7 @@ class Replies:
         """
         keeper = self._keeper
         keeper.agent(agent_id)
-        text = check_text(content, "content", required=True, max_chars=MAX_REPLY_CHARS)
+        text = check_text(content, "content", max_len=MAX_REPLY_CHARS)
         if not isinstance(callback_id, str) or not callback_id.strip():
             raise InvalidInput(f"callback_id must be a non-empty string, got {callback_id!r}")
         extra: dict[str, Any] = {**(data or {}), "replyFrom": sender_id}

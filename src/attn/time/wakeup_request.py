@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from attn.config import TimeConfig
-from attn.errors import InvalidInput, shown
-from attn.limits import is_finite_number
+from attn.errors import InvalidInput
+from attn.limits import check_seconds
 from attn.models import DeliveryMode
 
 
@@ -57,17 +57,6 @@ def parse_instant(value: object, what: str) -> datetime:
             f"{what} needs a timezone (for example a trailing Z for UTC), got {value.isoformat()}"
         )
     return value
-
-
-def check_seconds(value: object, what: str) -> float:
-    """``value`` as finite seconds.
-
-    Raises:
-        InvalidInput: not a number (bools included), NaN or infinite.
-    """
-    if not is_finite_number(value):
-        raise InvalidInput(f"{what} must be a number of seconds, got {shown(value)}")
-    return float(value)
 
 
 def check_request(
@@ -144,4 +133,4 @@ def check_request(
     return WakeupRequest(due, recurring, mode, wall=at is not None)
 
 
-__all__ = ["WakeupRequest", "check_request", "check_seconds", "parse_instant"]
+__all__ = ["WakeupRequest", "check_request", "parse_instant"]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from attn.config import CatchUp
 from attn.core import events
 from attn.errors import CallbackNotFound, MailboxFull
-from attn.limits import check_text
+from attn.limits import check_optional_text
 from attn.models import (
     CallbackStatus,
     CallbackType,
@@ -37,7 +37,7 @@ from attn.models import (
     PendingCallback,
 )
 from attn.store.base import DeleteCallback, UpdateCallback
-from attn.time.callbacks import SENDER
+from attn.time.callbacks import MAX_TEXT_CHARS, SENDER
 from attn.time.wakeup_request import check_request
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ class Wakeups:
             CallbackType.WAKEUP,
             delivery_mode=request.delivery_mode,
             origin_session_id=origin_session_id,
-            note=check_text(note, "note"),
+            note=check_optional_text(note, "note", max_len=MAX_TEXT_CHARS),
             due_at=request.due_at.astimezone(now.tzinfo),
             recurring_s=request.recurring_s,
             data={ANCHOR: "wall"} if request.wall else None,

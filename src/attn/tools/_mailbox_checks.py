@@ -15,7 +15,7 @@ from typing import Literal, NotRequired, TypedDict
 from attn.core.deliberation import MemoryUpdate
 from attn.core.working_memory import WorkingMemory
 from attn.errors import InvalidInput, InvalidPriority
-from attn.limits import check_text, is_finite_number
+from attn.limits import check_optional_text, check_text, is_finite_number
 
 #: Longest accepted defer delay: 30 days, in minutes.
 MAX_DELAY_MINUTES = 30 * 24 * 60
@@ -41,17 +41,17 @@ class MemoryUpdateArgument(TypedDict):
 
 def check_id(value: object, name: str = "item_id") -> str:
     """``value`` stripped, if it is a non-blank id of at most :data:`MAX_ID_CHARS`."""
-    return check_text(value, name, required=True, max_chars=MAX_ID_CHARS).strip()
+    return check_text(value, name, max_len=MAX_ID_CHARS).strip()
 
 
 def check_reason(value: object, name: str = "reason") -> str:
     """``value`` stripped, if it is non-blank text of at most :data:`MAX_REASON_CHARS`."""
-    return check_text(value, name, required=True, max_chars=MAX_REASON_CHARS).strip()
+    return check_text(value, name, max_len=MAX_REASON_CHARS).strip()
 
 
 def check_context(value: object, name: str) -> str | None:
     """``value`` as is, if it is None or text of at most :data:`MAX_CONTEXT_CHARS`."""
-    return check_text(value, name, max_chars=MAX_CONTEXT_CHARS)
+    return check_optional_text(value, name, max_len=MAX_CONTEXT_CHARS)
 
 
 def check_ids(value: object, name: str) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 from attn.core.deliberation import DeliberationResult
 from attn.core.working_memory import MAX_KEY_CHARS
-from attn.limits import check_number
+from attn.limits import check_int
 from attn.tools import _mailbox_checks as checks
 from attn.tools._deliberation import build_deliberation
 from attn.tools._function import FunctionToolset, tool
@@ -63,7 +63,7 @@ class MailboxToolset(FunctionToolset):
 
         Spec: COAL-30.
         """
-        count = int(check_number(limit, "limit", minimum=1, maximum=1000, integer=True))
+        count = check_int(limit, "limit", low=1, high=1000)
         return await report(self.agent, count)
 
     @tool

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 
-from attn.core.registry import HOUR_S, Category, ItemType, Recovery, Supersede
+from attn.core.item_type import HOUR_S, Category, ItemType, Recovery, Supersede
 from attn.types import JSON
 
 #: The built-in item type of a plain-text message between agents.

@@ -41,9 +41,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from attn.core.registry import ItemType
-from attn.errors import InvalidInput
-from attn.limits import json_problem
+from attn.core.item_type import ItemType
+from attn.errors import InvalidInbox, InvalidInput
+from attn.limits import json_kind, json_problem
 from attn.trace.claude_protocol import (
     A2A_TYPE,
     decode_protocol,
@@ -59,12 +59,6 @@ KEY_PREFIX = "ct1-"
 LEAD_NAME = "team-lead"
 
 _SAFE = re.compile(r"[^A-Za-z0-9_-]+")
-
-
-class InvalidInbox(InvalidInput):
-    """A Claude Code team inbox or roster file is not valid."""
-
-    code = "invalid_inbox"
 
 
 @dataclass(slots=True)
@@ -127,7 +121,7 @@ def import_claude_team(
         else:
             raise InvalidInbox(
                 f"{rel}: expected a JSON array of messages (an inbox) or a team config "
-                f"object with 'members', got {_kind(data)}"
+                f"object with 'members', got {json_kind(data)}"
             )
         if progress is not None:
             progress(done, len(files))
@@ -176,7 +170,7 @@ def _parse_roster(data: JSON, rel: str) -> _Roster:
 def _check_message(message: object, rel: str, index: int) -> None:
     where = f"{rel}: message [{index}]"
     if not isinstance(message, dict):
-        raise InvalidInbox(f"{where}: expected an object, got {_kind(message)}")
+        raise InvalidInbox(f"{where}: expected an object, got {json_kind(message)}")
     for key in ("from", "text"):
         value = message.get(key)
         if not isinstance(value, str) or not value.strip():
@@ -330,13 +324,3 @@ def _describe(inbox: _Inbox, rosters: dict[Path, _Roster]) -> str:
 
 def _safe(name: str) -> str:
     return _SAFE.sub("-", name).strip("-")
-
-
-def _kind(value: object) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)

@@ -2,7 +2,7 @@
 
 The format is described in :mod:`attn.trace.model`. Writing is atomic (a
 temporary file, then a rename). Reading validates every line and raises
-:class:`~attn.trace.model.InvalidTrace` naming the file and the first bad line;
+:class:`~attn.errors.InvalidTrace` naming the file and the first bad line;
 nothing is half-read.
 """
 
@@ -16,17 +16,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from attn.core.registry import ItemType, validate_priority
-from attn.errors import InvalidInput
-from attn.limits import check_json
+from attn.core.item_type import ItemType, validate_priority
+from attn.errors import InvalidInput, InvalidTrace
+from attn.jsontext import dumps
+from attn.limits import check_json, json_kind
 from attn.trace.model import (
     TRACE_FORMAT,
     TRACE_VERSION,
-    InvalidTrace,
     Trace,
     TraceAgent,
     TraceEvent,
-    type_from_json,
 )
 from attn.types import JSON
 
@@ -58,8 +57,8 @@ def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
 
 def trace_text(trace: Trace) -> str:
     """The whole trace file as text: the header line, then one line per event."""
-    lines = [_dumps(trace.header_json())]
-    lines.extend(_dumps(event.to_json()) for event in trace.events)
+    lines = [dumps(trace.header_json())]
+    lines.extend(dumps(event.to_json()) for event in trace.events)
     return "\n".join(lines) + "\n"
 
 
@@ -141,7 +140,7 @@ def event_from_json(data: object) -> TraceEvent:
         InvalidInput: naming the bad field.
     """
     if not isinstance(data, dict):
-        raise InvalidInput(f"an event must be a JSON object, got {_kind(data)}")
+        raise InvalidInput(f"an event must be a JSON object, got {json_kind(data)}")
     missing = [k for k in ("at", "agent", "sourceType", "payload", "key") if k not in data]
     if missing:
         raise InvalidInput(f"event is missing {', '.join(repr(k) for k in missing)}")
@@ -158,7 +157,7 @@ def event_from_json(data: object) -> TraceEvent:
     metadata = data.get("metadata", {})
     for field_name, value in (("payload", payload), ("metadata", metadata)):
         if not isinstance(value, dict):
-            raise InvalidInput(f"{field_name!r} must be a JSON object, got {_kind(value)}")
+            raise InvalidInput(f"{field_name!r} must be a JSON object, got {json_kind(value)}")
         check_json(value, field_name)  # the limits of an enqueue, before any is replayed
     priority = data.get("priority")
     if priority is not None:
@@ -173,7 +172,7 @@ def parse_instant(value: object, field_name: str) -> datetime:
         InvalidInput: for anything else (naive times included).
     """
     if not isinstance(value, str):
-        raise InvalidInput(f"{field_name!r} must be an ISO 8601 string, got {_kind(value)}")
+        raise InvalidInput(f"{field_name!r} must be an ISO 8601 string, got {json_kind(value)}")
     try:
         instant = datetime.fromisoformat(value)
     except ValueError as exc:
@@ -191,15 +190,15 @@ def _build(header: Mapping[str, Any], events: list[TraceEvent]) -> Trace:
         )
     origin = header.get("origin", {})
     if not isinstance(origin, dict):
-        raise InvalidInput(f"'origin' must be a JSON object, got {_kind(origin)}")
+        raise InvalidInput(f"'origin' must be a JSON object, got {json_kind(origin)}")
     created_at = parse_instant(header.get("createdAt", datetime.now(UTC).isoformat()), "createdAt")
     raw_types = header.get("types", [])
     if not isinstance(raw_types, list):
-        raise InvalidInput(f"'types' must be a JSON array, got {_kind(raw_types)}")
+        raise InvalidInput(f"'types' must be a JSON array, got {json_kind(raw_types)}")
     types: list[ItemType] = []
     for index, raw in enumerate(raw_types):
         try:
-            spec = type_from_json(raw)
+            spec = ItemType.from_dict(raw)
         except InvalidInput as exc:
             raise InvalidInput(f"types[{index}]: {exc.message}") from exc
         if any(t.name == spec.name for t in types):
@@ -207,7 +206,7 @@ def _build(header: Mapping[str, Any], events: list[TraceEvent]) -> Trace:
         types.append(spec)
     raw_agents = header.get("agents", [])
     if not isinstance(raw_agents, list):
-        raise InvalidInput(f"'agents' must be a JSON array, got {_kind(raw_agents)}")
+        raise InvalidInput(f"'agents' must be a JSON array, got {json_kind(raw_agents)}")
     agents: dict[str, TraceAgent] = {}
     for index, raw in enumerate(raw_agents):
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str) or not raw["name"]:
@@ -226,20 +225,6 @@ def _nonempty_str(data: Mapping[str, Any], key: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{key!r} must be a non-empty string, got {value!r}")
     return value
-
-
-def _kind(value: object) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-def _dumps(data: JSON) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 __all__ = [

@@ -14,7 +14,6 @@ the same trace into the same database twice never duplicates an item.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 from collections.abc import Callable
@@ -24,8 +23,10 @@ from pathlib import Path
 from attn.config import AgentConfig
 from attn.core.events import ITEM_UPDATED, Event
 from attn.core.focus import Brain
-from attn.core.registry import ItemType, TypeRegistry
+from attn.core.item_type import ItemType
+from attn.core.registry import TypeRegistry
 from attn.errors import InvalidInput, UnknownAgent
+from attn.jsontext import dumps
 from attn.models import TERMINAL_STATUSES
 from attn.runtime import Runtime
 from attn.trace.files import read_trace
@@ -190,8 +191,7 @@ def _check(trace: Trace, registry: TypeRegistry, config: AgentConfig) -> None:
         content = event.payload.get("content")
         if found.requires_text and (not isinstance(content, str) or not content.strip()):
             raise InvalidInput(f"{where}: {found.name} needs non-empty text in payload.content")
-        size = len(json.dumps(event.payload, separators=(",", ":")))
-        size += len(json.dumps(event.metadata, separators=(",", ":")))
+        size = len(dumps(event.payload)) + len(dumps(event.metadata))  # as enqueue counts
         if size > config.max_payload_bytes:
             raise InvalidInput(
                 f"{where}: payload and metadata take {size} bytes; the limit "

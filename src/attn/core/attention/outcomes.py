@@ -22,7 +22,7 @@ from attn.core.attention.attempt import Attempt, Interrupt
 from attn.core.attention.state import ControllerState, decision_context, emit
 from attn.core.events import INCOMPLETE
 from attn.core.focus import Focus, Reply, YieldAction
-from attn.core.registry import ItemType
+from attn.core.item_type import ItemType
 from attn.errors import ReplyCancelled
 from attn.models import COMPLETION_MARKER, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertLogs, UpdateActivity, WriteOp

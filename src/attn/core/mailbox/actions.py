@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from attn.core.item_type import validate_priority
 from attn.core.mailbox.deferred import DeferredItems
 from attn.core.mailbox.queue import ReadyQueue
 from attn.core.mailbox.transitions import Transitions
-from attn.core.registry import TypeRegistry, validate_priority
+from attn.core.registry import TypeRegistry
 from attn.core.stimuli import completes_without_model
 from attn.errors import InvalidInput, InvalidTransition, ItemNotFound, ProtectedItem
 from attn.models import DecisionType, ItemStatus, MailboxItem

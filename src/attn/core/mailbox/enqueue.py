@@ -23,16 +23,15 @@ from typing import Any
 
 from attn.clock import Clock
 from attn.config import AgentConfig
+from attn.core.item_type import validate_priority
 from attn.core.mailbox.merge import check_supersede_key
 from attn.core.mailbox.queue import ReadyQueue
-from attn.core.registry import TypeRegistry, validate_priority
+from attn.core.registry import TypeRegistry
 from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge
 from attn.ids import new_id
 from attn.jsontext import dumps
-from attn.limits import check_json
+from attn.limits import check_id, check_json, check_unicode
 from attn.models import ItemStatus, MailboxItem
-
-_MAX_KEY_LEN = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,24 +139,16 @@ def build_item(
         )
     priority = validate_priority(priority)
     check_supersede_key(payload)
-    if idempotency_key is not None and (
-        not isinstance(idempotency_key, str)
-        or not idempotency_key.strip()
-        or len(idempotency_key) > _MAX_KEY_LEN
-        or "\x00" in idempotency_key
-    ):
-        raise InvalidInput(
-            f"idempotency key must be a non-blank string of at most {_MAX_KEY_LEN} characters"
-            " without NUL"
-        )
+    if idempotency_key is not None:
+        idempotency_key = check_id(idempotency_key, "idempotency key")
     check_json(payload, "payload")
     check_json(metadata, "metadata")
     try:
         encoded = (dumps(payload), dumps(metadata))
     except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidInput(f"payload and metadata must be JSON-serializable: {exc}") from exc
-    for text in (*encoded, idempotency_key or ""):
-        _require_unicode(text)
+    check_unicode(encoded[0], "payload")
+    check_unicode(encoded[1], "metadata")
     size = len(encoded[0]) + len(encoded[1])
     if size > config.max_payload_bytes:
         raise PayloadTooLarge(
@@ -187,15 +178,3 @@ def build_item(
         idempotency_key=idempotency_key,
     )
     return item, encoded
-
-
-def _require_unicode(text: str) -> None:
-    """Reject text that cannot be stored as UTF-8 (lone surrogates)."""
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise InvalidInput(
-                f"text must be valid Unicode; found {exc.object[exc.start : exc.end]!r} "
-                f"(a lone surrogate) at position {exc.start}"
-            ) from None

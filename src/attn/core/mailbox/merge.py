@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from attn.config import AgentConfig
-from attn.core.registry import ItemType, Supersede
-from attn.errors import InvalidInput
+from attn.core.item_type import ItemType, Supersede
+from attn.limits import check_text
 from attn.models import MailboxItem
 from attn.types import JSON
 
@@ -110,12 +110,7 @@ def check_supersede_key(payload: Mapping[str, Any]) -> None:
     flags = _flags(payload)
     if "supersedeKey" not in flags:
         return
-    key = flags["supersedeKey"]
-    if not isinstance(key, str) or not key.strip() or len(key) > MAX_SUPERSEDE_KEY_LEN:
-        raise InvalidInput(
-            f"payload.extra.supersedeKey must be a non-blank string of at most "
-            f"{MAX_SUPERSEDE_KEY_LEN} characters, got {key!r:.80}"
-        )
+    check_text(flags["supersedeKey"], "payload.extra.supersedeKey", max_len=MAX_SUPERSEDE_KEY_LEN)
 
 
 #: Joins the texts of merged items in ``payload["content"]``.

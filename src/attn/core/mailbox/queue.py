@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from attn.config import AgentConfig
+from attn.core.item_type import ItemType
 from attn.core.mailbox.merge import merge_group, supersede_group
-from attn.core.registry import ItemType, TypeRegistry
+from attn.core.registry import TypeRegistry
 from attn.models import MailboxItem
 
 #: A queued item's conversations (hashable keys), as its controller's merge rules see them.
