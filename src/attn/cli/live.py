@@ -4,7 +4,7 @@
 coloured line per event; when the connection drops it reconnects with the
 last sequence number it saw, so missed events are replayed (or a resync
 notice is printed). ``attn chat AGENT`` reads lines from stdin and streams
-each reply over ``POST /api/agents/{name}/chat/stream`` (Server-Sent Events).
+each reply over ``POST /api/agents/{agentId}/chat/stream`` (Server-Sent Events).
 Both take ``--url``, ``--token`` and ``--json`` (one JSON object per line).
 
 Spec: 000 §5 (WebSocket events, streamed chat); acceptance SRV-20, SRV-21.
@@ -289,11 +289,11 @@ def describe(event: str, data: dict[str, Any]) -> Text:
         if focus:
             text.append(f"  on {focus.get('id', '')}")
     elif event == "agent:focus":
-        focus = data.get("focus") or {}
+        focus = data.get("currentFocus") or {}
         text.append(f"focus {focus.get('id', 'none') if focus else 'none'}")
-        text.append(f"  depth {data.get('mailboxDepth', '?')}")
+        text.append(f"  queue depth {data.get('queueDepth', '?')}")
     elif event == "agent:incomplete":
-        text.append(f"{data.get('itemId', '')} ({data.get('sourceType', '')}): ")
+        text.append(f"{data.get('mailboxItemId', '')} ({data.get('sourceType', '')}): ")
         text.append(str(data.get("reason", "")), style="red")
     elif event == "agent:stream":
         if data.get("reset"):

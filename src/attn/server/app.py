@@ -12,14 +12,14 @@ is a 404 that names the path without it)::
     GET  /health                               liveness, never needs the token
     GET  /api/types                            the item type registry
     GET  /api/agents                           every agent: state, depth, focus
-    GET  /api/agents/{name}                    one agent, with statistics
-    POST /api/agents/{name}/mailbox            enqueue (202 + item id); Idempotency-Key header
-    GET  /api/agents/{name}/mailbox            queue and history (filters: type, category,
+    GET  /api/agents/{agentId}                    one agent, with statistics
+    POST /api/agents/{agentId}/mailbox            enqueue (202 + item id); Idempotency-Key header
+    GET  /api/agents/{agentId}/mailbox            queue and history (filters: type, category,
                                                status; paging: limit, cursor)
-    POST /api/agents/{name}/chat               send a message and wait for the reply
-    GET  /api/agents/{name}/mind               attention state, focus, queue, deferred items
-    GET  /api/agents/{name}/decisions          decision timeline; limit, cursor
-    GET  /api/agents/{name}/activity-logs      log entries of one activity; activityId,
+    POST /api/agents/{agentId}/chat               send a message and wait for the reply
+    GET  /api/agents/{agentId}/mind               attention state, focus, queue, deferred items
+    GET  /api/agents/{agentId}/decisions          decision timeline; limit, cursor
+    GET  /api/agents/{agentId}/activity-logs      log entries of one activity; activityId,
                                                limit, cursor
 
 Every listing is paged (:mod:`attn.runtime.views`): a bounded default page, at
@@ -70,7 +70,7 @@ from attn.server.routes_agents import agents_router
 from attn.server.routes_control import control_router
 from attn.server.routes_meta import meta_router
 from attn.server.routes_time import time_router
-from attn.server.schemas import ChatBody, EnqueueBody, EnqueuedView
+from attn.server.schemas import AgentIdPath, ChatBody, EnqueueBody, EnqueuedView
 from attn.server.ui import install_ui
 from attn.version import attn_version
 
@@ -168,14 +168,14 @@ def create_app(
         """Every hosted agent, in the order they were added."""
         return {"agents": [agent_summary(agent) for agent in runtime.agents]}
 
-    @app.get("/api/agents/{name}", tags=["agents"])
-    async def get_agent(name: str) -> dict[str, Any]:
+    @app.get("/api/agents/{agentId}", tags=["agents"])
+    async def get_agent(name: AgentIdPath) -> dict[str, Any]:
         """One agent: state, depth, focus and counters. 404 for an unknown name."""
         agent = runtime.get_agent(name)
         return {**agent_summary(agent), "statistics": agent.statistics()}
 
     @app.post(
-        "/api/agents/{name}/mailbox",
+        "/api/agents/{agentId}/mailbox",
         status_code=202,
         tags=["mailbox"],
         response_model=None,
@@ -194,7 +194,7 @@ def create_app(
         },
     )
     async def enqueue(
-        name: str,
+        name: AgentIdPath,
         body: EnqueueBody,
         response: Response,
         idempotency_key: Annotated[
@@ -219,9 +219,9 @@ def create_app(
             response.status_code = 200
         return result.to_dict()
 
-    @app.get("/api/agents/{name}/mailbox", tags=["mailbox"])
+    @app.get("/api/agents/{agentId}/mailbox", tags=["mailbox"])
     async def mailbox(
-        name: str,
+        name: AgentIdPath,
         type: Annotated[str | None, Query(description="comma-separated source types")] = None,
         category: Annotated[str | None, Query(description="a type category")] = None,
         status: Annotated[str | None, Query(description="comma-separated statuses")] = None,
@@ -242,8 +242,8 @@ def create_app(
             cursor=cursor,
         )
 
-    @app.post("/api/agents/{name}/chat", tags=["mailbox"])
-    async def chat(name: str, body: ChatBody) -> dict[str, Any]:
+    @app.post("/api/agents/{agentId}/chat", tags=["mailbox"])
+    async def chat(name: AgentIdPath, body: ChatBody) -> dict[str, Any]:
         """Send a message and wait for the agent's reply (same mailbox path as enqueue)."""
         agent = runtime.get_agent(name)
         reply = await agent.send_message(
@@ -254,16 +254,16 @@ def create_app(
             source_type=body.source_type,
             timeout_s=body.timeout_s,
         )
-        return {"reply": reply.text, "itemId": reply.item_id, "data": reply.data}
+        return {"reply": reply.text, "mailboxItemId": reply.item_id, "data": reply.data}
 
-    @app.get("/api/agents/{name}/mind", tags=["agents"])
-    async def mind(name: str) -> dict[str, Any]:
+    @app.get("/api/agents/{agentId}/mind", tags=["agents"])
+    async def mind(name: AgentIdPath) -> dict[str, Any]:
         """The agent's mind: attention state, current focus, queue, deferred items."""
         return await runtime.get_agent(name).mind()
 
-    @app.get("/api/agents/{name}/decisions", tags=["agents"])
+    @app.get("/api/agents/{agentId}/decisions", tags=["agents"])
     async def decisions(
-        name: str,
+        name: AgentIdPath,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_DECISION_PAGE,
         cursor: Cursor = None,
         offset: Offset = 0,
@@ -272,9 +272,9 @@ def create_app(
         agent = runtime.get_agent(name)
         return await agent.decision_page(limit=limit, offset=offset, cursor=cursor)
 
-    @app.get("/api/agents/{name}/activity-logs", tags=["agents"])
+    @app.get("/api/agents/{agentId}/activity-logs", tags=["agents"])
     async def activity_logs(
-        name: str,
+        name: AgentIdPath,
         activity_id: Annotated[str, Query(alias="activityId", min_length=1, max_length=200)],
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_LOG_PAGE,
         cursor: Cursor = None,
@@ -285,7 +285,7 @@ def create_app(
         return await agent.activity_log_page(activity_id, limit=limit, cursor=cursor)
 
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
-    install_live(app, runtime)  # /ws, POST /api/agents/{name}/chat/stream (attn.server.live)
+    install_live(app, runtime)  # /ws, POST /api/agents/{agentId}/chat/stream (attn.server.live)
     install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
     app.include_router(control_router(runtime))  # control, cancel, config (routes_control)
     app.include_router(agents_router(runtime, agent_defaults))  # create/remove (routes_agents)
@@ -295,16 +295,16 @@ def create_app(
 
 
 def agent_summary(agent: Agent) -> dict[str, Any]:
-    """The listing entry of one agent: name, state, depth and a short focus."""
+    """The listing entry of one agent: id, state, queue depth and a short current focus."""
     focus = agent.focus_item
     return {
-        "name": agent.name,
+        "agentId": agent.name,
         "description": agent.description,
         "state": str(agent.state),
         "running": agent.running,
         "paused": agent.paused,
-        "depth": agent.depth,
-        "focus": None
+        "queueDepth": agent.depth,
+        "currentFocus": None
         if focus is None
         else {
             "id": focus.id,

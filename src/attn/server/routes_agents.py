@@ -2,8 +2,8 @@
 
 Mounted by :func:`attn.server.app.create_app` with :func:`agents_router`::
 
-    POST   /api/agents          {name, brain, options?, description?, config?} -> 201
-    DELETE /api/agents/{name}   -> 204; the agent's stored items stay
+    POST   /api/agents          {agentId, brain, options?, description?, config?} -> 201
+    DELETE /api/agents/{agentId}   -> 204; the agent's stored items stay
 
 A new agent is checked exactly like an ``[[agents]]`` entry of ``attn.toml``
 (:func:`attn.config.brain_problem`): an unknown brain, an option the brain
@@ -32,6 +32,7 @@ from attn.errors import AgentExists, InvalidInput, UnknownAgent
 from attn.server.body import JsonBodyRoute
 from attn.server.errors import VALIDATION_ERROR, ApiError
 from attn.server.routes_control import config_view
+from attn.server.schemas import AgentIdPath
 from attn.server.schemas_control import CreateAgentBody, CreatedAgentView
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
                 if getattr(given, name) is not None
             }
         section = AgentSection(
-            name=body.name,
+            name=body.agent_id,
             brain=body.brain,
             description=body.description,
             options=body.options,
@@ -83,11 +84,11 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
             agent_config = resolve(base, section).agent_config()
         except InvalidInput as exc:
             raise ApiError(422, VALIDATION_ERROR, f"body.config: {exc.message}") from None
-        if any(agent.name == body.name for agent in runtime.agents):
-            raise AgentExists(f"agent {body.name!r} is already hosted")
+        if any(agent.name == body.agent_id for agent in runtime.agents):
+            raise AgentExists(f"agent {body.agent_id!r} is already hosted")
         brain = build_brain(section.brain, dict(section.options))
         agent = await runtime.add_agent(
-            body.name, brain, agent_config, description=body.description
+            body.agent_id, brain, agent_config, description=body.description
         )
         response.headers["Location"] = f"/api/agents/{agent.name}"
         if given is not None and given.heartbeat_interval_s is not None:
@@ -99,12 +100,12 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
         return {**agent_summary(agent), "config": config_view(runtime, agent)["config"]}
 
     @router.delete(
-        "/api/agents/{name}",
+        "/api/agents/{agentId}",
         status_code=204,
         response_class=Response,
         responses={204: {"description": "removed; its stored items stay"}},
     )
-    async def remove_agent(name: str) -> Response:
+    async def remove_agent(name: AgentIdPath) -> Response:
         """Stop the agent and stop hosting it. Callers waiting for its replies get 409."""
         await runtime.remove_agent(runtime.get_agent(name).name)
         return Response(status_code=204)

@@ -231,7 +231,7 @@ class ControllerOutcomes(ControllerState):
 
     def _incomplete(self, item: MailboxItem, reason: str) -> None:
         self._emit(
-            INCOMPLETE, {"itemId": item.id, "sourceType": item.source_type, "reason": reason}
+            INCOMPLETE, {"mailboxItemId": item.id, "sourceType": item.source_type, "reason": reason}
         )
 
     def _resolve(

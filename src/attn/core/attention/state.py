@@ -92,7 +92,7 @@ class ControllerState:
         self, item: MailboxItem, arrival: MailboxItem | None = None, rule: str | None = None
     ) -> dict[str, Any]:
         context: dict[str, Any] = {
-            "currentFocus": self._focus_id(),
+            "currentFocusId": self._focus_id(),
             "itemPriority": item.priority,
             "queueDepth": self.mailbox.depth,
             "queuedTypes": self.mailbox.queued_types(),
@@ -117,7 +117,9 @@ class ControllerState:
             focus_id = focus.id if focus is not None else None
             if state != AttentionState.DECIDING and focus_id != self._announced_focus:
                 self._announced_focus = focus_id
-                self._emit(FOCUS_CHANGED, {"focus": focus_dict, "mailboxDepth": self.mailbox.depth})
+                self._emit(
+                    FOCUS_CHANGED, {"currentFocus": focus_dict, "queueDepth": self.mailbox.depth}
+                )
 
     def _emit(self, event_type: str, data: dict[str, Any]) -> None:
         self.bus.emit(Event(event_type, self.agent_id, data, self.clock.now()))

@@ -82,7 +82,7 @@ class Mailbox(MailboxEnqueue, MailboxActions):
     def statistics(self) -> dict[str, int]:
         """Depth, deferred count and lifetime counters of this mailbox."""
         return {
-            "depth": self.depth,
+            "queue_depth": self.depth,
             "deferred": len(self._deferred),
             "waiting_getters": len(self._getters),
             **self.counters,
