@@ -165,7 +165,7 @@ def test_a_taken_name_is_409_and_changes_nothing(http: httpx.Client) -> None:
         ({"agentId": "e v e", "brain": "echo"}, "body.agentId"),
         ({"agentId": "", "brain": "echo"}, "body.agentId"),
         ({"agentId": "x" * 65, "brain": "echo"}, "body.agentId"),
-        ({"brain": "echo"}, "body.name: field required"),
+        ({"brain": "echo"}, "body.agentId: field required"),
         ({"agentId": "eve"}, "body.brain: field required"),
         ({"agentId": "eve", "brain": "echo", "options": 3}, "body.options"),
         ({"agentId": "eve", "brain": "echo", "options": []}, "body.options"),
