@@ -17,8 +17,9 @@ import pytest
 
 from attn import EchoBrain, Runtime
 from attn.core.events import Event
-from attn.server.app import agent_summary, create_app
+from attn.server.app import create_app
 from attn.server.routes_control import config_view
+from attn.server.schemas_views import agent_summary
 from attn.testing import FakeClock, MemoryStore
 
 GLOSSARY = Path(__file__).resolve().parents[2] / "docs" / "glossary.md"

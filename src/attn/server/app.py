@@ -43,6 +43,7 @@ from starlette.routing import Match
 
 from attn.errors import AttnError
 from attn.runtime import views
+from attn.server import schemas_views as shapes
 from attn.server.body import JsonBodyRoute
 from attn.server.errors import (
     CODE_BY_STATUS,
@@ -71,12 +72,13 @@ from attn.server.routes_control import control_router
 from attn.server.routes_meta import meta_router
 from attn.server.routes_time import time_router
 from attn.server.schemas import AgentIdPath, ChatBody, EnqueueBody, EnqueuedView
+from attn.server.schemas_views import agent_summary
 from attn.server.ui import install_ui
 from attn.version import attn_version
 
 if TYPE_CHECKING:
     from attn.config import DefaultsSection
-    from attn.runtime import Agent, Runtime
+    from attn.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -163,12 +165,12 @@ def create_app(
         """Every mailbox item type the runtime knows, with its defaults."""
         return {"types": runtime.registry.to_list()}
 
-    @app.get("/api/agents", tags=["agents"])
+    @app.get("/api/agents", tags=["agents"], **shapes.answers(shapes.AgentListView))
     async def list_agents() -> dict[str, Any]:
         """Every hosted agent, in the order they were added."""
         return {"agents": [agent_summary(agent) for agent in runtime.agents]}
 
-    @app.get("/api/agents/{agentId}", tags=["agents"])
+    @app.get("/api/agents/{agentId}", tags=["agents"], **shapes.answers(shapes.AgentDetailView))
     async def get_agent(name: AgentIdPath) -> dict[str, Any]:
         """One agent: state, depth, focus and counters. 404 for an unknown name."""
         agent = runtime.get_agent(name)
@@ -219,7 +221,9 @@ def create_app(
             response.status_code = 200
         return result.to_dict()
 
-    @app.get("/api/agents/{agentId}/mailbox", tags=["mailbox"])
+    @app.get(
+        "/api/agents/{agentId}/mailbox", tags=["mailbox"], **shapes.answers(shapes.TimelineView)
+    )
     async def mailbox(
         name: AgentIdPath,
         type: Annotated[str | None, Query(description="comma-separated source types")] = None,
@@ -242,7 +246,9 @@ def create_app(
             cursor=cursor,
         )
 
-    @app.post("/api/agents/{agentId}/chat", tags=["mailbox"])
+    @app.post(
+        "/api/agents/{agentId}/chat", tags=["mailbox"], **shapes.answers(shapes.ChatReplyView)
+    )
     async def chat(name: AgentIdPath, body: ChatBody) -> dict[str, Any]:
         """Send a message and wait for the agent's reply (same mailbox path as enqueue)."""
         agent = runtime.get_agent(name)
@@ -256,12 +262,16 @@ def create_app(
         )
         return {"reply": reply.text, "mailboxItemId": reply.item_id, "data": reply.data}
 
-    @app.get("/api/agents/{agentId}/mind", tags=["agents"])
+    @app.get("/api/agents/{agentId}/mind", tags=["agents"], **shapes.answers(shapes.MindView))
     async def mind(name: AgentIdPath) -> dict[str, Any]:
         """The agent's mind: attention state, current focus, queue, deferred items."""
         return await runtime.get_agent(name).mind()
 
-    @app.get("/api/agents/{agentId}/decisions", tags=["agents"])
+    @app.get(
+        "/api/agents/{agentId}/decisions",
+        tags=["agents"],
+        **shapes.answers(shapes.DecisionPageView),
+    )
     async def decisions(
         name: AgentIdPath,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_DECISION_PAGE,
@@ -272,7 +282,9 @@ def create_app(
         agent = runtime.get_agent(name)
         return await agent.decision_page(limit=limit, offset=offset, cursor=cursor)
 
-    @app.get("/api/agents/{agentId}/activity-logs", tags=["agents"])
+    @app.get(
+        "/api/agents/{agentId}/activity-logs", tags=["agents"], **shapes.answers(shapes.LogPageView)
+    )
     async def activity_logs(
         name: AgentIdPath,
         activity_id: Annotated[str, Query(alias="activityId", min_length=1, max_length=200)],
@@ -292,28 +304,6 @@ def create_app(
     app.include_router(meta_router(runtime))  # /ready, /metrics (routes_meta)
     install_openapi(app)  # every error response declared (attn.server.openapi)
     return app
-
-
-def agent_summary(agent: Agent) -> dict[str, Any]:
-    """The listing entry of one agent: id, state, queue depth and a short current focus."""
-    focus = agent.focus_item
-    return {
-        "agentId": agent.name,
-        "description": agent.description,
-        "state": str(agent.state),
-        "running": agent.running,
-        "paused": agent.paused,
-        "queueDepth": agent.depth,
-        "currentFocus": None
-        if focus is None
-        else {
-            "id": focus.id,
-            "sourceType": focus.source_type,
-            "priority": focus.priority,
-            "summary": focus.summary,
-            "startedAt": focus.started_at.isoformat() if focus.started_at else None,
-        },
-    }
 
 
 def _split(value: str | None) -> list[str] | None:

@@ -34,6 +34,7 @@ from attn.server.errors import VALIDATION_ERROR, ApiError
 from attn.server.routes_control import config_view
 from attn.server.schemas import AgentIdPath
 from attn.server.schemas_control import CreateAgentBody, CreatedAgentView
+from attn.server.schemas_views import agent_summary
 
 if TYPE_CHECKING:
     from attn.runtime import Runtime
@@ -48,7 +49,6 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
             settings the body leaves out come from here (AgentConfig's own
             defaults when None).
     """
-    from attn.server.app import agent_summary  # app imports this module
 
     base = defaults if defaults is not None else DefaultsSection()
     router = APIRouter(route_class=JsonBodyRoute, tags=["agents"])

@@ -40,6 +40,7 @@ from attn.server.schemas_control import (
     CancelView,
     ConfigPatch,
 )
+from attn.server.schemas_views import agent_summary
 
 if TYPE_CHECKING:
     from attn.runtime import Agent, Runtime
@@ -101,7 +102,6 @@ def config_view(runtime: Runtime, agent: Agent) -> dict[str, Any]:
 
 def control_router(runtime: Runtime) -> APIRouter:
     """The routes above, bound to ``runtime``."""
-    from attn.server.app import agent_summary  # app imports this module
 
     router = APIRouter(route_class=OptionalJsonBodyRoute, tags=["control"])
 
