@@ -143,8 +143,8 @@ def test_c9_the_demo_team_streams_what_it_replies(tmp_path: Path) -> None:
     toml = _toml_inline(DEMO_AGENTS)
     with LiveServer(team_config(toml, tmp_path / "demo.db")) as live:
         for agent in DEMO_AGENTS:
-            events = _sse(live.url, agent["agentId"], "hello")
-            assert _text_of(events) == events[-1][1]["reply"], agent["agentId"]
+            events = _sse(live.url, agent["name"], "hello")
+            assert _text_of(events) == events[-1][1]["reply"], agent["name"]
             assert "reset" not in [e for e, _ in events]
 
 
