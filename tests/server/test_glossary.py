@@ -72,6 +72,19 @@ def _schema_names(node: Any) -> Iterator[str]:
             yield from _schema_names(value)
 
 
+def _property_sets(node: Any) -> Iterator[set[str]]:
+    """The property names of every object schema in ``node``, one set per schema."""
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            yield set(properties)
+        for value in node.values():
+            yield from _property_sets(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _property_sets(value)
+
+
 def _keys(value: Any) -> Iterator[str]:
     """Every key of a JSON value, except inside :data:`OPAQUE` ones."""
     if isinstance(value, dict):
@@ -102,6 +115,19 @@ def test_every_openapi_name_is_a_glossary_wire_name() -> None:
     }
     assert names & RETIRED == set()
     assert sorted(names - WIRE) == [], "add these to docs/glossary.md (or use the existing name)"
+
+
+def test_an_agent_is_named_agent_id_not_name() -> None:
+    """``name`` stays the key of an item type; an agent is ``agentId`` everywhere."""
+    document = create_app(Runtime()).openapi()
+    create = document["components"]["schemas"]["CreateAgentBody"]["properties"]
+    assert "agentId" in create and "name" not in create
+    for names in _property_sets(document):
+        assert not {"agentId", "name"} <= names, names
+    for item in document["paths"].values():
+        for operation in item.values():
+            params = {p["name"] for p in operation.get("parameters", [])}
+            assert "name" not in params, operation.get("operationId")
 
 
 @pytest.fixture

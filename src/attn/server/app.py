@@ -9,18 +9,18 @@ Routes (all JSON; errors are ``{"error": {"code", "message"}}``, see
 ``application/json``, see :mod:`attn.server.body`; a path with a trailing slash
 is a 404 that names the path without it)::
 
-    GET  /health                               liveness, never needs the token
-    GET  /api/types                            the item type registry
-    GET  /api/agents                           every agent: state, depth, focus
-    GET  /api/agents/{agentId}                    one agent, with statistics
-    POST /api/agents/{agentId}/mailbox            enqueue (202 + item id); Idempotency-Key header
-    GET  /api/agents/{agentId}/mailbox            queue and history (filters: type, category,
-                                               status; paging: limit, cursor)
-    POST /api/agents/{agentId}/chat               send a message and wait for the reply
-    GET  /api/agents/{agentId}/mind               attention state, focus, queue, deferred items
-    GET  /api/agents/{agentId}/decisions          decision timeline; limit, cursor
-    GET  /api/agents/{agentId}/activity-logs      log entries of one activity; activityId,
-                                               limit, cursor
+    GET  /health                              liveness, never needs the token
+    GET  /api/types                           the item type registry
+    GET  /api/agents                          every agent: agentId, state, queueDepth, currentFocus
+    GET  /api/agents/{agentId}                one agent, with statistics
+    POST /api/agents/{agentId}/mailbox        enqueue (202 + item id); Idempotency-Key header
+    GET  /api/agents/{agentId}/mailbox        queue and history (filters: type, category,
+                                              status; paging: limit, cursor)
+    POST /api/agents/{agentId}/chat           send a message and wait for the reply
+    GET  /api/agents/{agentId}/mind           attention state, current focus, queue, deferred items
+    GET  /api/agents/{agentId}/decisions      decision timeline; limit, cursor
+    GET  /api/agents/{agentId}/activity-logs  log entries of one activity; activityId,
+                                              limit, cursor
 
 Every listing is paged (:mod:`attn.runtime.views`): a bounded default page, at
 most :data:`MAX_PAGE` entries, and ``nextCursor`` to pass back as ``cursor``.
@@ -172,7 +172,7 @@ def create_app(
 
     @app.get("/api/agents/{agentId}", tags=["agents"], **shapes.answers(shapes.AgentDetailView))
     async def get_agent(name: AgentIdPath) -> dict[str, Any]:
-        """One agent: state, depth, focus and counters. 404 for an unknown name."""
+        """One agent: state, queue depth, current focus and counters. 404 for an unknown agent."""
         agent = runtime.get_agent(name)
         return {**agent_summary(agent), "statistics": agent.statistics()}
 

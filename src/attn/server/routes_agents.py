@@ -3,7 +3,7 @@
 Mounted by :func:`attn.server.app.create_app` with :func:`agents_router`::
 
     POST   /api/agents          {agentId, brain, options?, description?, config?} -> 201
-    DELETE /api/agents/{agentId}   -> 204; the agent's stored items stay
+    DELETE /api/agents/{agentId}  -> 204; the agent's stored items stay
 
 A new agent is checked exactly like an ``[[agents]]`` entry of ``attn.toml``
 (:func:`attn.config.brain_problem`): an unknown brain, an option the brain

@@ -2,13 +2,13 @@
 
 Mounted by :func:`attn.server.app.create_app` with :func:`time_router`::
 
-    GET    /api/agents/{agentId}/callbacks                 pending callbacks and wakeups with
+    GET    /api/agents/{agentId}/callbacks               pending callbacks and wakeups with
                                                         their next fire time; ?type=wakeup,...
                                                         paged: limit (100, at most 1000), cursor
-    DELETE /api/agents/{agentId}/callbacks/{callbackId}    cancel one (a running command is killed)
-    POST   /api/agents/{agentId}/wakeups                   schedule a wakeup (201)
-    GET    /api/agents/{agentId}/heartbeat                 interval, next and last heartbeat
-    PUT    /api/agents/{agentId}/heartbeat                 change the interval live
+    DELETE /api/agents/{agentId}/callbacks/{callbackId}  cancel one (a running command is killed)
+    POST   /api/agents/{agentId}/wakeups                 schedule a wakeup (201)
+    GET    /api/agents/{agentId}/heartbeat               interval, next and last heartbeat
+    PUT    /api/agents/{agentId}/heartbeat               change the interval live
 
 Errors use the app's error shape: an unknown agent or callback is a 404
 (``unknown_agent``, ``callback_not_found``), bad input a 422. Bodies go

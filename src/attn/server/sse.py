@@ -7,9 +7,10 @@ unknown type, full mailbox...) is an ordinary JSON error and enqueues nothing.
 Then the ``text/event-stream`` carries::
 
     event: item    data: {"mailboxItemId": "..."}
-    event: delta   data: {"text": "..."}          one per piece from focus.stream()
-    event: reset   data: {"mailboxItemId": "..."}        forget the text so far (rare, see below)
-    event: done    data: {"reply": "...", "mailboxItemId": "...", "cancelled": false, "data": {}}
+    event: delta   data: {"text": "..."}             one per piece from focus.stream()
+    event: reset   data: {"mailboxItemId": "..."}    forget the text so far (rare, see below)
+    event: done    data: {"reply": "...", "mailboxItemId": "...", "cancelled": false,
+                          "data": {}}
     event: error   data: {"error": {"code": "...", "message": "..."}}   (then the end)
 
 The deltas since the last ``reset`` always add up to the ``done`` event's
