@@ -10,7 +10,7 @@ Measured in one run, on loopback only, bounded in count and time:
 * **HTTP enqueue** (the figure with the target, ≥ 0.25× in-process): 32
   concurrent clients, each on its own keep-alive connection (:class:`RawPool`,
   a minimal HTTP/1.1 client, as load generators such as wrk are), posting to
-  ``POST /api/agents/{name}/mailbox`` of a real ``attn serve`` process on
+  ``POST /api/agents/{agentId}/mailbox`` of a real ``attn serve`` process on
   127.0.0.1 with SQLite;
 * the same with one ``httpx.AsyncClient`` over 32 connections, for reference:
   httpx spends about 1 ms of CPU per request, so with 32 connections this

@@ -114,10 +114,10 @@ def test_agents_table_and_json(runner: CliRunner, server: LiveServer) -> None:
     table = attn(runner, "agents", "--url", server.url)
     assert table.exit_code == 0, table.output
     assert "alice" in table.stdout and "bob" in table.stdout and "idle" in table.stdout
-    assert "state" in table.stdout and "depth" in table.stdout  # the columns
+    assert "state" in table.stdout and "queued" in table.stdout  # the columns
     data = json.loads(attn(runner, "agents", "--url", server.url, "--json").stdout)
-    assert [a["name"] for a in data["agents"]] == ["alice", "bob"]
-    assert [(a["state"], a["depth"]) for a in data["agents"]] == [("idle", 0), ("idle", 0)]
+    assert [a["agentId"] for a in data["agents"]] == ["alice", "bob"]
+    assert [(a["state"], a["queueDepth"]) for a in data["agents"]] == [("idle", 0), ("idle", 0)]
 
 
 # SRV-20: attn send enqueues (and waits for the reply)
@@ -127,7 +127,7 @@ def test_send_chat_prints_the_reply(runner: CliRunner, server: LiveServer) -> No
     assert result.stdout.strip() == "echo: hello there"
     data = json.loads(attn(runner, "send", "bob", "hi", "--url", server.url, "--json").stdout)
     assert data["reply"] == "bob: hi"
-    assert data["itemId"].startswith("mbx_")
+    assert data["mailboxItemId"].startswith("mbx_")
     assert result.stderr == ""  # a running agent: no warning
 
 

@@ -57,7 +57,7 @@ def _busy(url: str) -> str:
             json={"sourceType": "a2a_message", "payload": {"content": "long job"}},
         ).json()["id"]
         deadline = time.monotonic() + 10
-        while http.get("/api/agents/slow").json()["focus"] is None:
+        while http.get("/api/agents/slow").json()["currentFocus"] is None:
             assert time.monotonic() < deadline
     return str(item_id)
 
@@ -81,7 +81,7 @@ def test_cancel_when_idle_and_json(runner: CliRunner, server: LiveServer) -> Non
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == "alice is idle; nothing to cancel"
     data = json.loads(attn(runner, "cancel", "alice", "--url", server.url, "--json").stdout)
-    assert data == {"itemId": None}
+    assert data == {"mailboxItemId": None}
 
 
 def test_srv21_cancel_errors_are_one_line(runner: CliRunner, server: LiveServer) -> None:
@@ -107,7 +107,7 @@ def test_control_pause_resume_stop_start(runner: CliRunner, server: LiveServer) 
         "alice: stopped"
     )
     data = json.loads(attn(runner, "control", "alice", "start", "--url", url, "--json").stdout)
-    assert (data["name"], data["running"], data["paused"]) == ("alice", True, False)
+    assert (data["agentId"], data["running"], data["paused"]) == ("alice", True, False)
 
 
 def test_srv21_control_errors_are_one_line(runner: CliRunner, server: LiveServer) -> None:

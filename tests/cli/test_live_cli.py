@@ -349,7 +349,7 @@ def test_srv20_chat_json_prints_every_event(server: LiveServer) -> None:
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert [e["event"] for e in events] == ["item", "delta", "done"]
     assert events[-1]["data"]["reply"] == "echo: ping"
-    assert events[-1]["data"]["itemId"] == events[0]["data"]["itemId"]
+    assert events[-1]["data"]["mailboxItemId"] == events[0]["data"]["mailboxItemId"]
 
 
 def test_srv21_chat_errors_are_one_line(server: LiveServer) -> None:

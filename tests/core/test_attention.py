@@ -81,7 +81,7 @@ async def test_core_11_lifecycle_timestamps_and_decision_context(runtime: Runtim
     assert item.queued_at <= item.started_at <= item.completed_at  # type: ignore[operator]
     (pick,) = await runtime.store.find_decisions("a", item_id)
     assert pick.decision_type == DecisionType.PICK and pick.reasoning
-    assert {"currentFocus", "queueDepth", "queuedTypes"} <= set(pick.context)
+    assert {"currentFocusId", "queueDepth", "queuedTypes"} <= set(pick.context)
 
 
 async def test_core_11_deferred_resurface_merged_and_every_decision_stored(
@@ -128,7 +128,7 @@ async def test_core_11_deferred_resurface_merged_and_every_decision_stored(
             assert item.queued_at <= item.started_at <= item.completed_at  # type: ignore[operator]
         for decision in await runtime.store.find_decisions("a", item_id):
             assert decision.item_id == item_id and decision.decision_type and decision.reasoning
-            assert {"currentFocus", "queueDepth", "queuedTypes"} <= set(decision.context), (
+            assert {"currentFocusId", "queueDepth", "queuedTypes"} <= set(decision.context), (
                 decision.decision_type,
                 decision.context,
             )
@@ -509,7 +509,7 @@ async def test_core_41_poison_item_dropped_after_three_attempts(runtime: Runtime
     item = await runtime.store.get_item(poison)
     assert item is not None and item.status == ItemStatus.DROPPED and "boom" in (item.reason or "")
     assert brain.ids.count(poison) == 3 and fine in brain.ids
-    assert len(incomplete) == 1 and incomplete[0].data["itemId"] == poison
+    assert len(incomplete) == 1 and incomplete[0].data["mailboxItemId"] == poison
 
 
 @pytest.mark.parametrize("how", ["timeout", "raise", "cancel", "hard_cancel"])

@@ -23,8 +23,8 @@ from attn import (
     ScriptBrain,
 )
 from attn.brains import build_brain
-from attn.errors import OptionError
 from attn.core.attention import attempt as attempt_module
+from attn.errors import OptionError
 from attn.server.app import create_app
 from attn.server.testing import serve_app
 from attn.store.sqlite import SQLiteStore

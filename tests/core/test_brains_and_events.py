@@ -114,7 +114,8 @@ async def test_every_new_focus_is_announced(runtime: Runtime, clock: FakeClock) 
     focuses: list[str | None] = []
     runtime.bus.subscribe(
         lambda e: (
-            e.type == FOCUS_CHANGED and focuses.append((e.data["focus"] or {}).get("sourceType"))
+            e.type == FOCUS_CHANGED
+            and focuses.append((e.data["currentFocus"] or {}).get("sourceType"))
         )
     )
     await agent.enqueue("heartbeat", {"summary": "patrol"})

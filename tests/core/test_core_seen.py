@@ -183,8 +183,8 @@ async def test_core_70_stale_purge_never_ages_out_a_survivor_with_a_comment(
             "content": "[task_comment] keep me",
             "mergedItemIds": ["mbx_x"],
             "messages": [
-                {"itemId": "s", "sourceType": "task_status_update", "content": ""},
-                {"itemId": "mbx_x", "sourceType": "task_comment", "content": "keep me"},
+                {"mailboxItemId": "s", "sourceType": "task_status_update", "content": ""},
+                {"mailboxItemId": "mbx_x", "sourceType": "task_comment", "content": "keep me"},
             ],
         },
     )
@@ -218,8 +218,8 @@ async def test_core_70_crash_recovery_keeps_a_survivor_with_a_comment(
             "content": "[task_comment] keep me",
             "mergedItemIds": ["x"],
             "messages": [
-                {"itemId": "s", "sourceType": "task_status_update"},
-                {"itemId": "x", "sourceType": "task_comment"},
+                {"mailboxItemId": "s", "sourceType": "task_status_update"},
+                {"mailboxItemId": "x", "sourceType": "task_comment"},
             ],
         },
     )
@@ -263,8 +263,8 @@ async def test_core_70_retry_cleanup_keeps_a_status_update_that_absorbed_a_comme
             "content": "[task_comment] keep me",
             "mergedItemIds": ["c"],
             "messages": [
-                {"itemId": "s", "sourceType": "task_status_update"},
-                {"itemId": "c", "sourceType": "task_comment"},
+                {"mailboxItemId": "s", "sourceType": "task_status_update"},
+                {"mailboxItemId": "c", "sourceType": "task_comment"},
             ],
         },
     )

@@ -18,7 +18,7 @@ async def test_ready_queue_statistics(runtime: Runtime) -> None:
     await agent.enqueue("a2a_message", {"content": "one"})
     await agent.enqueue("a2a_message", {"content": "two"})
     assert agent.mailbox.queue.statistics() == QueueStatistics(queued=2, waiting_getters=0)
-    assert agent.mailbox.statistics()["depth"] == 2
+    assert agent.mailbox.statistics()["queue_depth"] == 2
 
 
 async def test_busy_while_draining(runtime: Runtime, clock: FakeClock) -> None:

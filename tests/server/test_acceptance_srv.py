@@ -273,7 +273,7 @@ async def test_srv10_triage_and_incomplete_events_reach_subscribers(tmp_path: Pa
                 seen.append(await _recv(ws))
         await settle()
     incomplete = next(m for m in seen if m.get("event") == "agent:incomplete")
-    assert incomplete["agentId"] == "p" and incomplete["data"]["itemId"] == poison
+    assert incomplete["agentId"] == "p" and incomplete["data"]["mailboxItemId"] == poison
     triage = next(m for m in seen if m.get("event") == "agent:triage")
     assert triage["agentId"] == "t"
     assert triage["data"]["deliberation"]["reasoning"] == "the last one unblocks the team"

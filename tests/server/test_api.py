@@ -96,15 +96,15 @@ def test_health(client: httpx.Client) -> None:
 
 def test_list_and_get_agents(client: httpx.Client) -> None:
     agents = client.get("/api/agents").json()["agents"]
-    assert [a["name"] for a in agents] == ["alice", "slow"]
+    assert [a["agentId"] for a in agents] == ["alice", "slow"]
     alice = agents[0]
     assert alice["state"] == "idle"
-    assert alice["depth"] == 0
-    assert alice["focus"] is None
+    assert alice["queueDepth"] == 0
+    assert alice["currentFocus"] is None
     assert alice["description"] == "echoes in two steps"
     detail = client.get("/api/agents/alice").json()
-    assert detail["name"] == "alice"
-    assert detail["statistics"]["depth"] == 0
+    assert detail["agentId"] == "alice"
+    assert detail["statistics"]["queueDepth"] == 0
 
 
 def test_types(client: httpx.Client) -> None:
@@ -120,7 +120,7 @@ def test_chat_returns_reply_and_records_the_pick(client: httpx.Client) -> None:
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["reply"] == "echo: hello"
-    item_id = body["itemId"]
+    item_id = body["mailboxItemId"]
     history = client.get("/api/agents/alice/mailbox").json()["history"]
     item = next(i for i in history if i["id"] == item_id)
     assert item["status"] == "completed"
@@ -254,7 +254,7 @@ def test_chat_timeout_is_504_naming_the_item_that_stays(client: httpx.Client) ->
         "/api/agents/slow/chat", json={"text": "take your time", "timeoutS": 0.2}
     )
     message = _error(response, 504, "reply_timeout")
-    item_id = response.json()["error"]["itemId"]
+    item_id = response.json()["error"]["mailboxItemId"]
     assert item_id.startswith("mbx_")
     assert item_id in message
     mind = client.get("/api/agents/slow/mind").json()
@@ -269,12 +269,12 @@ def test_openapi_document_lists_the_routes(client: httpx.Client) -> None:
         "/health",
         "/api/types",
         "/api/agents",
-        "/api/agents/{name}",
-        "/api/agents/{name}/mailbox",
-        "/api/agents/{name}/chat",
-        "/api/agents/{name}/mind",
-        "/api/agents/{name}/decisions",
-        "/api/agents/{name}/activity-logs",
+        "/api/agents/{agentId}",
+        "/api/agents/{agentId}/mailbox",
+        "/api/agents/{agentId}/chat",
+        "/api/agents/{agentId}/mind",
+        "/api/agents/{agentId}/decisions",
+        "/api/agents/{agentId}/activity-logs",
     ):
         assert path in paths
 
@@ -307,7 +307,7 @@ def test_unknown_agent_is_404_naming_it(
     message = _error(shared.request(method, path, json=body), 404, "unknown_agent")
     assert "unknown recipient" in message
     assert _snapshot(shared) == before
-    assert [a["name"] for a in shared.get("/api/agents").json()["agents"]] == ["alice", "slow"]
+    assert [a["agentId"] for a in shared.get("/api/agents").json()["agents"]] == ["alice", "slow"]
 
 
 def _post_raw(client: httpx.Client, path: str, content: bytes) -> httpx.Response:

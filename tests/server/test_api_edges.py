@@ -83,7 +83,7 @@ def test_a_number_too_long_to_convert_is_400_not_500(server: LiveServer, path: s
         "code": "malformed_json",
         "message": "the body holds a number with more than 4,300 digits",
     }
-    assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["depth"] == 0
+    assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["queueDepth"] == 0
 
 
 def test_a_websocket_message_with_a_huge_number_is_refused_in_words(server: LiveServer) -> None:
@@ -133,7 +133,7 @@ def test_an_agent_removed_while_the_body_arrives_gets_nothing(server: LiveServer
 
 
 def _remove_while_the_body_arrives(server: LiveServer, http: httpx.Client) -> None:
-    http.post("/api/agents", json={"name": "gone", "brain": "echo"}).raise_for_status()
+    http.post("/api/agents", json={"agentId": "gone", "brain": "echo"}).raise_for_status()
     body = json.dumps({"sourceType": "a2a_message", "payload": {"content": "late"}}).encode()
     request = _post("/api/agents/gone/mailbox", body)
     host, port = server.url.removeprefix("http://").split(":")
@@ -146,7 +146,7 @@ def _remove_while_the_body_arrives(server: LiveServer, http: httpx.Client) -> No
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 404"), answer[:200]
     assert b"unknown_agent" in answer
-    http.post("/api/agents", json={"name": "gone", "brain": "echo"}).raise_for_status()
+    http.post("/api/agents", json={"agentId": "gone", "brain": "echo"}).raise_for_status()
     assert http.get("/api/agents/gone/mailbox").json()["total"] == 0
 
 
@@ -166,7 +166,7 @@ def test_a_client_leaving_mid_body_is_not_an_error(
         assert time.monotonic() < deadline, "the server never saw the client leave"
         time.sleep(0.01)  # waits for that log record, an explicit signal
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
-    assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["depth"] == 0
+    assert httpx.get(f"{server.url}/api/agents/spare", timeout=10).json()["queueDepth"] == 0
 
 
 # -- a web page of another site (no token: the server trusts the machine) --------------
@@ -233,7 +233,7 @@ async def test_concurrent_creates_and_deletes_of_one_name_answer_truthfully(
         async def create() -> int:
             response = await http.post(
                 "/api/agents",
-                json={"name": "racer", "brain": "echo", "config": {"heartbeatIntervalS": 600}},
+                json={"agentId": "racer", "brain": "echo", "config": {"heartbeatIntervalS": 600}},
             )
             return response.status_code
 

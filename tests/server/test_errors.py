@@ -317,7 +317,7 @@ def test_long_identifiers_are_cut_in_messages(http: httpx.Client) -> None:
 def test_activity_of_another_agent_or_unknown_is_404(http: httpx.Client) -> None:
     reply = http.post("/api/agents/alice/chat", json={"text": "log me"})
     assert reply.status_code == 200, reply.text
-    item_id = reply.json()["itemId"]
+    item_id = reply.json()["mailboxItemId"]
     history = http.get("/api/agents/alice/mailbox").json()["history"]
     activity_id = next(i for i in history if i["id"] == item_id)["activity"]["id"]
     own = http.get("/api/agents/alice/activity-logs", params={"activityId": activity_id})
@@ -367,7 +367,7 @@ def test_error_table_maps_the_new_errors() -> None:
     assert response.status_code == 504
     assert response.body == (
         b'{"error":{"code":"reply_timeout","message":"no reply; item mbx_1 stays",'
-        b'"itemId":"mbx_1"}}'
+        b'"mailboxItemId":"mbx_1"}}'
     )
 
 

@@ -144,7 +144,7 @@ async def test_srv10_subscribed_agents_get_events_with_monotonic_seq(server: Liv
     decision = next(e for e in events if e["event"] == "agent:decision")["data"]["decision"]
     assert decision["mailboxItemId"] == item_id and decision["decisionType"]
     focus = next(e for e in events if e["event"] == "agent:focus")["data"]
-    assert set(focus) >= {"focus", "mailboxDepth"}
+    assert set(focus) >= {"currentFocus", "queueDepth"}
     attention = next(e for e in events if e["event"] == "agent:attention")["data"]
     assert set(attention) >= {"state", "currentFocus"}
 
@@ -188,14 +188,17 @@ async def test_srv10_stream_deltas_reach_websocket_subscribers(server: LiveServe
         reply = await http.post("/api/agents/alice/chat/stream", json={"text": "hi"})
         assert reply.status_code == 200
         item_id = next(
-            json.loads(line.removeprefix("data: "))["itemId"]
+            json.loads(line.removeprefix("data: "))["mailboxItemId"]
             for line in reply.text.splitlines()
-            if line.startswith("data: ") and "itemId" in line
+            if line.startswith("data: ") and "mailboxItemId" in line
         )
         events = await _until(ws, _completed(item_id))
     streams = [e["data"] for e in events if e["event"] == "agent:stream"]
     # The script brain's reply joins its says with a space, and so does its stream (C9).
-    assert streams == [{"itemId": item_id, "text": "Hel"}, {"itemId": item_id, "text": " lo"}]
+    assert streams == [
+        {"mailboxItemId": item_id, "text": "Hel"},
+        {"mailboxItemId": item_id, "text": " lo"},
+    ]
 
 
 # ---------------------------------------------------------- SRV-11 reconnect, replay
@@ -327,7 +330,7 @@ async def test_srv12_slow_client_gets_bounded_queue_and_resync(tmp_path: Path) -
                 assert stats["queued"] <= queue_size + 1, stats
             # The agents were never held up: every enqueue above returned.
             stats = hub.statistics()
-            assert stats["maxQueued"] <= queue_size + 1, stats
+            assert stats["peakQueued"] <= queue_size + 1, stats
             assert stats["published"] >= enqueued
             # Reading now: a resync arrives, then the client is live again.
             last = await quiet.enqueue("a2a_message", {"content": "the end"})
@@ -472,10 +475,10 @@ async def test_srv13_streamed_chat_sends_deltas_then_done(server: LiveServer) ->
         text = "".join([chunk async for chunk in response.aiter_text()])
     events = _parse_sse(text)
     assert [name for name, _ in events] == ["item", "delta", "delta", "done"]
-    item_id = events[0][1]["itemId"]
+    item_id = events[0][1]["mailboxItemId"]
     assert [data for name, data in events if name == "delta"] == [{"text": "Hel"}, {"text": " lo"}]
     done = events[-1][1]
-    assert done["itemId"] == item_id and done["cancelled"] is False
+    assert done["mailboxItemId"] == item_id and done["cancelled"] is False
     assert done["reply"] == "Hel lo"  # the deltas add up to the reply (C9)
     async with httpx.AsyncClient(base_url=server.url, timeout=10.0) as http:
         history = (await http.get("/api/agents/alice/mailbox")).json()["history"]
@@ -496,7 +499,7 @@ async def test_srv13_client_gone_mid_stream_the_item_still_completes(server: Liv
             item_id = None
             async for line in lines:
                 if line.startswith("data: ") and item_id is None:
-                    item_id = json.loads(line.removeprefix("data: "))["itemId"]
+                    item_id = json.loads(line.removeprefix("data: "))["mailboxItemId"]
                 if line == 'data: {"text":"first part"}':
                     break
         # The response is closed mid-stream; the agent goes on and completes the item.
@@ -520,7 +523,7 @@ async def test_srv13_reply_timeout_is_an_error_event(server: LiveServer) -> None
     assert [name for name, _ in events] == ["item", "error"]
     error = events[1][1]["error"]
     assert error["code"] == "reply_timeout"
-    assert error["itemId"] == events[0][1]["itemId"]
+    assert error["mailboxItemId"] == events[0][1]["mailboxItemId"]
 
 
 @pytest.mark.parametrize(
@@ -602,5 +605,5 @@ async def test_srv13_bad_input_is_a_json_error_and_enqueues_nothing(
 
 def test_openapi_documents_the_stream_route(server: LiveServer) -> None:
     schema = httpx.get(f"{server.url}/openapi.json", timeout=10.0).json()
-    route = schema["paths"]["/api/agents/{name}/chat/stream"]["post"]
+    route = schema["paths"]["/api/agents/{agentId}/chat/stream"]["post"]
     assert "text/event-stream" in route["responses"]["200"]["content"]

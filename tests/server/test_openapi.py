@@ -46,7 +46,11 @@ def test_srv06_every_http_route_is_in_the_document(document: dict[str, Any]) -> 
     }
     described = {(method, path) for method, path, _ in _operations(document)}
     assert served <= described
-    for path in ("/api/agents/{name}/control/{action}", "/api/agents/{name}/cancel", "/ready"):
+    for path in (
+        "/api/agents/{agentId}/control/{action}",
+        "/api/agents/{agentId}/cancel",
+        "/ready",
+    ):
         assert path in document["paths"]
 
 
@@ -72,7 +76,7 @@ def test_srv06_every_error_answer_is_declared_with_the_error_body(
 
 
 def test_streams_are_described_event_by_event(document: dict[str, Any]) -> None:
-    stream = document["paths"]["/api/agents/{name}/chat/stream"]["post"]["responses"]["200"]
+    stream = document["paths"]["/api/agents/{agentId}/chat/stream"]["post"]["responses"]["200"]
     schema = stream["content"]["text/event-stream"]["schema"]
     assert schema["type"] == "object"
     assert set(schema["properties"]) >= {"event", "data"}

@@ -61,7 +61,7 @@ def _error(response: httpx.Response, status: int, code: str) -> str:
 
 
 def _names(http: httpx.Client) -> list[str]:
-    return [agent["name"] for agent in http.get("/api/agents").json()["agents"]]
+    return [agent["agentId"] for agent in http.get("/api/agents").json()["agents"]]
 
 
 def test_config_defaults_and_overrides_reach_each_agent(http: httpx.Client) -> None:
@@ -78,7 +78,7 @@ def test_config_defaults_and_overrides_reach_each_agent(http: httpx.Client) -> N
 
 def test_create_use_and_remove_an_agent(http: httpx.Client) -> None:
     body = {
-        "name": "dora",
+        "agentId": "dora",
         "brain": "echo",
         "options": {"prefix": "dora: "},
         "description": "made over HTTP",
@@ -88,7 +88,11 @@ def test_create_use_and_remove_an_agent(http: httpx.Client) -> None:
     assert created.status_code == 201, created.text
     assert created.headers["location"] == "/api/agents/dora"
     data = created.json()
-    assert (data["name"], data["description"], data["running"]) == ("dora", "made over HTTP", True)
+    assert (data["agentId"], data["description"], data["running"]) == (
+        "dora",
+        "made over HTTP",
+        True,
+    )
     assert data["config"]["backstopS"] == 30.0
     assert data["config"]["maxAttempts"] == 2
     assert data["config"]["coalesceWindowMs"] == 10  # from the server's [defaults]
@@ -105,7 +109,7 @@ def test_create_use_and_remove_an_agent(http: httpx.Client) -> None:
     _error(http.delete("/api/agents/dora"), 404, "unknown_agent")
 
     # Hosting the name again recovers its stored mailbox.
-    again = http.post("/api/agents", json={"name": "dora", "brain": "echo"})
+    again = http.post("/api/agents", json={"agentId": "dora", "brain": "echo"})
     assert again.status_code == 201
     history = http.get("/api/agents/dora/mailbox").json()["history"]
     assert [item["payload"]["content"] for item in history] == ["hi"]
@@ -114,7 +118,7 @@ def test_create_use_and_remove_an_agent(http: httpx.Client) -> None:
 
 def test_a_taken_name_is_409_and_changes_nothing(http: httpx.Client) -> None:
     before = http.get("/api/agents/alice").json()
-    body = {"name": "alice", "brain": "echo", "description": "impostor"}
+    body = {"agentId": "alice", "brain": "echo", "description": "impostor"}
     message = _error(http.post("/api/agents", json=body), 409, "agent_exists")
     assert "alice" in message
     after = http.get("/api/agents/alice").json()
@@ -124,63 +128,66 @@ def test_a_taken_name_is_409_and_changes_nothing(http: httpx.Client) -> None:
 @pytest.mark.parametrize(
     ("body", "needle"),
     [
-        ({"name": "eve", "brain": "ehco"}, "body.brain: unknown brain 'ehco'; built-in brains"),
+        ({"agentId": "eve", "brain": "ehco"}, "body.brain: unknown brain 'ehco'; built-in brains"),
         (
-            {"name": "eve", "brain": "echo", "options": {"stepz": 3}},
+            {"agentId": "eve", "brain": "echo", "options": {"stepz": 3}},
             "body.options.stepz: the echo brain has no option 'stepz'",
         ),
         (
-            {"name": "eve", "brain": "echo", "options": {"steps": 0}},
+            {"agentId": "eve", "brain": "echo", "options": {"steps": 0}},
             "body.options.steps: echo brain steps must be an integer",
         ),
         # C1: bounded options; integers of any size are a clean 422, never a 500
         (
-            {"name": "eve", "brain": "echo", "options": {"steps": 2_000_000}},
+            {"agentId": "eve", "brain": "echo", "options": {"steps": 2_000_000}},
             "body.options.steps: echo brain steps must be an integer from 1 to 10,000",
         ),
         (
-            {"name": "eve", "brain": "echo", "options": {"steps": 10**400}},
+            {"agentId": "eve", "brain": "echo", "options": {"steps": 10**400}},
             "integers must fit in 64 bits (-2**63 .. 2**63-1) (at steps)",
         ),
         (
-            {"name": "eve", "brain": "echo", "options": {"step_s": 10**400}},
+            {"agentId": "eve", "brain": "echo", "options": {"step_s": 10**400}},
             "integers must fit in 64 bits (-2**63 .. 2**63-1) (at step_s)",
         ),
         (
-            {"name": "eve", "brain": "script", "options": {"steps": [{"sleep_s": 10**400}]}},
+            {"agentId": "eve", "brain": "script", "options": {"steps": [{"sleep_s": 10**400}]}},
             "integers must fit in 64 bits (-2**63 .. 2**63-1) (at steps[0].sleep_s)",
         ),
         (
-            {"name": "eve", "brain": "script", "options": {"steps": [{"say": "x"}] * 1001}},
+            {"agentId": "eve", "brain": "script", "options": {"steps": [{"say": "x"}] * 1001}},
             "script brain needs a list of 1 to 1,000 steps",
         ),
-        ({"name": "eve", "brain": "echo", "config": {"maxQueued": 10**400}}, "max_queued must be"),
-        ({"name": "eve", "brain": "echo", "config": {"backstopS": 10**400}}, "backstopS"),
-        ({"name": "eve", "brain": "echo", "config": {"backstopS": 1e30}}, "at most 604,800"),
-        ({"name": "eve", "brain": "script"}, "the script brain needs the option 'steps'"),
-        ({"name": "e v e", "brain": "echo"}, "body.name"),
-        ({"name": "", "brain": "echo"}, "body.name"),
-        ({"name": "x" * 65, "brain": "echo"}, "body.name"),
-        ({"brain": "echo"}, "body.name: field required"),
-        ({"name": "eve"}, "body.brain: field required"),
-        ({"name": "eve", "brain": "echo", "options": 3}, "body.options"),
-        ({"name": "eve", "brain": "echo", "options": []}, "body.options"),
-        ({"name": "eve", "brain": "echo", "colour": "red"}, "body.colour: unknown field"),
-        ({"name": "eve", "brain": "echo", "config": {"maxQueued": 0}}, "body.config.maxQueued"),
-        ({"name": "eve", "brain": "echo", "config": {"backstopS": -1}}, "body.config.backstopS"),
         (
-            {"name": "eve", "brain": "echo", "config": {"coalesceWindowMs": 60001}},
+            {"agentId": "eve", "brain": "echo", "config": {"maxQueued": 10**400}},
+            "max_queued must be",
+        ),
+        ({"agentId": "eve", "brain": "echo", "config": {"backstopS": 10**400}}, "backstopS"),
+        ({"agentId": "eve", "brain": "echo", "config": {"backstopS": 1e30}}, "at most 604,800"),
+        ({"agentId": "eve", "brain": "script"}, "the script brain needs the option 'steps'"),
+        ({"agentId": "e v e", "brain": "echo"}, "body.agentId"),
+        ({"agentId": "", "brain": "echo"}, "body.agentId"),
+        ({"agentId": "x" * 65, "brain": "echo"}, "body.agentId"),
+        ({"brain": "echo"}, "body.agentId: field required"),
+        ({"agentId": "eve"}, "body.brain: field required"),
+        ({"agentId": "eve", "brain": "echo", "options": 3}, "body.options"),
+        ({"agentId": "eve", "brain": "echo", "options": []}, "body.options"),
+        ({"agentId": "eve", "brain": "echo", "colour": "red"}, "body.colour: unknown field"),
+        ({"agentId": "eve", "brain": "echo", "config": {"maxQueued": 0}}, "body.config.maxQueued"),
+        ({"agentId": "eve", "brain": "echo", "config": {"backstopS": -1}}, "body.config.backstopS"),
+        (
+            {"agentId": "eve", "brain": "echo", "config": {"coalesceWindowMs": 60001}},
             "body.config.coalesceWindowMs",
         ),
-        ({"name": "eve", "brain": "echo", "config": {"dedup": "yes"}}, "body.config.dedup"),
-        ({"name": "eve", "brain": "echo", "config": {"backstop": 5}}, "unknown field"),
+        ({"agentId": "eve", "brain": "echo", "config": {"dedup": "yes"}}, "body.config.dedup"),
+        ({"agentId": "eve", "brain": "echo", "config": {"backstop": 5}}, "unknown field"),
         (
-            {"name": "eve", "brain": "echo", "config": {"heartbeatIntervalS": 0}},
+            {"agentId": "eve", "brain": "echo", "config": {"heartbeatIntervalS": 0}},
             "body.config.heartbeatIntervalS",
         ),
-        ({"name": "eve", "brain": "echo", "description": "\ud800"}, "body.description"),
-        ({"name": "eve", "brain": "echo", "options": {"prefix": "\udfff"}}, "lone surrogates"),
-        ({"name": "eve", "brain": "echo", "options": {"prefix": float("nan")}}, "finite"),
+        ({"agentId": "eve", "brain": "echo", "description": "\ud800"}, "body.description"),
+        ({"agentId": "eve", "brain": "echo", "options": {"prefix": "\udfff"}}, "lone surrogates"),
+        ({"agentId": "eve", "brain": "echo", "options": {"prefix": float("nan")}}, "finite"),
     ],
 )
 def test_bad_agent_bodies_are_422_and_create_nothing(
@@ -200,7 +207,7 @@ def test_bad_agent_bodies_are_422_and_create_nothing(
     [
         (b"", "application/json", 400, "malformed_json"),
         (b"{nope", "application/json", 400, "malformed_json"),
-        (b'{"name": "eve", "brain": "echo"}', "text/plain", 415, "unsupported_media_type"),
+        (b'{"agentId": "eve", "brain": "echo"}', "text/plain", 415, "unsupported_media_type"),
     ],
 )
 def test_bad_agent_requests_are_4xx_and_create_nothing(
@@ -219,8 +226,10 @@ def test_removing_needs_the_token_when_one_is_set(tmp_path: Path) -> None:
         httpx.Client(base_url=live.url) as http,
     ):
         _error(http.delete("/api/agents/alice"), 401, "unauthorized")
-        _error(http.post("/api/agents", json={"name": "eve", "brain": "echo"}), 401, "unauthorized")
+        _error(
+            http.post("/api/agents", json={"agentId": "eve", "brain": "echo"}), 401, "unauthorized"
+        )
         auth = {"Authorization": "Bearer remove-token-1"}
-        names = [a["name"] for a in http.get("/api/agents", headers=auth).json()["agents"]]
+        names = [a["agentId"] for a in http.get("/api/agents", headers=auth).json()["agents"]]
         assert names == ["alice", "bob"]  # nothing changed
         assert http.delete("/api/agents/alice", headers=auth).status_code == 204

@@ -46,14 +46,14 @@ def _error(response: httpx.Response, status: int, code: str) -> str:
 def _focused(http: httpx.Client, agent: str) -> dict[str, Any]:
     """Wait (by asking, never by sleeping) until ``agent`` works on an item; return it."""
     deadline = time.monotonic() + 10
-    while (focus := http.get(f"/api/agents/{agent}").json()["focus"]) is None:
+    while (focus := http.get(f"/api/agents/{agent}").json()["currentFocus"]) is None:
         assert time.monotonic() < deadline, f"{agent} never focused"
     return dict(focus)
 
 
 def _state(http: httpx.Client, agent: str) -> tuple[bool, bool, int, str]:
     summary = http.get(f"/api/agents/{agent}").json()
-    return summary["running"], summary["paused"], summary["depth"], summary["state"]
+    return summary["running"], summary["paused"], summary["queueDepth"], summary["state"]
 
 
 # --------------------------------------------------------------------------- control
@@ -62,7 +62,7 @@ def _state(http: httpx.Client, agent: str) -> tuple[bool, bool, int, str]:
 def test_srv05_stop_holds_the_queue_and_start_serves_it(http: httpx.Client) -> None:
     stopped = http.post("/api/agents/alice/control/stop")
     assert stopped.status_code == 200, stopped.text
-    assert stopped.json()["name"] == "alice"
+    assert stopped.json()["agentId"] == "alice"
     assert stopped.json()["running"] is False
     queued = http.post(
         "/api/agents/alice/mailbox",
@@ -92,7 +92,11 @@ def test_srv05_pause_requeues_the_work_and_resume_picks_it_again(http: httpx.Cli
     assert _focused(http, "slow")["id"] == item_id
     paused = http.post("/api/agents/slow/control/pause")
     assert paused.status_code == 200, paused.text
-    assert (paused.json()["paused"], paused.json()["depth"], paused.json()["focus"]) == (
+    assert (
+        paused.json()["paused"],
+        paused.json()["queueDepth"],
+        paused.json()["currentFocus"],
+    ) == (
         True,
         1,
         None,
@@ -141,7 +145,7 @@ def test_srv05_cancel_stops_the_current_work_for_good(http: httpx.Client) -> Non
     assert _focused(http, "slow")["id"] == item_id
     cancelled = http.post("/api/agents/slow/cancel", json={"reason": "wrong request", "hard": True})
     assert cancelled.status_code == 200, cancelled.text
-    assert cancelled.json() == {"itemId": item_id}
+    assert cancelled.json() == {"mailboxItemId": item_id}
 
     def stored() -> dict[str, Any]:
         history = http.get("/api/agents/slow/mailbox").json()["history"]
@@ -157,8 +161,8 @@ def test_srv05_cancel_stops_the_current_work_for_good(http: httpx.Client) -> Non
 def test_srv05_cancel_when_idle_answers_null_and_the_body_may_be_left_out(
     http: httpx.Client,
 ) -> None:
-    assert http.post("/api/agents/alice/cancel").json() == {"itemId": None}
-    assert http.post("/api/agents/alice/cancel", json={}).json() == {"itemId": None}
+    assert http.post("/api/agents/alice/cancel").json() == {"mailboxItemId": None}
+    assert http.post("/api/agents/alice/cancel", json={}).json() == {"mailboxItemId": None}
 
 
 def test_srv05_cancel_on_a_stopped_agent_is_409(http: httpx.Client) -> None:

@@ -63,7 +63,7 @@ def no_server_error(ctx: Any, response: Any, case: Any) -> None:
         return
     if status == 504 and isinstance(case.body, dict) and case.body.get("timeoutS") is not None:
         error = response.json().get("error", {})
-        if error.get("code") == "reply_timeout" and error.get("itemId"):
+        if error.get("code") == "reply_timeout" and error.get("mailboxItemId"):
             return
     raise AssertionError(f"server error {status}: {response.text[:500]}")
 
@@ -111,7 +111,7 @@ def test_srv06_schemathesis_finds_no_500_and_no_schema_violation(live: LiveServe
     with httpx.Client(base_url=live.url, timeout=10.0) as http:
 
         def revive() -> None:
-            created = http.post("/api/agents", json={"name": TARGET, "brain": "echo"})
+            created = http.post("/api/agents", json={"agentId": TARGET, "brain": "echo"})
             assert created.status_code in (201, 409), created.text
             assert http.post(f"/api/agents/{TARGET}/control/start").status_code == 200
 
@@ -127,9 +127,9 @@ def test_srv06_schemathesis_finds_no_500_and_no_schema_violation(live: LiveServe
                 ("positive", operation.as_strategy(GenerationMode.POSITIVE), check),
                 ("negative", operation.as_strategy(GenerationMode.NEGATIVE), check),
             ]
-            if "{name}" in operation.path:
+            if "{agentId}" in operation.path:
                 pinned = operation.as_strategy(
-                    GenerationMode.POSITIVE, path_parameters={"name": TARGET}
+                    GenerationMode.POSITIVE, path_parameters={"agentId": TARGET}
                 )
                 runs.append(("targeted", pinned, check_targeted))
             for mode, strategy, test in runs:

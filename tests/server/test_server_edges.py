@@ -75,7 +75,7 @@ def test_c3_a_rebound_host_name_is_refused_on_every_route(server: LiveServer) ->
             assert "ATTN_TOKEN" in error["message"]
         after = http.get("/api/agents/ada/mind").json()
         assert after["running"] and after == before  # not stopped, nothing enqueued
-        assert http.get("/api/agents/ada").json()["depth"] == 0
+        assert http.get("/api/agents/ada").json()["queueDepth"] == 0
         # Loopback names are served, with or without a port, in any case.
         port = _port(server)
         for host in (
@@ -214,7 +214,7 @@ def test_c5_a_client_token_that_cannot_be_sent_is_a_usage_error(
         result = runner.invoke(cli_app, [*args, "--url", server.url, "--token", " tok-en "])
         assert result.exit_code == 2, (args, result.output)
         assert "--token (or ATTN_TOKEN): the API token must not be blank" in result.stderr
-    assert httpx.get(f"{server.url}/api/agents/ada", timeout=10).json()["depth"] == 0
+    assert httpx.get(f"{server.url}/api/agents/ada", timeout=10).json()["queueDepth"] == 0
 
 
 # -- C6: slow and half-sent requests ----------------------------------------------------
@@ -264,7 +264,7 @@ def test_c6_half_sent_requests_are_answered_408_and_closed(tmp_path: Path) -> No
                 assert b"connection: close" in answer.lower()
         assert time.monotonic() - started < 10
         with httpx.Client(base_url=live.url, timeout=10) as http:
-            assert http.get("/api/agents/ada").json()["depth"] == 0  # no half body enqueued
+            assert http.get("/api/agents/ada").json()["queueDepth"] == 0  # no half body enqueued
             # A request that is complete may wait for its answer longer than the deadlines.
             chat = http.post("/api/agents/slow/chat", json={"text": "hi"})
             assert chat.status_code == 200 and chat.json()["reply"] == "late but here"

@@ -116,12 +116,12 @@ async def test_c9_websocket_stream_events_add_up_to_the_reply(
             pass
         answer = await http.post(f"/api/agents/{agent}/chat/stream", json={"text": "yo"})
         events = list(iter_sse(iter(answer.text.splitlines())))
-        reply, item_id = events[-1][1]["reply"], events[-1][1]["itemId"]
+        reply, item_id = events[-1][1]["reply"], events[-1][1]["mailboxItemId"]
         text = ""
         while text != reply:
             message = await recv_json(ws)
             data = message.get("data", {})
-            if message.get("event") == "agent:stream" and data.get("itemId") == item_id:
+            if message.get("event") == "agent:stream" and data.get("mailboxItemId") == item_id:
                 text = "" if data.get("reset") else text
                 text += data["text"]
         assert text == reply

@@ -98,7 +98,7 @@ async def test_c4_huge_numbers_in_a_new_agent_are_422_and_create_nothing(
         before = await _state(http)
         response = await http.post(
             "/api/agents",
-            content=json.dumps({"name": "b", **options}),
+            content=json.dumps({"agentId": "b", **options}),
             headers={"Content-Type": "application/json"},
         )
         assert response.status_code == 422, response.text

@@ -50,7 +50,7 @@ def decision(item_id: str, agent: str = "alice", seconds: float = 0.0, **values:
         "item_id": item_id,
         "reasoning": "highest priority",
         "created_at": at(seconds),
-        "context": {"focus": None, "depth": 1},
+        "context": {"currentFocusId": None, "queueDepth": 1},
     }
     fields.update(values)
     return Decision(**fields)

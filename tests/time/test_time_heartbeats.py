@@ -189,7 +189,7 @@ async def test_time_10_a_dequeued_heartbeat_skips_its_model_call_and_records_why
         assert stored is not None and stored.status == ItemStatus.COMPLETED
         assert stored.payload["skipped"].startswith("skipped: 1 human chat(s) waiting")
         [skip] = [e for e in seen if e.type == HEARTBEAT_SKIPPED]
-        assert skip.data["itemId"] == heartbeat_id
+        assert skip.data["mailboxItemId"] == heartbeat_id
         [activity] = await runtime.store.find_activities("alice", [heartbeat_id])
         logs = await runtime.store.find_activity_logs(activity.id)
         assert any("heartbeat skipped" in entry.content for entry in logs)

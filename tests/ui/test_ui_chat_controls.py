@@ -76,7 +76,7 @@ def test_ui_05_cancel_needs_confirmation(server: UiServer, page: Any) -> None:
     dialog.get_by_role("button", name="Keep working").click()
     expect(dialog).to_be_hidden()
     expect(cancel).to_be_focused()
-    assert agent_json(server)["focus"]["id"] == review  # nothing happened
+    assert agent_json(server)["currentFocus"]["id"] == review  # nothing happened
 
     cancel.click()
     dialog.get_by_label("Reason (kept on the record)").fill("not needed any more")

@@ -243,7 +243,7 @@ class UiServer:
                 )
 
             def on_event(event: Event) -> None:
-                for key in ("item", "currentFocus", "focus"):
+                for key in ("item", "currentFocus"):
                     item = event.data.get(key)
                     if isinstance(item, dict) and "status" in item:
                         seen[item["id"]] = item["status"]

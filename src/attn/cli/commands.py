@@ -77,10 +77,10 @@ def agents(
         print_json(data)
         return
     table = Table(title=escape(f"agents at {url}"))
-    for column in ("name", "state", "depth", "focus", "description"):
-        table.add_column(column, justify="right" if column == "depth" else "left")
+    for column in ("agent", "state", "queued", "focus", "description"):
+        table.add_column(column, justify="right" if column == "queued" else "left")
     for agent in data.get("agents", []):
-        focus = agent.get("focus")
+        focus = agent.get("currentFocus")
         focus_text = f"{focus['sourceType']}: {shorten(focus.get('summary'), 40)}" if focus else ""
         focus_text = escape(focus_text)
         state = agent.get("state", "")
@@ -89,9 +89,9 @@ def agents(
         elif not agent.get("running", True):
             state += " (stopped)"
         table.add_row(
-            escape(str(agent["name"])),
+            escape(str(agent["agentId"])),
             state,
-            str(agent.get("depth", "")),
+            str(agent.get("queueDepth", "")),
             focus_text,
             escape(shorten(agent.get("description"), 50)),
         )

@@ -3,8 +3,8 @@
     attn cancel AGENT [--reason TEXT] [--hard]     stop the current work for good
     attn control AGENT start|stop|pause|resume      the agent's attention loop
 
-They call ``POST /api/agents/{name}/cancel`` and
-``POST /api/agents/{name}/control/{action}`` (see :mod:`attn.server.routes_control`).
+They call ``POST /api/agents/{agentId}/cancel`` and
+``POST /api/agents/{agentId}/control/{action}`` (see :mod:`attn.server.routes_control`).
 
 Spec: 000 §5 (control); issue 3 point 6.
 """
@@ -74,9 +74,9 @@ def cancel(
         data = client.request("POST", f"/api/agents/{_path(agent)}/cancel", json=body)
     if as_json:
         print_json(data)
-    elif data.get("itemId"):
+    elif data.get("mailboxItemId"):
         how = "now" if hard else "at its next yield point"
-        typer.echo(f"cancelling {data['itemId']} of {agent} ({how})")
+        typer.echo(f"cancelling {data['mailboxItemId']} of {agent} ({how})")
     else:
         typer.echo(f"{agent} is idle; nothing to cancel")
 
@@ -107,5 +107,5 @@ def control(
     elif data.get("paused"):
         now = "paused"
     else:
-        now = f"running ({data.get('state', '?')}, {data.get('depth', 0)} queued)"
-    typer.echo(f"{data.get('name', agent)}: {now}")
+        now = f"running ({data.get('state', '?')}, {data.get('queueDepth', 0)} queued)"
+    typer.echo(f"{data.get('agentId', agent)}: {now}")

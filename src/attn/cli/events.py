@@ -80,11 +80,11 @@ def describe(event: str, data: dict[str, Any]) -> Text:
         if focus:
             text.append(f"  on {focus.get('id', '')}")
     elif event == "agent:focus":
-        focus = data.get("focus") or {}
+        focus = data.get("currentFocus") or {}
         text.append(f"focus {focus.get('id', 'none') if focus else 'none'}")
-        text.append(f"  depth {data.get('mailboxDepth', '?')}")
+        text.append(f"  queue depth {data.get('queueDepth', '?')}")
     elif event == "agent:incomplete":
-        text.append(f"{data.get('itemId', '')} ({data.get('sourceType', '')}): ")
+        text.append(f"{data.get('mailboxItemId', '')} ({data.get('sourceType', '')}): ")
         text.append(str(data.get("reason", "")), style="red")
     elif event == "agent:stream":
         if data.get("reset"):

@@ -37,9 +37,9 @@ DECISION = "attention:decision"
 
 #: The attention state changed: ``{"state", "currentFocus"}`` (the focused item or None).
 STATE_CHANGED = "attention:state-changed"
-#: The focus moved to another item or to none: ``{"focus", "mailboxDepth"}``.
+#: The focus moved to another item or to none: ``{"currentFocus", "queueDepth"}``.
 FOCUS_CHANGED = "agent:focus-changed"
-#: A brain call ended without completing its item: ``{"itemId", "sourceType", "reason"}``.
+#: A brain call ended without completing its item: ``{"mailboxItemId", "sourceType", "reason"}``.
 INCOMPLETE = "agent:incomplete"
 
 # ------------------------------------------------------- agents (runtime)
@@ -62,7 +62,7 @@ AGENT_RESUMED = "agent:resumed"
 #: A pending callback (awaited reply, background command, wakeup) was registered:
 #: ``{"callback"}``.
 CALLBACK_REGISTERED = "time:callback-registered"
-#: A callback got its result, delivered as an item: ``{"callback", "itemId"}``.
+#: A callback got its result, delivered as an item: ``{"callback", "mailboxItemId"}``.
 CALLBACK_RESOLVED = "time:callback-resolved"
 #: A callback timed out and was listed for the next heartbeat: ``{"callback"}``.
 CALLBACK_EXPIRED = "time:callback-expired"
@@ -74,14 +74,14 @@ LATE_RESULT = "time:late-result"
 
 # -------------------------------------------------- wakeups and heartbeats (time)
 
-#: A wakeup fired and was delivered: ``{"callback", "itemId", "catchUp", "missedFires"}``.
+#: A wakeup fired and was delivered: ``{"callback", "mailboxItemId", "catchUp", "missedFires"}``.
 WAKEUP_FIRED = "time:wakeup-fired"
 #: An overdue wakeup was recorded as missed, not delivered (TIME-06):
 #: ``{"callback", "missedFires"}``.
 WAKEUP_MISSED = "time:wakeup-missed"
-#: A heartbeat item was enqueued: ``{"itemId", "intervalS"}``.
+#: A heartbeat item was enqueued: ``{"mailboxItemId", "intervalS"}``.
 HEARTBEAT_ENQUEUED = "heartbeat:enqueued"
-#: A dequeued heartbeat did not call the model (TIME-10): ``{"itemId", "reason"}``.
+#: A dequeued heartbeat did not call the model (TIME-10): ``{"mailboxItemId", "reason"}``.
 HEARTBEAT_SKIPPED = "heartbeat:skipped"
 #: The seed's name for a changed heartbeat interval (000 §11.3):
 #: ``{"intervalS", "previousS", "requested", "by"}``.
@@ -101,7 +101,8 @@ LIVE_ATTENTION = "agent:attention"
 LIVE_FOCUS = "agent:focus"
 #: Published by the server for each triage deliberation (000 §21): ``{"deliberation"}``.
 LIVE_TRIAGE = "agent:triage"
-#: Published by the streamed chat route for each reply delta: ``{"itemId", "text", "reset"?}``.
+#: Published by the streamed chat route for each reply delta:
+#: ``{"mailboxItemId", "text", "reset"?}``.
 LIVE_STREAM = "agent:stream"
 
 #: Bus name -> live protocol name; other bus names are sent as they are.

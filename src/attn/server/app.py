@@ -10,12 +10,12 @@ error handlers (:mod:`attn.server.handlers`) and the routers, each bound to the
 runtime::
 
     routes_meta      GET /health, /api/types, /ready, /metrics
-    routes_agents    GET /api/agents[/{name}[/mind|/decisions|/activity-logs]],
-                     POST /api/agents, DELETE /api/agents/{name}
-    routes_mailbox   POST|GET /api/agents/{name}/mailbox, POST /api/agents/{name}/chat
+    routes_agents    GET /api/agents[/{agentId}[/mind|/decisions|/activity-logs]],
+                     POST /api/agents, DELETE /api/agents/{agentId}
+    routes_mailbox   POST|GET /api/agents/{agentId}/mailbox, POST /api/agents/{agentId}/chat
     routes_control   control/{action}, cancel, GET|PATCH config
     routes_time      callbacks, wakeups, heartbeat
-    live             /ws, POST /api/agents/{name}/chat/stream
+    live             /ws, POST /api/agents/{agentId}/chat/stream
     ui               GET / and the files under /ui/
 
 All answers are JSON; errors are ``{"error": {"code", "message"}}``, see
@@ -113,7 +113,7 @@ def create_app(
     app.include_router(agents_router(runtime, agent_defaults))  # agents (routes_agents)
     app.include_router(mailbox_router(runtime))  # enqueue, history, chat (routes_mailbox)
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
-    install_live(app, runtime)  # /ws, POST /api/agents/{name}/chat/stream (attn.server.live)
+    install_live(app, runtime)  # /ws, POST /api/agents/{agentId}/chat/stream (attn.server.live)
     install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
     app.include_router(control_router(runtime))  # control, cancel, config (routes_control)
     app.include_router(meta_router(runtime))  # /health, /api/types, /ready, /metrics

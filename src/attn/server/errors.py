@@ -11,7 +11,7 @@ unknown type, priority out of range, empty text, unknown field, wrong JSON
 type); 404 for a missing agent, item or activity; 409 for a state conflict
 (including a reply that will never come); 413 for anything too large; 429 when
 the mailbox is full; 503 when attn cannot serve right now; 504 when a reply
-did not come in time (the error carries ``itemId``).
+did not come in time (the error carries ``mailboxItemId``).
 
 Identifiers a caller sent are echoed in messages cut to
 :data:`MAX_ECHO_CHARS` characters (see :func:`clip`).
@@ -53,7 +53,7 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
 
 #: Attributes of an error copied into its body: (class, attribute, JSON key).
 EXTRA_FIELDS: tuple[tuple[type[e.AttnError], str, str], ...] = (
-    (e.ReplyTimeout, "item_id", "itemId"),
+    (e.ReplyTimeout, "item_id", "mailboxItemId"),
 )
 
 #: Codes for errors raised by the HTTP layer itself, not by attn.

@@ -1,4 +1,4 @@
-"""The enqueue fast path: ``POST /api/agents/{name}/mailbox`` without FastAPI's per-request work.
+"""The enqueue fast path: ``POST /api/agents/{agentId}/mailbox`` without FastAPI's per-request work.
 
 Enqueue is the API's hot route (agents and services post to it at high rates),
 and FastAPI spends most of a request's time resolving dependencies, not

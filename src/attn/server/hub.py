@@ -89,7 +89,7 @@ class Connection:
         agents: the subscribed agent names, :data:`ALL`, or None before the first subscribe.
         limit: how many frames may wait before an overflow (raised for a replay).
         resyncs: how many times the queue overflowed.
-        max_queued: the largest number of frames that ever waited.
+        peak_queued: the largest number of frames that ever waited.
     """
 
     def __init__(self, hub: EventHub) -> None:
@@ -99,7 +99,7 @@ class Connection:
         self.agents: frozenset[str] | str | None = None
         self.limit = hub.queue_size
         self.resyncs = 0
-        self.max_queued = 0
+        self.peak_queued = 0
         self.sent = 0
 
     @property
@@ -133,8 +133,8 @@ class Connection:
 
     def _append(self, frame: str | _Entry) -> None:
         self._queue.append(frame)
-        if len(self._queue) > self.max_queued:
-            self.max_queued = len(self._queue)
+        if len(self._queue) > self.peak_queued:
+            self.peak_queued = len(self._queue)
         self._ready.set()
 
     def replace(self, frames: Iterable[str | _Entry]) -> None:
@@ -142,7 +142,7 @@ class Connection:
         self._queue.clear()
         self._queue.extend(frames)
         self.limit = max(self._hub.queue_size, len(self._queue) + 1)
-        self.max_queued = max(self.max_queued, len(self._queue))
+        self.peak_queued = max(self.peak_queued, len(self._queue))
         if self._queue:
             self._ready.set()
 
@@ -330,14 +330,14 @@ class EventHub:
 
     def statistics(self) -> dict[str, int]:
         """Counters: ``seq``, ``buffered``, ``connections``, ``queued`` (all connections),
-        ``maxQueued`` (any connection, ever), ``published`` and ``resyncs``."""
+        ``peakQueued`` (any connection, ever), ``published`` and ``resyncs``."""
         connections = list(self._connections)
         return {
             "seq": self.seq,
             "buffered": len(self._buffer),
             "connections": len(connections),
             "queued": sum(c.queued for c in connections),
-            "maxQueued": max((c.max_queued for c in connections), default=0),
+            "peakQueued": max((c.peak_queued for c in connections), default=0),
             "published": self.published,
             "resyncs": self.resyncs,
         }

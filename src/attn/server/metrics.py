@@ -146,7 +146,7 @@ class RuntimeMetrics:
             if isinstance(decision_type, str):
                 self._child("decisions", agent, decision_type).inc()
         elif kind == FOCUS_CHANGED:
-            focus = event.data.get("focus")
+            focus = event.data.get("currentFocus")
             if isinstance(focus, dict):
                 self._focused(agent, focus)
         elif kind == ITEM_UPDATED:

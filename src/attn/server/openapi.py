@@ -64,7 +64,7 @@ ERROR_DESCRIPTIONS: dict[str, str] = {
 class ErrorDetail(BaseModel):
     """What went wrong: a stable ``code`` and a ``message`` for people.
 
-    Some errors carry more fields (a reply timeout has ``itemId``).
+    Some errors carry more fields (a reply timeout has ``mailboxItemId``).
     """
 
     model_config = ConfigDict(extra="allow")

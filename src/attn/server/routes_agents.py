@@ -2,15 +2,17 @@
 
 Mounted by :func:`attn.server.app.create_app` with :func:`agents_router`::
 
-    GET    /api/agents                           every agent: state, depth, focus
-    GET    /api/agents/{name}                    one agent, with statistics
-    GET    /api/agents/{name}/mind               attention state, focus, queue, deferred items
-    GET    /api/agents/{name}/decisions          decision timeline; limit, cursor
-    GET    /api/agents/{name}/activity-logs      log entries of one activity; activityId,
+    GET    /api/agents                           every agent: agentId, state, queueDepth,
+                                                 currentFocus
+    GET    /api/agents/{agentId}                 one agent, with statistics
+    GET    /api/agents/{agentId}/mind            attention state, current focus, queue,
+                                                 deferred items
+    GET    /api/agents/{agentId}/decisions       decision timeline; limit, cursor
+    GET    /api/agents/{agentId}/activity-logs   log entries of one activity; activityId,
                                                  limit, cursor
-    POST   /api/agents                           {name, brain, options?, description?,
+    POST   /api/agents                           {agentId, brain, options?, description?,
                                                  config?} -> 201
-    DELETE /api/agents/{name}                    -> 204; the agent's stored items stay
+    DELETE /api/agents/{agentId}                 -> 204; the agent's stored items stay
 
 A new agent is checked exactly like an ``[[agents]]`` entry of ``attn.toml``
 (:func:`attn.brains.from_config.brain_problem`): an unknown brain, an option the brain
@@ -38,10 +40,12 @@ from attn.config import AGENT_CONFIG_FIELDS, AgentSection, DefaultsSection
 from attn.config import resolve_settings as resolve
 from attn.errors import AgentExists, InvalidInput, UnknownAgent
 from attn.runtime import views
+from attn.server import schemas_views as shapes
 from attn.server.body import JsonBodyRoute
 from attn.server.errors import VALIDATION_ERROR, ApiError
 from attn.server.params import MAX_PAGE, Cursor, Offset
 from attn.server.routes_control import config_view
+from attn.server.schemas import AgentIdPath
 from attn.server.schemas_control import CreateAgentBody, CreatedAgentView
 from attn.server.views import agent_summary
 
@@ -64,25 +68,25 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
     base = defaults if defaults is not None else DefaultsSection()
     router = APIRouter(route_class=JsonBodyRoute, tags=["agents"])
 
-    @router.get("/api/agents")
+    @router.get("/api/agents", **shapes.answers(shapes.AgentListView))
     async def list_agents() -> dict[str, Any]:
         """Every hosted agent, in the order they were added."""
         return {"agents": [agent_summary(agent) for agent in runtime.agents]}
 
-    @router.get("/api/agents/{name}")
-    async def get_agent(name: str) -> dict[str, Any]:
+    @router.get("/api/agents/{agentId}", **shapes.answers(shapes.AgentDetailView))
+    async def get_agent(name: AgentIdPath) -> dict[str, Any]:
         """One agent: state, depth, focus and counters. 404 for an unknown name."""
         agent = runtime.get_agent(name)
         return {**agent_summary(agent), "statistics": agent.statistics()}
 
-    @router.get("/api/agents/{name}/mind")
-    async def mind(name: str) -> dict[str, Any]:
+    @router.get("/api/agents/{agentId}/mind", **shapes.answers(shapes.MindView))
+    async def mind(name: AgentIdPath) -> dict[str, Any]:
         """The agent's mind: attention state, current focus, queue, deferred items."""
         return await runtime.get_agent(name).mind()
 
-    @router.get("/api/agents/{name}/decisions")
+    @router.get("/api/agents/{agentId}/decisions", **shapes.answers(shapes.DecisionPageView))
     async def decisions(
-        name: str,
+        name: AgentIdPath,
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_DECISION_PAGE,
         cursor: Cursor = None,
         offset: Offset = 0,
@@ -91,9 +95,9 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
         agent = runtime.get_agent(name)
         return await agent.decision_page(limit=limit, offset=offset, cursor=cursor)
 
-    @router.get("/api/agents/{name}/activity-logs")
+    @router.get("/api/agents/{agentId}/activity-logs", **shapes.answers(shapes.LogPageView))
     async def activity_logs(
-        name: str,
+        name: AgentIdPath,
         activity_id: Annotated[str, Query(alias="activityId", min_length=1, max_length=200)],
         limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = views.DEFAULT_LOG_PAGE,
         cursor: Cursor = None,
@@ -120,7 +124,7 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
                 if getattr(given, name) is not None
             }
         section = AgentSection(
-            name=body.name,
+            name=body.agent_id,
             brain=body.brain,
             description=body.description,
             options=body.options,
@@ -134,11 +138,11 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
             agent_config = resolve(base, section).agent_config()
         except InvalidInput as exc:
             raise ApiError(422, VALIDATION_ERROR, f"body.config: {exc.message}") from None
-        if any(agent.name == body.name for agent in runtime.agents):
-            raise AgentExists(f"agent {body.name!r} is already hosted")
+        if any(agent.name == body.agent_id for agent in runtime.agents):
+            raise AgentExists(f"agent {body.agent_id!r} is already hosted")
         brain = build_brain(section.brain, dict(section.options))
         agent = await runtime.add_agent(
-            body.name, brain, agent_config, description=body.description
+            body.agent_id, brain, agent_config, description=body.description
         )
         response.headers["Location"] = f"/api/agents/{agent.name}"
         if given is not None and given.heartbeat_interval_s is not None:
@@ -150,12 +154,12 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
         return {**agent_summary(agent), "config": config_view(runtime, agent)["config"]}
 
     @router.delete(
-        "/api/agents/{name}",
+        "/api/agents/{agentId}",
         status_code=204,
         response_class=Response,
         responses={204: {"description": "removed; its stored items stay"}},
     )
-    async def remove_agent(name: str) -> Response:
+    async def remove_agent(name: AgentIdPath) -> Response:
         """Stop the agent and stop hosting it. Callers waiting for its replies get 409."""
         await runtime.remove_agent(runtime.get_agent(name).name)
         return Response(status_code=204)

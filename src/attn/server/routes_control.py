@@ -2,10 +2,10 @@
 
 Mounted by :func:`attn.server.app.create_app` with :func:`control_router`::
 
-    POST  /api/agents/{name}/control/{action}   start | stop | pause | resume -> the agent
-    POST  /api/agents/{name}/cancel             cancel the current work -> {"itemId"}
-    GET   /api/agents/{name}/config             every setting, with the heartbeat interval
-    PATCH /api/agents/{name}/config             change heartbeatIntervalS (clamped, persisted)
+    POST  /api/agents/{agentId}/control/{action}   start | stop | pause | resume -> the agent
+    POST  /api/agents/{agentId}/cancel             cancel the current work -> {"mailboxItemId"}
+    GET   /api/agents/{agentId}/config             every setting, with the heartbeat interval
+    PATCH /api/agents/{agentId}/config             change heartbeatIntervalS (clamped, persisted)
 
 Control is idempotent where it can be (starting a running agent, stopping a
 stopped one); pausing or resuming a stopped agent and cancelling on a stopped
@@ -32,6 +32,7 @@ from pydantic.alias_generators import to_camel
 
 from attn.errors import AgentNotRunning, UnknownAgent
 from attn.server.body import decode_json_object
+from attn.server.schemas import AgentIdPath
 from attn.server.schemas_control import (
     AgentConfigView,
     AgentSummaryView,
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 
 
 class Action(StrEnum):
-    """What ``POST /api/agents/{name}/control/{action}`` does."""
+    """What ``POST /api/agents/{agentId}/control/{action}`` does."""
 
     START = "start"
     STOP = "stop"
@@ -111,11 +112,11 @@ def control_router(runtime: Runtime) -> APIRouter:
     router = APIRouter(route_class=OptionalJsonBodyRoute, tags=["control"])
 
     @router.post(
-        "/api/agents/{name}/control/{action}",
+        "/api/agents/{agentId}/control/{action}",
         response_model=None,
         responses={200: {"model": AgentSummaryView}, 409: {"description": "agent is stopped"}},
     )
-    async def control(name: str, action: Action) -> dict[str, Any]:
+    async def control(name: AgentIdPath, action: Action) -> dict[str, Any]:
         """Start, stop, pause or resume the agent's attention loop; answers the agent.
 
         ``stop`` and ``pause`` requeue the item in progress (nothing is lost);
@@ -139,11 +140,11 @@ def control_router(runtime: Runtime) -> APIRouter:
         return agent_summary(agent)
 
     @router.post(
-        "/api/agents/{name}/cancel",
+        "/api/agents/{agentId}/cancel",
         response_model=None,
         responses={200: {"model": CancelView}, 409: {"description": "agent is stopped"}},
     )
-    async def cancel(name: str, body: CancelBody | None = None) -> dict[str, Any]:
+    async def cancel(name: AgentIdPath, body: CancelBody | None = None) -> dict[str, Any]:
         """Cancel the agent's current work (a person's decision); the body may be left out.
 
         The next yield point stops the work (``hard``: at once) and the item is
@@ -152,23 +153,23 @@ def control_router(runtime: Runtime) -> APIRouter:
         agent = runtime.get_agent(name)
         request = body if body is not None else CancelBody()
         item_id = await agent.cancel_processing(request.reason, hard=request.hard)
-        return {"itemId": item_id}
+        return {"mailboxItemId": item_id}
 
     @router.get(
-        "/api/agents/{name}/config",
+        "/api/agents/{agentId}/config",
         response_model=None,
         responses={200: {"model": AgentConfigView}},
     )
-    async def get_config(name: str) -> dict[str, Any]:
+    async def get_config(name: AgentIdPath) -> dict[str, Any]:
         """The agent's settings: every AgentConfig field and its heartbeat."""
         return config_view(runtime, runtime.get_agent(name))
 
     @router.patch(
-        "/api/agents/{name}/config",
+        "/api/agents/{agentId}/config",
         response_model=None,
         responses={200: {"model": AgentConfigView}},
     )
-    async def patch_config(name: str, body: ConfigPatch) -> dict[str, Any]:
+    async def patch_config(name: AgentIdPath, body: ConfigPatch) -> dict[str, Any]:
         """Change settings live: ``heartbeatIntervalS`` (clamped to 300 .. 86,400 s, persisted).
 
         Other settings are fixed while the agent runs (422 naming them).

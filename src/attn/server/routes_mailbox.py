@@ -2,10 +2,10 @@
 
 Mounted by :func:`attn.server.app.create_app` with :func:`mailbox_router`::
 
-    POST /api/agents/{name}/mailbox    enqueue (202 + item id); Idempotency-Key header
-    GET  /api/agents/{name}/mailbox    queue and history (filters: type, category,
+    POST /api/agents/{agentId}/mailbox enqueue (202 + item id); Idempotency-Key header
+    GET  /api/agents/{agentId}/mailbox queue and history (filters: type, category,
                                        status; paging: limit, cursor)
-    POST /api/agents/{name}/chat       send a message and wait for the reply
+    POST /api/agents/{agentId}/chat    send a message and wait for the reply
 
 The common enqueue is answered before routing by
 :class:`~attn.server.fastpath.EnqueueFastPath`; the route here handles the rest
@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 from fastapi import APIRouter, Header, Query, Response
 
 from attn.runtime import views
+from attn.server import schemas_views as shapes
 from attn.server.body import JsonBodyRoute
 from attn.server.fastpath import strip_ows
 from attn.server.openapi import ErrorBody
 from attn.server.params import MAX_PAGE, Cursor, Offset, split_csv
-from attn.server.schemas import ChatBody, EnqueueBody, EnqueuedView
+from attn.server.schemas import AgentIdPath, ChatBody, EnqueueBody, EnqueuedView
 
 if TYPE_CHECKING:
     from attn.runtime import Runtime
@@ -43,7 +44,7 @@ def mailbox_router(runtime: Runtime) -> APIRouter:
     router = APIRouter(route_class=JsonBodyRoute, tags=["mailbox"])
 
     @router.post(
-        "/api/agents/{name}/mailbox",
+        "/api/agents/{agentId}/mailbox",
         status_code=202,
         response_model=None,
         responses={
@@ -61,7 +62,7 @@ def mailbox_router(runtime: Runtime) -> APIRouter:
         },
     )
     async def enqueue(
-        name: str,
+        name: AgentIdPath,
         body: EnqueueBody,
         response: Response,
         idempotency_key: Annotated[
@@ -86,9 +87,9 @@ def mailbox_router(runtime: Runtime) -> APIRouter:
             response.status_code = 200
         return result.to_dict()
 
-    @router.get("/api/agents/{name}/mailbox")
+    @router.get("/api/agents/{agentId}/mailbox", **shapes.answers(shapes.TimelineView))
     async def mailbox(
-        name: str,
+        name: AgentIdPath,
         type: Annotated[str | None, Query(description="comma-separated source types")] = None,
         category: Annotated[str | None, Query(description="a type category")] = None,
         status: Annotated[str | None, Query(description="comma-separated statuses")] = None,
@@ -109,8 +110,8 @@ def mailbox_router(runtime: Runtime) -> APIRouter:
             cursor=cursor,
         )
 
-    @router.post("/api/agents/{name}/chat")
-    async def chat(name: str, body: ChatBody) -> dict[str, Any]:
+    @router.post("/api/agents/{agentId}/chat", **shapes.answers(shapes.ChatReplyView))
+    async def chat(name: AgentIdPath, body: ChatBody) -> dict[str, Any]:
         """Send a message and wait for the agent's reply (same mailbox path as enqueue)."""
         agent = runtime.get_agent(name)
         reply = await agent.send_message(
@@ -121,7 +122,7 @@ def mailbox_router(runtime: Runtime) -> APIRouter:
             source_type=body.source_type,
             timeout_s=body.timeout_s,
         )
-        return {"reply": reply.text, "itemId": reply.item_id, "data": reply.data}
+        return {"reply": reply.text, "mailboxItemId": reply.item_id, "data": reply.data}
 
     return router
 

@@ -2,13 +2,13 @@
 
 Mounted by :func:`attn.server.app.create_app` with :func:`time_router`::
 
-    GET    /api/agents/{name}/callbacks                 pending callbacks and wakeups with
+    GET    /api/agents/{agentId}/callbacks               pending callbacks and wakeups with
                                                         their next fire time; ?type=wakeup,...
                                                         paged: limit (100, at most 1000), cursor
-    DELETE /api/agents/{name}/callbacks/{callbackId}    cancel one (a running command is killed)
-    POST   /api/agents/{name}/wakeups                   schedule a wakeup (201)
-    GET    /api/agents/{name}/heartbeat                 interval, next and last heartbeat
-    PUT    /api/agents/{name}/heartbeat                 change the interval live
+    DELETE /api/agents/{agentId}/callbacks/{callbackId}  cancel one (a running command is killed)
+    POST   /api/agents/{agentId}/wakeups                 schedule a wakeup (201)
+    GET    /api/agents/{agentId}/heartbeat               interval, next and last heartbeat
+    PUT    /api/agents/{agentId}/heartbeat               change the interval live
 
 Errors use the app's error shape: an unknown agent or callback is a 404
 (``unknown_agent``, ``callback_not_found``), bad input a 422. Bodies go
@@ -31,6 +31,7 @@ from pydantic.alias_generators import to_camel
 from attn.errors import InvalidInput
 from attn.runtime import views
 from attn.server.body import JsonBodyRoute
+from attn.server.schemas import AgentIdPath
 
 if TYPE_CHECKING:
     from attn.runtime import Runtime
@@ -43,7 +44,7 @@ class _Body(BaseModel):
 
 
 class WakeupBody(_Body):
-    """``POST /api/agents/{name}/wakeups``: exactly one of ``delayS`` and ``at``.
+    """``POST /api/agents/{agentId}/wakeups``: exactly one of ``delayS`` and ``at``.
 
     Attributes:
         delay_s (``delayS``): seconds from now.
@@ -63,7 +64,7 @@ class WakeupBody(_Body):
 
 
 class HeartbeatBody(_Body):
-    """``PUT /api/agents/{name}/heartbeat``.
+    """``PUT /api/agents/{agentId}/heartbeat``.
 
     Attributes:
         interval_s (``intervalS``): seconds between heartbeats; a number is
@@ -95,9 +96,9 @@ def time_router(runtime: Runtime) -> APIRouter:
     router = APIRouter(route_class=JsonBodyRoute, tags=["time"])
     keeper = runtime.time
 
-    @router.get("/api/agents/{name}/callbacks")
+    @router.get("/api/agents/{agentId}/callbacks")
     async def list_callbacks(
-        name: str,
+        name: AgentIdPath,
         type: Annotated[str | None, Query(description="comma-separated callback types")] = None,
         limit: Annotated[int, Query(ge=1, le=views.MAX_PAGE)] = views.DEFAULT_CALLBACK_PAGE,
         cursor: Annotated[
@@ -117,14 +118,14 @@ def time_router(runtime: Runtime) -> APIRouter:
         found = await keeper.list_callbacks(name, types or None)
         return {"agentId": name, **views.callback_page(found, limit, cursor)}
 
-    @router.delete("/api/agents/{name}/callbacks/{callbackId}")
-    async def cancel_callback(name: str, callback_id: CallbackId) -> dict[str, Any]:
+    @router.delete("/api/agents/{agentId}/callbacks/{callbackId}")
+    async def cancel_callback(name: AgentIdPath, callback_id: CallbackId) -> dict[str, Any]:
         """Cancel one pending callback or wakeup; nothing is delivered for it later."""
         cancelled = await keeper.cancel_callback(name, callback_id)
         return {"cancelled": cancelled.to_dict()}
 
-    @router.post("/api/agents/{name}/wakeups", status_code=201)
-    async def schedule_wakeup(name: str, body: WakeupBody) -> dict[str, Any]:
+    @router.post("/api/agents/{agentId}/wakeups", status_code=201)
+    async def schedule_wakeup(name: AgentIdPath, body: WakeupBody) -> dict[str, Any]:
         """Schedule a wakeup ``delayS`` seconds from now or ``at`` an absolute time."""
         try:
             wakeup = await keeper.schedule_wakeup(
@@ -142,13 +143,13 @@ def time_router(runtime: Runtime) -> APIRouter:
             raise InvalidInput(body_names(exc.message)) from None
         return {"wakeup": wakeup.to_dict()}
 
-    @router.get("/api/agents/{name}/heartbeat")
-    async def heartbeat(name: str) -> dict[str, Any]:
+    @router.get("/api/agents/{agentId}/heartbeat")
+    async def heartbeat(name: AgentIdPath) -> dict[str, Any]:
         """The agent's heartbeat: enabled, interval, next and last time."""
         return keeper.heartbeat(name)
 
-    @router.put("/api/agents/{name}/heartbeat")
-    async def set_heartbeat(name: str, body: HeartbeatBody) -> dict[str, Any]:
+    @router.put("/api/agents/{agentId}/heartbeat")
+    async def set_heartbeat(name: AgentIdPath, body: HeartbeatBody) -> dict[str, Any]:
         """Change the heartbeat interval now; it persists and enables the heartbeat."""
         return await keeper.set_heartbeat_interval(name, body.interval_s, by="user")
 

@@ -10,12 +10,16 @@ Spec: 000 §5; acceptance SRV-04, SRV-06.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
+from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from attn.limits import json_problem
+
+#: The agent a path names (``/api/agents/{agentId}/...``); the route's parameter.
+AgentIdPath = Annotated[str, Path(alias="agentId")]
 
 
 def check_json(value: Any) -> Any:
@@ -37,7 +41,7 @@ class _Body(BaseModel):
 
 
 class EnqueueBody(_Body):
-    """``POST /api/agents/{name}/mailbox``.
+    """``POST /api/agents/{agentId}/mailbox``.
 
     Attributes:
         source_type (``sourceType``): a registered source type, e.g. ``"a2a_message"``.
@@ -56,7 +60,7 @@ class EnqueueBody(_Body):
 
 
 class EnqueuedView(BaseModel):
-    """The answer to ``POST /api/agents/{name}/mailbox``, on the fast path and the route.
+    """The answer to ``POST /api/agents/{agentId}/mailbox``, on the fast path and the route.
 
     202 for a new item (``duplicate`` false, ``status`` queued). When the new
     item was merged into one already queued or processing (enqueue-time dedup,
@@ -74,7 +78,7 @@ class EnqueuedView(BaseModel):
 
 
 class ChatBody(_Body):
-    """``POST /api/agents/{name}/chat``: send a message and wait for the reply.
+    """``POST /api/agents/{agentId}/chat``: send a message and wait for the reply.
 
     Attributes:
         text: the message.

@@ -18,7 +18,7 @@ from pydantic.alias_generators import to_camel
 from attn.config import AGENT_CONFIG_FIELDS, AGENT_NAME_PATTERN, AgentFields
 from attn.server.schemas import check_json
 
-#: The one setting ``PATCH /api/agents/{name}/config`` changes live (clamped by the
+#: The one setting ``PATCH /api/agents/{agentId}/config`` changes live (clamped by the
 #: time subsystem to 300 .. 86,400 s).
 HEARTBEAT_FIELD = "heartbeatIntervalS"
 #: AgentConfig fields as they are spelled on the wire.
@@ -54,7 +54,7 @@ class _Body(BaseModel):
 
 
 class CancelBody(_Body):
-    """``POST /api/agents/{name}/cancel`` (the body may be left out).
+    """``POST /api/agents/{agentId}/cancel`` (the body may be left out).
 
     Attributes:
         reason: why, recorded with the cancel decision.
@@ -92,14 +92,15 @@ class CreateAgentBody(_Body):
     """``POST /api/agents``: host a new agent, checked like an ``[[agents]]`` entry.
 
     Attributes:
-        name: 1-64 letters, digits, ``_ . -``, starting with a letter or digit.
+        agent_id (``agentId``): the new agent's id (its ``name`` in ``attn.toml``):
+            1-64 letters, digits, ``_ . -``, starting with a letter or digit.
         brain: a built-in brain (``echo``, ``script``).
         options: the brain's options, as in ``attn.toml``.
         description: one line shown in listings.
         config: per-agent settings; missing ones come from ``[defaults]``.
     """
 
-    name: str = Field(pattern=AGENT_NAME_PATTERN, examples=["dora"])
+    agent_id: str = Field(pattern=AGENT_NAME_PATTERN, examples=["dora"])
     brain: str = Field(min_length=1, max_length=64, examples=["echo"])
     options: dict[str, Any] = Field(default_factory=dict)
     description: str = Field(default="", max_length=500)
@@ -110,7 +111,7 @@ class CreateAgentBody(_Body):
 
 
 class ConfigPatch(_Body):
-    """``PATCH /api/agents/{name}/config``: settings that can change while the agent runs.
+    """``PATCH /api/agents/{agentId}/config``: settings that can change while the agent runs.
 
     Attributes:
         heartbeat_interval_s (``heartbeatIntervalS``): seconds between heartbeats;
@@ -148,7 +149,8 @@ class _Out(BaseModel):
 
 
 class FocusView(_Out):
-    """The item an agent works on, in listings."""
+    """The item an agent works on (``currentFocus``), in listings: the item's own fields,
+    a few of them."""
 
     id: str
     sourceType: str
@@ -160,17 +162,17 @@ class FocusView(_Out):
 class AgentSummaryView(_Out):
     """One agent in listings and control answers."""
 
-    name: str
+    agentId: str
     description: str
     state: str = Field(description="idle, focused or deciding")
     running: bool
     paused: bool
-    depth: int = Field(description="queued items")
-    focus: FocusView | None
+    queueDepth: int = Field(description="queued items")
+    currentFocus: FocusView | None
 
 
 class HeartbeatView(_Out):
-    """An agent's heartbeat (see ``GET /api/agents/{name}/heartbeat``)."""
+    """An agent's heartbeat (see ``GET /api/agents/{agentId}/heartbeat``)."""
 
     agentId: str
     enabled: bool
@@ -196,7 +198,7 @@ class CreatedAgentView(AgentSummaryView):
 class CancelView(_Out):
     """The answer to a cancel: the item being cancelled, or null when the agent was idle."""
 
-    itemId: str | None
+    mailboxItemId: str | None
 
 
 __all__ = [

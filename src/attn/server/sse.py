@@ -1,4 +1,4 @@
-"""Streamed chat over Server-Sent Events: ``POST /api/agents/{name}/chat/stream``.
+"""Streamed chat over Server-Sent Events: ``POST /api/agents/{agentId}/chat/stream``.
 
 The body is the ``/chat`` body. The message goes through the same mailbox path
 as ``/chat`` (:meth:`attn.runtime.Agent.send_message`); the response starts
@@ -6,10 +6,11 @@ only once the item is committed, so bad input (unknown agent, blank text,
 unknown type, full mailbox...) is an ordinary JSON error and enqueues nothing.
 Then the ``text/event-stream`` carries::
 
-    event: item    data: {"itemId": "..."}
-    event: delta   data: {"text": "..."}          one per piece from focus.stream()
-    event: reset   data: {"itemId": "..."}        forget the text so far (rare, see below)
-    event: done    data: {"reply": "...", "itemId": "...", "cancelled": false, "data": {}}
+    event: item    data: {"mailboxItemId": "..."}
+    event: delta   data: {"text": "..."}             one per piece from focus.stream()
+    event: reset   data: {"mailboxItemId": "..."}    forget the text so far (rare, see below)
+    event: done    data: {"reply": "...", "mailboxItemId": "...", "cancelled": false,
+                          "data": {}}
     event: error   data: {"error": {"code": "...", "message": "..."}}   (then the end)
 
 The deltas since the last ``reset`` always add up to the ``done`` event's
@@ -22,8 +23,8 @@ streamed again, a brain whose final reply is not the text it streamed), a
 A comment line (``: keepalive``) goes out every :data:`KEEPALIVE_S` seconds of
 silence. If the client goes away mid-stream, only the wait is abandoned: the
 agent finishes the item as usual. Each delta is also published to WebSocket
-subscribers as ``agent:stream`` (``{"itemId", "text"}``; a reset is
-``{"itemId", "text": "", "reset": true}``), with the same guarantee.
+subscribers as ``agent:stream`` (``{"mailboxItemId", "text"}``; a reset is
+``{"mailboxItemId", "text": "", "reset": true}``), with the same guarantee.
 
 Spec: 000 §5 (streamed chat); acceptance SRV-04, SRV-13.
 """
@@ -43,7 +44,7 @@ from attn.errors import AttnError
 from attn.jsontext import dumps_shown
 from attn.server.errors import EXTRA_FIELDS, INTERNAL_ERROR, error_body
 from attn.server.hub import EventHub
-from attn.server.schemas import ChatBody
+from attn.server.schemas import AgentIdPath, ChatBody
 
 if TYPE_CHECKING:
     from attn.core.focus import Reply
@@ -131,17 +132,17 @@ class _ChatStream:
         self.on_delta(reply)
 
     def _publish(self, text: str, *, reset: bool = False) -> None:
-        data: dict[str, Any] = {"itemId": self.item_id, "text": text}
+        data: dict[str, Any] = {"mailboxItemId": self.item_id, "text": text}
         if reset:
             data["reset"] = True
         self.hub.publish(LIVE_STREAM, self.agent.name, data, self.hub.runtime.clock.now())
 
 
 def install_chat_stream(app: FastAPI, runtime: Runtime, hub: EventHub) -> None:
-    """Add ``POST /api/agents/{name}/chat/stream`` to ``app``."""
+    """Add ``POST /api/agents/{agentId}/chat/stream`` to ``app``."""
 
     @app.post(
-        "/api/agents/{name}/chat/stream",
+        "/api/agents/{agentId}/chat/stream",
         tags=["mailbox"],
         response_class=EventStreamResponse,
         responses={
@@ -151,7 +152,7 @@ def install_chat_stream(app: FastAPI, runtime: Runtime, hub: EventHub) -> None:
             }
         },
     )
-    async def chat_stream(name: str, body: ChatBody) -> EventStreamResponse:
+    async def chat_stream(name: AgentIdPath, body: ChatBody) -> EventStreamResponse:
         """Send a message and stream the reply as Server-Sent Events (see the module docstring)."""
         agent = runtime.get_agent(name)
         chat = _ChatStream(agent, hub)
@@ -188,7 +189,7 @@ def install_chat_stream(app: FastAPI, runtime: Runtime, hub: EventHub) -> None:
 
 async def _events(chat: _ChatStream, task: asyncio.Task[Reply]) -> AsyncIterator[str]:
     try:
-        yield sse_event("item", {"itemId": chat.enqueued.result()})
+        yield sse_event("item", {"mailboxItemId": chat.enqueued.result()})
         while True:
             try:
                 async with asyncio.timeout(KEEPALIVE_S):
@@ -199,7 +200,7 @@ async def _events(chat: _ChatStream, task: asyncio.Task[Reply]) -> AsyncIterator
             if piece is _END:
                 break
             if piece is _RESET:
-                yield sse_event("reset", {"itemId": chat.item_id})
+                yield sse_event("reset", {"mailboxItemId": chat.item_id})
                 continue
             yield sse_event("delta", {"text": piece})
         try:
@@ -215,7 +216,7 @@ async def _events(chat: _ChatStream, task: asyncio.Task[Reply]) -> AsyncIterator
             "done",
             {
                 "reply": reply.text,
-                "itemId": reply.item_id,
+                "mailboxItemId": reply.item_id,
                 "cancelled": reply.cancelled,
                 "data": reply.data,
             },

@@ -3,7 +3,7 @@
 Used by the agent, control and creation routes alike, so it lives below all of
 them (no route module imports another for it).
 
-Spec: 000 §5 (agents: state, depth, focus).
+Spec: 000 §5 (agents: state, queue depth, current focus).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def agent_summary(agent: Agent) -> dict[str, Any]:
-    """The listing entry of one agent: name, state, depth and a short focus.
+    """The listing entry of one agent: agent id, state, queue depth and a short current focus.
 
     Args:
         agent: a hosted agent.
@@ -25,13 +25,13 @@ def agent_summary(agent: Agent) -> dict[str, Any]:
     """
     focus = agent.focus_item
     return {
-        "name": agent.name,
+        "agentId": agent.name,
         "description": agent.description,
         "state": str(agent.state),
         "running": agent.running,
         "paused": agent.paused,
-        "depth": agent.depth,
-        "focus": None
+        "queueDepth": agent.depth,
+        "currentFocus": None
         if focus is None
         else {
             "id": focus.id,

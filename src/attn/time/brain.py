@@ -122,7 +122,7 @@ class TimeBrain:
                 focus.log("status", f"heartbeat {reason}")
                 keeper.heartbeats.skipped(agent_id)
                 keeper.emit(
-                    agent_id, events.HEARTBEAT_SKIPPED, {"itemId": item.id, "reason": reason}
+                    agent_id, events.HEARTBEAT_SKIPPED, {"mailboxItemId": item.id, "reason": reason}
                 )
                 return None
             expired = await keeper.callbacks.expire_timed_out(agent_id, keeper.clock.now())

@@ -233,7 +233,7 @@ class CallbackRegistry:
         keeper.emit(
             callback.agent_id,
             events.CALLBACK_RESOLVED,
-            {"callback": callback.to_dict(), "itemId": item_id},
+            {"callback": callback.to_dict(), "mailboxItemId": item_id},
         )
         keeper.background.settle(callback.id, delivery)
         return item_id

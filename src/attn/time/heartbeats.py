@@ -213,7 +213,9 @@ class Heartbeats:
         beat.outstanding = item_id
         beat.enqueued += 1
         keeper.emit(
-            agent_id, events.HEARTBEAT_ENQUEUED, {"itemId": item_id, "intervalS": beat.interval_s}
+            agent_id,
+            events.HEARTBEAT_ENQUEUED,
+            {"mailboxItemId": item_id, "intervalS": beat.interval_s},
         )
         # Replaced when the heartbeat is handled; until then it only checks.
         self._again(agent_id, beat, now, beat.interval_s)

@@ -223,7 +223,7 @@ class Wakeups:
                     events.WAKEUP_FIRED,
                     {
                         "callback": callback.to_dict(),
-                        "itemId": item_id,
+                        "mailboxItemId": item_id,
                         "catchUp": missed,
                         "missedFires": extra["missedFires"],
                     },

@@ -310,7 +310,7 @@ def _names(survivor: MailboxItem, item_id: str) -> bool:
             return True
     messages = payload.get("messages")
     return isinstance(messages, list) and any(
-        isinstance(m, dict) and m.get("itemId") == item_id for m in messages
+        isinstance(m, dict) and m.get("mailboxItemId") == item_id for m in messages
     )
 
 

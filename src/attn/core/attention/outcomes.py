@@ -225,7 +225,9 @@ def _end_activity(s: ControllerState, batch: Batch, attempt: Attempt, *, success
 
 
 def report_incomplete(s: ControllerState, item: MailboxItem, reason: str) -> None:
-    emit(s, INCOMPLETE, {"itemId": item.id, "sourceType": item.source_type, "reason": reason})
+    emit(
+        s, INCOMPLETE, {"mailboxItemId": item.id, "sourceType": item.source_type, "reason": reason}
+    )
 
 
 def resolve(

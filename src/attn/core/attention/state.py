@@ -112,7 +112,7 @@ def decision_context(
 ) -> dict[str, Any]:
     """The context stored with a decision about ``item`` (CORE-11)."""
     context: dict[str, Any] = {
-        "currentFocus": focus_id(s),
+        "currentFocusId": focus_id(s),
         "itemPriority": item.priority,
         "queueDepth": s.mailbox.depth,
         "queuedTypes": s.mailbox.queued_types(),
@@ -138,7 +138,7 @@ def set_state(s: ControllerState, state: AttentionState, *, new_focus: bool = Fa
         new_id = focus.id if focus is not None else None
         if state != AttentionState.DECIDING and new_id != s.announced_focus:
             s.announced_focus = new_id
-            emit(s, FOCUS_CHANGED, {"focus": focus_dict, "mailboxDepth": s.mailbox.depth})
+            emit(s, FOCUS_CHANGED, {"currentFocus": focus_dict, "queueDepth": s.mailbox.depth})
 
 
 def emit(s: ControllerState, event_type: str, data: dict[str, Any]) -> None:

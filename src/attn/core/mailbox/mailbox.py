@@ -162,7 +162,7 @@ class Mailbox:
     def statistics(self) -> dict[str, int]:
         """Depth, deferred count, waiting dequeue calls and lifetime counters."""
         return {
-            "depth": len(self.queue),
+            "queue_depth": len(self.queue),
             "deferred": len(self.deferred),
             "waiting_getters": self.queue.statistics().waiting_getters,
             **self.transitions.counters,

@@ -169,7 +169,7 @@ _OWN_KEYS = frozenset(
 def _message_of(item: MailboxItem) -> JSON:
     meta = item.metadata
     message: JSON = {
-        "itemId": item.id,
+        "mailboxItemId": item.id,
         "sourceType": item.source_type,
         "senderId": meta.get("senderId"),
         "senderName": meta.get("senderName") or meta.get("senderId") or "unknown",

@@ -101,12 +101,12 @@ class Transitions:
     ) -> InsertDecision:
         """Record a decision about ``item`` (and emit ``attention:decision``).
 
-        ``context`` always holds ``currentFocus`` (item id or None), ``queueDepth``
+        ``context`` always holds ``currentFocusId`` (item id or None), ``queueDepth``
         and ``queuedTypes`` (type -> count) as of now; the caller's keys win.
         """
         if context is None or "queueDepth" not in context:
             context = {
-                "currentFocus": self.focus_id(),
+                "currentFocusId": self.focus_id(),
                 "queueDepth": len(self._queue),
                 "queuedTypes": self._queue.type_counts(),
                 **(context or {}),

@@ -102,7 +102,7 @@ export function query(params) {
  * .../chat/stream, events item, delta, reset, done, error). The deltas since
  * the last reset add up to the done event's reply.
  *
- * handlers: {onItem(itemId), onDelta(text), onDone({reply, itemId, cancelled})}.
+ * handlers: {onItem(mailboxItemId), onDelta(text), onDone({reply, mailboxItemId, cancelled})}.
  * Resolves when the stream ends; rejects with ApiError (bad input answered
  * before the stream started, an `error` event, or a dropped connection).
  * A server without the streaming route gets the plain /chat call instead.
@@ -125,9 +125,9 @@ export async function streamChat(name, body, handlers, signal) {
     const error = await errorOf(response);
     if (error.code === 'not_found' || error.code === 'method_not_allowed') {
       const result = await api(agentPath(name, '/chat'), { method: 'POST', body, signal });
-      handlers.onItem?.(result.itemId);
+      handlers.onItem?.(result.mailboxItemId);
       handlers.onDelta?.(result.reply);
-      handlers.onDone?.({ reply: result.reply, itemId: result.itemId, cancelled: false });
+      handlers.onDone?.({ reply: result.reply, mailboxItemId: result.mailboxItemId, cancelled: false });
       return;
     }
     throw error;
@@ -136,8 +136,8 @@ export async function streamChat(name, body, handlers, signal) {
   if (!type.startsWith('text/event-stream')) {
     // A JSON answer (an older server): the whole reply at once.
     const result = await response.json();
-    handlers.onItem?.(result.itemId);
-    handlers.onDone?.({ reply: result.reply, itemId: result.itemId, cancelled: false });
+    handlers.onItem?.(result.mailboxItemId);
+    handlers.onDone?.({ reply: result.reply, mailboxItemId: result.mailboxItemId, cancelled: false });
     return;
   }
   let finished = false;
@@ -148,7 +148,7 @@ export async function streamChat(name, body, handlers, signal) {
     } catch {
       continue;
     }
-    if (frame.event === 'item') handlers.onItem?.(data && data.itemId);
+    if (frame.event === 'item') handlers.onItem?.(data && data.mailboxItemId);
     else if (frame.event === 'delta') handlers.onDelta?.((data && data.text) || '');
     else if (frame.event === 'reset') handlers.onReset?.();
     else if (frame.event === 'done') {

@@ -55,8 +55,8 @@ export class ChatPanel {
     let streamed = '';
     try {
       await streamChat(this.agentName, { text, sessionId: this.sessionId }, {
-        onItem: (itemId) => {
-          bubble.dataset.itemId = itemId || '';
+        onItem: (mailboxItemId) => {
+          bubble.dataset.itemId = mailboxItemId || '';
           status.textContent = 'waiting for attention…';
         },
         onDelta: (delta) => {

@@ -323,14 +323,14 @@ export class MindView {
         case 'agent:focus':
           this.liveChanges += 1;
           if (this.mind) {
-            this.mind.currentFocus = data.focus || null;
-            if (typeof data.mailboxDepth === 'number') this.mind.queueDepth = data.mailboxDepth;
+            this.mind.currentFocus = data.currentFocus || null;
+            if (typeof data.queueDepth === 'number') this.mind.queueDepth = data.queueDepth;
           }
-          if (data.focus) this.applyItem(data.focus);
+          if (data.currentFocus) this.applyItem(data.currentFocus);
           header = true;
           break;
         case 'agent:incomplete':
-          notify(`${this.name}: item ${data.itemId || ''} incomplete: ${data.reason || 'no reason given'}`);
+          notify(`${this.name}: item ${data.mailboxItemId || ''} incomplete: ${data.reason || 'no reason given'}`);
           break;
         case 'agent:started':
         case 'agent:stopped':
@@ -582,7 +582,7 @@ export class MindView {
         const result = await api(agentPath(this.name, '/cancel'), {
           method: 'POST', body: { reason: reason.value.trim() || 'cancelled by user' },
         });
-        notify(result && result.itemId ? `Cancelling ${result.itemId}.` : 'Nothing was being processed.');
+        notify(result && result.mailboxItemId ? `Cancelling ${result.mailboxItemId}.` : 'Nothing was being processed.');
       } catch (error) {
         notify(`Could not cancel: ${messageOf(error)}`, 'error');
       }

@@ -38,7 +38,7 @@ export class OverviewView {
   }
 
   setAgents(agents) {
-    const names = new Set(agents.map((a) => a.name));
+    const names = new Set(agents.map((a) => a.agentId));
     for (const name of [...this.cards.keys()]) {
       if (!names.has(name)) {
         this.cards.get(name).remove();
@@ -47,11 +47,11 @@ export class OverviewView {
       }
     }
     agents.forEach((agent, index) => {
-      this.agents.set(agent.name, agent);
-      let card = this.cards.get(agent.name);
+      this.agents.set(agent.agentId, agent);
+      let card = this.cards.get(agent.agentId);
       if (!card) {
-        card = h('li', { class: 'agent-card', dataset: { agent: agent.name } });
-        this.cards.set(agent.name, card);
+        card = h('li', { class: 'agent-card', dataset: { agent: agent.agentId } });
+        this.cards.set(agent.agentId, card);
       }
       if (this.list.children[index] !== card) this.list.insertBefore(card, this.list.children[index] || null);
       this.render(agent);
@@ -60,7 +60,7 @@ export class OverviewView {
   }
 
   render(agent) {
-    const card = this.cards.get(agent.name);
+    const card = this.cards.get(agent.agentId);
     if (!card) return;
     // The card's elements are made once and updated in place, so keyboard
     // focus on the link survives live updates.
@@ -76,7 +76,7 @@ export class OverviewView {
       replaceChildren(card,
         h('div', { class: 'agent-card-head' },
           h('h2', { class: 'agent-name' },
-            h('a', { href: `#/agents/${encodeURIComponent(agent.name)}` }, agent.name)),
+            h('a', { href: `#/agents/${encodeURIComponent(agent.agentId)}` }, agent.agentId)),
           parts.badge, parts.flags),
         parts.description, parts.focus, parts.depth);
     }
@@ -90,7 +90,7 @@ export class OverviewView {
         : agent.paused ? h('span', { class: 'flag flag-paused' }, 'Paused') : null);
     description.textContent = agent.description || '';
     description.hidden = !agent.description;
-    const focus = agent.focus;
+    const focus = agent.currentFocus;
     const focusKey = focus ? `${focus.id}|${focus.summary}|${focus.startedAt}` : '';
     if (focusLine.dataset.key !== focusKey) {
       focusLine.dataset.key = focusKey;
@@ -101,7 +101,7 @@ export class OverviewView {
             focus.startedAt ? `for ${formatDuration(secondsSince(focus.startedAt))}` : '')]
         : h('span', { class: 'muted' }, 'Not focused on anything'));
     }
-    const depth = agent.depth ?? 0;
+    const depth = agent.queueDepth ?? 0;
     depthLine.dataset.depth = String(depth);
     replaceChildren(depthLine, h('span', { class: 'depth-number' }, String(depth)),
       depth === 1 ? ' item queued' : ' items queued');
@@ -122,14 +122,14 @@ export class OverviewView {
         case 'agent:attention':
           if (agent) {
             agent.state = data.state || agent.state;
-            agent.focus = focusOf(data.currentFocus);
+            agent.currentFocus = focusOf(data.currentFocus);
             this.render(agent);
           }
           break;
         case 'agent:focus':
           if (agent) {
-            agent.focus = focusOf(data.focus);
-            if (typeof data.mailboxDepth === 'number') agent.depth = data.mailboxDepth;
+            agent.currentFocus = focusOf(data.currentFocus);
+            if (typeof data.queueDepth === 'number') agent.queueDepth = data.queueDepth;
             this.render(agent);
           }
           break;

@@ -222,8 +222,8 @@ export class Timeline {
             typeBadge(message.sourceType || item.sourceType), ' ',
             h('span', { class: 'sender' }, message.senderName || message.senderId || 'unknown'), ' ',
             h('time', { datetime: message.timestamp || '' }, timeOfDay(message.timestamp)), ' ',
-            message.itemId && message.itemId !== item.id
-              ? this.jumpButton(message.itemId, 'show original') : null),
+            message.mailboxItemId && message.mailboxItemId !== item.id
+              ? this.jumpButton(message.mailboxItemId, 'show original') : null),
           h('p', { class: 'original-text' }, clip(message.content, 600)))))));
     } else if (content) {
       parts.push(h('p', { class: 'content' }, clip(content, 2000)));
