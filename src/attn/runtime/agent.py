@@ -130,8 +130,6 @@ class Agent:
             self.mailbox, self._store, self._registry, self.config, self._clock.now()
         )
 
-    # ----------------------------------------------------------------- state
-
     @property
     def state(self) -> AttentionState:
         """idle, focused or deciding."""
@@ -153,8 +151,6 @@ class Agent:
     def depth(self) -> int:
         """Number of queued items."""
         return self.mailbox.depth
-
-    # ------------------------------------------------------------- enqueueing
 
     async def enqueue(
         self,
@@ -244,8 +240,6 @@ class Agent:
             on_enqueued=on_enqueued,
         )
 
-    # ---------------------------------------------------------------- control
-
     def start(self) -> None:
         """Start (or restart) the attention loop."""
         was_running = self.running
@@ -286,8 +280,6 @@ class Agent:
 
     async def wait_idle(self) -> None:
         await self.controller.wait_idle()
-
-    # ------------------------------------------------------------------ views
 
     async def mind(self) -> dict[str, Any]:
         """The Agent Mind snapshot (000 §5 ``/mind``; acceptance SRV-01).
