@@ -9,9 +9,9 @@ for the sweep the timer started (SQLite answers from its own threads).
 from __future__ import annotations
 
 import pytest
-from timehelp import START
 
 from attn.testing import FakeClock
+from tests.time.timehelp import START
 
 
 @pytest.fixture

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from timehelp import items, settle_all
-
 from attn import Focus, MailboxItem, Reply, Runtime
 from attn.store.sqlite import SQLiteStore
+from tests.time.timehelp import items, settle_all
 
 
 async def _brain(item: MailboxItem, focus: Focus) -> Reply:

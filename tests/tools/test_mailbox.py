@@ -27,8 +27,7 @@ from attn.core.deliberation import DeliberationResult, MemoryUpdate
 from attn.store.base import ItemQuery
 from attn.testing import FakeClock, settle
 from attn.tools import MailboxToolset
-
-from .conftest import Recorder
+from tests.core.conftest import Recorder
 
 #: The burst window waits on the fake clock; these tests are about the tools.
 NO_WINDOW = AgentConfig(coalesce_window_ms=0)

@@ -4,12 +4,12 @@ replies (TIME-01, TIME-02, TIME-07, TIME-08). All on the fake clock."""
 from __future__ import annotations
 
 import pytest
-from timehelp import Recorder, heartbeat_config, items, settle_all
 
 from attn import Runtime
 from attn.errors import CallbackNotFound, InvalidInput, UnknownAgent
 from attn.models import CallbackType, DeliveryMode
 from attn.testing import FakeClock
+from tests.time.timehelp import Recorder, heartbeat_config, items, settle_all
 
 
 async def test_time_01_background_result_reaches_only_its_agent_once(

@@ -18,12 +18,12 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import expect
-from uihelp import AgentSpec, GateBrain, UiServer, all_statuses_scene
 
 from attn.brains import EchoBrain
 from attn.config import AgentConfig
 from attn.core.item_type import Category, ItemType
 from attn.runtime import Runtime
+from tests.server.ui.uihelp import AgentSpec, GateBrain, UiServer, all_statuses_scene
 
 
 @pytest.fixture

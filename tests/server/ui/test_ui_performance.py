@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from uihelp import (
+
+from attn.brains import EchoBrain
+from tests.server.ui.uihelp import (
     PERF_PROBE,
     TRACE_CATEGORIES,
     AgentSpec,
@@ -27,8 +29,6 @@ from uihelp import (
     main_thread_tasks,
     page_clock,
 )
-
-from attn.brains import EchoBrain
 
 ROWS = 2000
 ITEMS_PER_S = 10.0  # about 7 live events each

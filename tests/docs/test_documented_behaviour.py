@@ -22,7 +22,7 @@ from attn.server.app import create_app
 from attn.server.testing import LiveServer, serve_app
 from attn.testing import FakeClock
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 class _Brain:

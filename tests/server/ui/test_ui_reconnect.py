@@ -12,7 +12,8 @@ from typing import Any
 
 import httpx
 from playwright.sync_api import expect
-from uihelp import DroppingProxy, free_port, start_serve, stop_serve
+
+from tests.server.ui.uihelp import DroppingProxy, free_port, start_serve, stop_serve
 
 CONFIG = """\
 [database]

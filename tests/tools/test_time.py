@@ -8,12 +8,11 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from timehelp import START, Recorder, items, settle_all
-
 from attn import Focus, MailboxItem, Reply, Runtime
 from attn.testing import FakeClock
 from attn.time.scheduler import Scheduler
 from attn.tools import TimeToolset
+from tests.time.timehelp import START, Recorder, items, settle_all
 
 
 def test_tool_schemas_are_json_schema_function_descriptions() -> None:
@@ -114,8 +113,8 @@ async def test_the_scheduler_keeps_one_timer_for_the_earliest_entry() -> None:
 
 def test_time_13_no_time_test_sleeps_to_wait_for_a_timer() -> None:
     """Every time test drives the fake clock; none waits on real time for a timer."""
-    folder = Path(__file__).parent
-    sources = {p.name: p.read_text() for p in folder.glob("*.py")}
+    folder = Path(__file__).resolve().parents[1] / "time"
+    sources = {p.name: p.read_text() for p in [*folder.glob("*.py"), Path(__file__)]}
     assert len(sources) >= 6
     for name, text in sources.items():
         tree = ast.parse(text)

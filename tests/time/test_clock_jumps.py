@@ -12,11 +12,10 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from timehelp import START, Recorder, items, settle_all
-
 from attn import Runtime
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
+from tests.time.timehelp import START, Recorder, items, settle_all
 
 HOUR_S = 3600.0
 

@@ -11,7 +11,10 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import expect
-from uihelp import (
+
+from attn.brains import EchoBrain
+from attn.config import AgentConfig
+from tests.server.ui.uihelp import (
     AgentSpec,
     GateBrain,
     UiServer,
@@ -19,9 +22,6 @@ from uihelp import (
     axe_violations,
     no_horizontal_overflow,
 )
-
-from attn.brains import EchoBrain
-from attn.config import AgentConfig
 
 STACK_TRACE = re.compile(
     r"Traceback \(most recent call last\)|File \".*\", line \d+|\n\s+at \S+ \("

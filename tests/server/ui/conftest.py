@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from uihelp import CHROMIUM, chromium_missing, launch
+
+from tests.server.ui.uihelp import CHROMIUM, chromium_missing, launch
 
 
 @pytest.fixture(scope="module")

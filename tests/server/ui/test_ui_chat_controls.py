@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import expect
-from uihelp import NEW, AgentSpec, GateBrain, UiServer
 
 from attn.runtime import Runtime
+from tests.server.ui.uihelp import NEW, AgentSpec, GateBrain, UiServer
 
 
 @pytest.fixture

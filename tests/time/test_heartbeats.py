@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from timehelp import START, Recorder, heartbeat_config, items, settle_all, settle_time
 
 from attn import Focus, MailboxItem, Reply, Runtime
 from attn.config import TimeConfig
@@ -18,6 +17,7 @@ from attn.errors import UnknownAgent
 from attn.models import ItemStatus
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
+from tests.time.timehelp import START, Recorder, heartbeat_config, items, settle_all, settle_time
 
 HOUR_S = 3600.0
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from timehelp import START, Recorder, items, settle_all
 
 from attn import Runtime
 from attn.config import CatchUp, TimeConfig
@@ -17,6 +16,7 @@ from attn.models import CallbackStatus, CallbackType, DecisionType, DeliveryMode
 from attn.store.base import Store
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock
+from tests.time.timehelp import START, Recorder, items, settle_all
 
 DAY_S = 86_400.0
 

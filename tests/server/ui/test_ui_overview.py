@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from uihelp import AgentSpec, GateBrain, UiServer
 
 from attn.brains import EchoBrain
+from tests.server.ui.uihelp import AgentSpec, GateBrain, UiServer
 
 
 @pytest.fixture

@@ -49,7 +49,7 @@ LAUNCH_ARGS = [
     "--disable-sync",
 ]
 AXE_JS = Path(__file__).with_name("vendor") / "axe.min.js"
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 #: Seconds a test waits for the server side (a state, an event).
 WAIT_S = 15.0
 #: In ``UiServer.enqueue(until=...)``: the item being enqueued.
