@@ -41,7 +41,7 @@ from attn.models import (
     MailboxItem,
 )
 from attn.runtime import Agent, Runtime
-from attn.store.url import open_store
+from attn.store import open_store
 
 __version__ = "0.1.0"
 

@@ -52,7 +52,7 @@ async def _postgres_store() -> AsyncIterator[Store]:
         pytest.skip(f"attn.store.postgres cannot be imported yet: {exc}")
     import asyncpg
 
-    from attn.store.url import open_store
+    from attn.store import open_store
 
     try:
         admin = await asyncpg.connect(POSTGRES_URL, timeout=5)

@@ -17,8 +17,8 @@ from attn.core.registry import Category, ItemType
 from attn.errors import InvalidInput
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.runtime import Runtime
+from attn.store import open_store
 from attn.store.base import ItemQuery
-from attn.store.url import open_store
 from attn.testing import FakeClock, MemoryStore
 from attn.trace.claude_team import PROTOCOL_TYPES, import_claude_team
 from attn.trace.model import InvalidTrace, Trace, TraceEvent, write_trace

@@ -32,7 +32,7 @@ from attn.cli.client import CliError
 from attn.cli.output import console, examples, fail, handle_errors, print_json
 from attn.config import check_database_url
 from attn.runtime import Runtime
-from attn.store.url import open_store
+from attn.store import open_store
 from attn.trace.claude_team import import_claude_team
 from attn.trace.model import trace_text, write_trace
 from attn.trace.replay import ReplayProgress, replay

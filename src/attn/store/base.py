@@ -323,9 +323,6 @@ class Store(Protocol):
     async def count_by_status(self, agent_id: str) -> dict[str, int]:
         """Number of the agent's items per status."""
 
-    async def count_by_type(self, agent_id: str) -> dict[str, int]:
-        """Number of the agent's items per source type (types with none are absent)."""
-
     async def agent_ids(self) -> list[str]:
         """Every agent id that has items, sorted."""
 
