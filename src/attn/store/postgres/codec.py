@@ -27,7 +27,7 @@ from attn.models import (
     MailboxItem,
     PendingCallback,
 )
-from attn.store._checks import json_text
+from attn.store._values import json_text
 
 #: Columns of ``mailbox_items`` and ``agent_activities`` holding JSON text / free text.
 JSON_COLUMNS = frozenset({"payload", "metadata", "session"})

@@ -16,7 +16,7 @@ import asyncpg
 
 from attn.errors import StoreError
 from attn.models import MailboxItem
-from attn.store._checks import json_text
+from attn.store._values import json_text
 from attn.store.base import (
     DeleteCallback,
     InsertActivity,

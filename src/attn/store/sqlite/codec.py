@@ -2,7 +2,7 @@
 
 Instants are ISO 8601 text in UTC with microseconds (``2025-01-02T03:04:05.000006+00:00``),
 so text order is time order. JSON columns are compact JSON text
-(:func:`attn.store._checks.json_text`); booleans are 0/1. The encoders expect
+(:func:`attn.store._values.json_text`); booleans are 0/1. The encoders expect
 records that :func:`attn.store._checks.check_write` accepted. Spec: 000 §6.2.
 """
 
@@ -29,7 +29,7 @@ from attn.models import (
     MailboxItem,
     PendingCallback,
 )
-from attn.store._checks import json_text
+from attn.store._values import json_text
 
 Row = tuple[Any, ...]
 
@@ -62,7 +62,7 @@ def instant_or_none(value: datetime | None) -> str | None:
 
 
 def json_or_none(value: Any, what: str) -> str | None:
-    """:func:`~attn.store._checks.json_text`, or None for None."""
+    """:func:`~attn.store._values.json_text`, or None for None."""
     return None if value is None else json_text(value, what)
 
 

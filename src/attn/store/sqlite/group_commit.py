@@ -13,11 +13,13 @@ Spec: 000 §6; DESIGN.md "Choices already made" (group commit).
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from attn.errors import StoreClosed, StoreError
+from attn.store.base import StoreStatistics
 from attn.store.sqlite.worker import CHECKPOINT, Busy, Reader, Request, Writer, settle
 
 #: Inline commits between two passive WAL checkpoints by the writer thread.
@@ -45,9 +47,9 @@ class GroupCommit:
         where: the database file, quoted, for messages.
         max_batch: most calls handed over (and committed) together.
 
-    The store sets :attr:`writer`, :attr:`reader` and :attr:`inline` when it
-    opens. :attr:`lock` guards :attr:`closed` and the outboxes against calls
-    from other threads' event loops.
+    :meth:`start` makes :attr:`writer`, :attr:`reader` and :attr:`inline`
+    when the store opens; :meth:`stop` ends them. :attr:`lock` guards
+    :attr:`closed` and the outboxes against calls from other threads' event loops.
     """
 
     def __init__(self, where: str, max_batch: int) -> None:
@@ -106,6 +108,66 @@ class GroupCommit:
                 if not overtakes:
                     self._ordered.add(key)
         return future
+
+    def start(
+        self,
+        writer: sqlite3.Connection,
+        reader: sqlite3.Connection,
+        inline: sqlite3.Connection | None,
+    ) -> None:
+        """Start the writer and reader threads on their connections (see
+        :func:`~attn.store.sqlite.connect.open_connections`)."""
+        where, lock, size = self.where, self.lock, self.max_batch
+        self.writer = Writer(writer, size, lock, where)
+        if inline is not None:
+            self.inline = Writer(inline, size, lock, where, inline=True)
+        self.reader = Reader(reader, size, lock, where)
+        self.writer.start()
+        self.reader.start()
+
+    async def stop(self) -> bool:
+        """Refuse new calls, let the threads finish what is queued, close the connections.
+
+        Returns:
+            False when it was already stopped (nothing done), else True.
+        """
+        if self.close():
+            return False
+        threads = [t for t in (self.writer, self.reader) if t is not None]
+        for thread in threads:
+            thread.stop()
+        for thread in threads:
+            await asyncio.to_thread(thread.join)
+        if self.inline is not None:
+            self.inline.conn.close()
+            self.inline = None
+        return True
+
+    def statistics(self, backend: str) -> StoreStatistics:
+        """Counters of both writers (the thread and the inline one) since start.
+
+        ``extra`` holds ``batches``, ``mean_batch`` (write calls per group
+        commit), ``retried_calls``, ``inline_batches``; and of the writer
+        thread's WAL checkpoints: ``checkpoints``, ``wal_rewinds`` (those that
+        restarted the log) and ``wal_frames`` (the log's length in frames at
+        the last checkpoint).
+        """
+        stats = StoreStatistics(backend=backend)
+        writer, inline = self.writer, self.inline
+        writers = [w for w in (writer, inline) if w is not None]
+        batches = sum(w.batches for w in writers)
+        stats.transactions = sum(w.transactions for w in writers)
+        stats.write_calls = sum(w.write_calls for w in writers)
+        stats.largest_batch = max((w.largest_batch for w in writers), default=0)
+        stats.extra["batches"] = batches
+        stats.extra["mean_batch"] = stats.write_calls / max(batches, 1)
+        stats.extra["retried_calls"] = sum(w.retried_calls for w in writers)
+        stats.extra["inline_batches"] = inline.batches if inline else 0
+        if writer is not None:
+            stats.extra["checkpoints"] = writer.checkpoints
+            stats.extra["wal_rewinds"] = writer.rewinds
+            stats.extra["wal_frames"] = writer.log_frames
+        return stats
 
     def close(self) -> bool:
         """Refuse new calls and hand every queued one to its thread.

@@ -29,7 +29,6 @@ from attn.store.sqlite import reads, writes
 from attn.store.sqlite.connect import open_connections
 from attn.store.sqlite.group_commit import GroupCommit
 from attn.store.sqlite.host import HostLock
-from attn.store.sqlite.worker import Reader, Writer
 
 _SYNCHRONOUS = ("NORMAL", "FULL")
 _T = TypeVar("_T")
@@ -105,16 +104,10 @@ class SQLiteStore:
                 raise StoreClosed(f"the store of {str(self._path)!r} was closed; make a new one")
             if commits.writer is not None:
                 return
-            writer_conn, reader_conn, inline_conn = await asyncio.to_thread(
+            connections = await asyncio.to_thread(
                 open_connections, self._path, self._synchronous, self._busy_timeout_s
             )
-            where, lock = commits.where, commits.lock
-            commits.writer = Writer(writer_conn, self._max_batch, lock, where)
-            if inline_conn is not None:
-                commits.inline = Writer(inline_conn, self._max_batch, lock, where, inline=True)
-            commits.reader = Reader(reader_conn, self._max_batch, lock, where)
-            commits.writer.start()
-            commits.reader.start()
+            commits.start(*connections)
 
     async def close(self) -> None:
         """Commit what is queued, stop the threads, close the connections, release the host lock.
@@ -122,18 +115,8 @@ class SQLiteStore:
         Idempotent. Later calls raise :class:`~attn.errors.StoreClosed`.
         """
         async with self._open_lock:
-            commits = self._commits
-            if commits.close():
-                return
-            threads = [t for t in (commits.writer, commits.reader) if t is not None]
-            for thread in threads:
-                thread.stop()
-            for thread in threads:
-                await asyncio.to_thread(thread.join)
-            if commits.inline is not None:
-                commits.inline.conn.close()
-                commits.inline = None
-            self._release_lock()
+            if await self._commits.stop():
+                self._release_lock()
 
     # -- host lock -----------------------------------------------------------------
 
@@ -367,20 +350,6 @@ class SQLiteStore:
         ``checkpoints``, ``wal_rewinds`` (those that restarted the log) and
         ``wal_frames`` (the log's length in frames at the last checkpoint).
         """
-        stats = StoreStatistics(backend=self.backend)
+        stats = self._commits.statistics(self.backend)
         stats.extra["synchronous"] = self._synchronous
-        writer, inline = self._commits.writer, self._commits.inline
-        writers = [w for w in (writer, inline) if w is not None]
-        batches = sum(w.batches for w in writers)
-        stats.transactions = sum(w.transactions for w in writers)
-        stats.write_calls = sum(w.write_calls for w in writers)
-        stats.largest_batch = max((w.largest_batch for w in writers), default=0)
-        stats.extra["batches"] = batches
-        stats.extra["mean_batch"] = stats.write_calls / max(batches, 1)
-        stats.extra["retried_calls"] = sum(w.retried_calls for w in writers)
-        stats.extra["inline_batches"] = inline.batches if inline else 0
-        if writer is not None:
-            stats.extra["checkpoints"] = writer.checkpoints
-            stats.extra["wal_rewinds"] = writer.rewinds
-            stats.extra["wal_frames"] = writer.log_frames
         return stats

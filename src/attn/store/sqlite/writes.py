@@ -15,7 +15,7 @@ from typing import Any
 
 from attn.errors import StoreError
 from attn.models import CallbackStatus, ItemStatus, MailboxItem, PendingCallback
-from attn.store._checks import json_text
+from attn.store._values import json_text
 from attn.store.base import (
     DeleteCallback,
     InsertActivity,
