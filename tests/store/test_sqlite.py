@@ -114,7 +114,7 @@ async def test_history_queries_use_indexes(store: SQLiteStore, db: Path) -> None
         (queries.FIND_DECISIONS, ("alice", 10, 0)),
         (queries.FIND_DECISIONS_BEFORE, ("alice", 50, 10, 0)),
         (queries.FIND_ITEM_DECISIONS, ("mbx_1", "alice", 50, 50, 10, 0)),
-        (queries.FIND_LOGS, ("act_1",)),
+        (queries.FIND_ACTIVITY_LOGS, ("act_1",)),
         (queries.find_activities(2), ("alice", "mbx_1", "mbx_2")),
     ]:
         plan = _plan(db, query, params)

@@ -220,7 +220,7 @@ def encode_log(log: ActivityLog) -> Row:
 
 
 def decode_log(row: Row) -> ActivityLog:
-    """An :class:`ActivityLog` from a row of :data:`queries.FIND_LOGS`."""
+    """An :class:`ActivityLog` from a row of :data:`queries.FIND_ACTIVITY_LOGS`."""
     activity_id, seq, type_, content, created_at, metadata = row
     return ActivityLog(
         activity_id, seq, LogType(type_), content, _from_iso(created_at), _object_decode(metadata)

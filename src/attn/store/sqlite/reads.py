@@ -50,7 +50,7 @@ def _first_item(rows: Rows) -> MailboxItem | None:
 
 def get_item(item_id: str) -> Read[MailboxItem | None]:
     """The item with that id, or None."""
-    return Read(_fetch_all(queries.SELECT_ITEM, (item_id,)), _first_item)
+    return Read(_fetch_all(queries.GET_ITEM, (item_id,)), _first_item)
 
 
 def get_item_by_key(agent_id: str, idempotency_key: str) -> Read[MailboxItem | None]:
@@ -218,10 +218,12 @@ def find_activity_logs(
     """Log entries of one activity in seq order; a page of them when ``after_seq``
     or ``limit`` is given."""
     if after_seq is None and limit is None:
-        return Read(_fetch_all(queries.FIND_LOGS, (activity_id,)), _logs)
+        return Read(_fetch_all(queries.FIND_ACTIVITY_LOGS, (activity_id,)), _logs)
     bound = -(2**63) if after_seq is None else after_seq
     return Read(
-        _fetch_all(queries.FIND_LOGS_PAGE, (activity_id, bound, -1 if limit is None else limit)),
+        _fetch_all(
+            queries.FIND_ACTIVITY_LOGS_PAGE, (activity_id, bound, -1 if limit is None else limit)
+        ),
         _logs,
     )
 

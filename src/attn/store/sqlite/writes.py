@@ -124,7 +124,9 @@ def _update(
     if guard is not None:
         params += _guard_params(tuple(guard))
     # Cached: the hot path repeats a handful of column sets.
-    statement = queries.update(table, "id", tuple(values), None if guard is None else len(guard))
+    statement = queries.update_statement(
+        table, "id", tuple(values), None if guard is None else len(guard)
+    )
 
     def update(cur: sqlite3.Cursor) -> bool:
         return cur.execute(statement, params).rowcount > 0
@@ -155,7 +157,7 @@ def _update_callback(op: UpdateCallback) -> Run:
         params.extend(CallbackStatus(s).value for s in guard)
     if op.only_if_due_at is not None:
         params.append(codec.encode_instant(op.only_if_due_at))
-    statement = queries.update_callback(
+    statement = queries.update_callback_statement(
         tuple(op.values), None if guard is None else len(guard), op.only_if_due_at is not None
     )
 
@@ -170,7 +172,7 @@ def _delete_callback(op: DeleteCallback) -> Run:
     guard = op.only_if_status
     if guard is not None:
         params.extend(CallbackStatus(s).value for s in guard)
-    statement = queries.delete_callback(None if guard is None else len(guard))
+    statement = queries.delete_callback_statement(None if guard is None else len(guard))
 
     def delete(cur: sqlite3.Cursor) -> bool:
         return cur.execute(statement, params).rowcount > 0
