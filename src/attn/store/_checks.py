@@ -7,7 +7,7 @@ reads, so memory, SQLite and PostgreSQL refuse the same input with the same
 error. JSON values keep :mod:`attn.limits` (finite numbers, 64-bit integers,
 at most 32 levels deep); whether a value is JSON at all is the encoder's
 business: :func:`attn.store._values.json_text`, which the SQL backends call
-while encoding. The checks of single values live in :mod:`attn.store._values`.
+while encoding. The rules of single values live in :mod:`attn.store._values`.
 
 Spec: DESIGN.md invariant 10 (bad input gets a clear error and changes
 nothing); 000 §6.2 (columns).
@@ -22,21 +22,23 @@ from attn.errors import InvalidInput, StoreError
 from attn.models import ItemStatus
 from attn.store._values import (
     ACTIVITY_COLUMNS,
+    ACTIVITY_FIELDS,
     CALLBACK_COLUMNS,
+    CALLBACK_FIELDS,
+    CALLBACK_STATUS,
+    DECISION_FIELDS,
+    INSTANT,
+    INSTANT_OR_NONE,
     ITEM_COLUMNS,
-    check_activity,
-    check_callback,
-    check_callback_status,
+    ITEM_STATUS,
+    JSON,
+    LOG_FIELDS,
+    TEXT,
     check_columns,
-    check_decision,
+    check_fields,
     check_guard,
-    check_instant,
-    check_instant_or_none,
     check_item,
-    check_item_status,
-    check_json,
-    check_log,
-    check_text,
+    check_key,
     json_text,
 )
 from attn.store.base import (
@@ -55,45 +57,57 @@ from attn.store.base import (
 )
 
 
+def _decision_label(decision: Any) -> str:
+    return f"decision {decision.id!r}"
+
+
+def _activity_label(activity: Any) -> str:
+    return f"activity {activity.id!r}"
+
+
+def _log_label(log: Any) -> str:
+    return f"activity log {log.activity_id!r}#{log.seq}"
+
+
+def _callback_label(callback: Any) -> str:
+    return f"pending callback {callback.id!r}"
+
+
 def _check_op(op: WriteOp) -> None:
     if isinstance(op, InsertItem):
         check_item(op.item, op.encoded is not None)
     elif isinstance(op, UpdateItem):
-        what = f"mailbox item {op.item_id!r}"
-        check_text(op.item_id, f"{what} id")
-        check_columns(op.values, ITEM_COLUMNS, what)
-        check_guard(op.only_if_status, check_item_status, what)
+        check_key("mailbox item", op.item_id)
+        check_columns(op.values, ITEM_COLUMNS, "mailbox item", op.item_id)
+        check_guard(op.only_if_status, ITEM_STATUS, "mailbox item", op.item_id)
     elif isinstance(op, InsertDecision):
-        check_decision(op.decision)
+        check_fields(op.decision, DECISION_FIELDS, _decision_label)
     elif isinstance(op, InsertActivity):
-        check_activity(op.activity)
+        check_fields(op.activity, ACTIVITY_FIELDS, _activity_label)
     elif isinstance(op, UpdateActivity):
-        what = f"activity {op.activity_id!r}"
-        check_text(op.activity_id, f"{what} id")
-        check_columns(op.values, ACTIVITY_COLUMNS, what)
+        check_key("activity", op.activity_id)
+        check_columns(op.values, ACTIVITY_COLUMNS, "activity", op.activity_id)
     elif isinstance(op, InsertLogs):
         for log in op.logs:
-            check_log(log)
+            check_fields(log, LOG_FIELDS, _log_label)
     elif isinstance(op, InsertCallback):
-        check_callback(op.callback)
-    elif isinstance(op, UpdateCallback):
-        what = f"pending callback {op.callback_id!r}"
-        check_text(op.callback_id, f"{what} id")
-        check_text(op.agent_id, f"{what}.agent_id")
-        check_columns(op.values, CALLBACK_COLUMNS, what)
-        check_guard(op.only_if_status, check_callback_status, what)
-        check_instant_or_none(op.only_if_due_at, f"{what} due_at guard")
-    elif isinstance(op, DeleteCallback):
-        what = f"pending callback {op.callback_id!r}"
-        check_text(op.callback_id, f"{what} id")
-        check_text(op.agent_id, f"{what}.agent_id")
-        check_guard(op.only_if_status, check_callback_status, what)
+        check_fields(op.callback, CALLBACK_FIELDS, _callback_label)
+    elif isinstance(op, UpdateCallback | DeleteCallback):
+        kind, key = "pending callback", op.callback_id
+        check_key(kind, key)
+        if not TEXT.ok(op.agent_id):
+            TEXT.refuse(op.agent_id, f"{kind} {key!r}.agent_id")
+        check_guard(op.only_if_status, CALLBACK_STATUS, kind, key)
+        if isinstance(op, UpdateCallback):
+            check_columns(op.values, CALLBACK_COLUMNS, kind, key)
+            if not INSTANT_OR_NONE.ok(op.only_if_due_at):
+                INSTANT_OR_NONE.refuse(op.only_if_due_at, f"{kind} {key!r} due_at guard")
     elif isinstance(op, PutAgentSetting):
-        what = f"agent setting {op.name!r} of {op.agent_id!r}"
-        check_text(op.agent_id, f"{what}: agent_id")
-        check_text(op.name, f"{what}: name")
-        check_json(op.value, what)
-        check_instant(op.updated_at, f"{what}.updated_at")
+        label = f"agent setting {op.name!r} of {op.agent_id!r}"
+        TEXT.check(op.agent_id, f"{label}: agent_id")
+        TEXT.check(op.name, f"{label}: name")
+        JSON.check(op.value, label)
+        INSTANT.check(op.updated_at, f"{label}.updated_at")
     else:
         raise StoreError(f"unknown write op {type(op).__name__}")
 
@@ -142,7 +156,13 @@ def check_write(ops: Sequence[WriteOp], *, serializable: bool = False) -> None:
         StoreError: ``ops`` is not a sequence of write ops, or an op breaks
             a rule; the message names the record and the field.
     """
-    if isinstance(ops, str | bytes) or not isinstance(ops, Sequence):
+    kind: type = type(ops)
+    # The common list or tuple skips the slower ABC check.
+    if (
+        kind is not list
+        and kind is not tuple
+        and (isinstance(ops, str | bytes) or not isinstance(ops, Sequence))
+    ):
         raise StoreError(f"write expects a sequence of write ops, got {type(ops).__name__}")
     for op in ops:
         _check_op(op)
@@ -195,6 +215,15 @@ def check_claim(now: Any, claimed_by: Any, limit: Any, stale_before: Any) -> Non
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
-    check_instant(now, "now")
-    check_instant_or_none(stale_before, "stale_before")
-    check_text(claimed_by, "claimed_by")
+    INSTANT.check(now, "now")
+    INSTANT_OR_NONE.check(stale_before, "stale_before")
+    TEXT.check(claimed_by, "claimed_by")
+
+
+def check_instant(value: Any, what: str) -> None:
+    """Refuse anything but a timezone-aware datetime (``claim_next``'s ``started_at``).
+
+    Raises:
+        StoreError: naming ``what``.
+    """
+    INSTANT.check(value, what)

@@ -1,36 +1,31 @@
-"""The value rules of the store's input, one checker per kind of field and record.
+"""The value rules of the store's input: one :class:`Rule` per kind of field, one table per record.
 
-Each checker raises :class:`~attn.errors.StoreError` naming the field (``what``).
-Used by :mod:`attn.store._checks`, which applies them to whole write ops.
-Spec: DESIGN.md invariant 10; 000 §6.2 (columns).
+A rule is a cheap predicate plus the refusal it raises
+(:class:`~attn.errors.StoreError` naming the field), so checking a valid
+record builds no message. Used by :mod:`attn.store._checks`, which applies
+them to whole write ops. Spec: DESIGN.md invariant 10; 000 §6.2 (columns).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NoReturn
 
 from attn.errors import StoreError
 from attn.jsontext import dumps
 from attn.limits import json_problem
 from attn.models import (
-    Activity,
-    ActivityLog,
     CallbackStatus,
     CallbackType,
-    Decision,
     DecisionType,
     DeliveryMode,
     ItemStatus,
     LogType,
     MailboxItem,
-    PendingCallback,
 )
 from attn.store.base import ACTIVITY_UPDATE_FIELDS, CALLBACK_UPDATE_FIELDS, ITEM_UPDATE_FIELDS
-
-Check = Callable[[Any, str], None]
 
 
 def json_text(value: Any, what: str) -> str:
@@ -45,220 +40,282 @@ def json_text(value: Any, what: str) -> str:
         raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
 
 
-def check_json(value: Any, what: str) -> None:
-    """Refuse a JSON value that breaks :mod:`attn.limits` (NaN, infinities, depth, 64 bits)."""
-    problem = json_problem(value)
-    if problem is not None:
-        raise StoreError(f"{what}: {problem}")
+class Rule:
+    """What a field must hold: ``ok(value)`` says whether it does.
+
+    Args:
+        ok: the predicate.
+        says: the rule in words, as in ``"must be an integer"``.
+        nullable: whether None is allowed too.
+    """
+
+    __slots__ = ("nullable", "ok", "says")
+
+    def __init__(self, ok: Callable[[Any], bool], says: str, *, nullable: bool = False) -> None:
+        self.says = says
+        self.nullable = nullable
+        self.ok: Callable[[Any], bool] = (lambda v: v is None or ok(v)) if nullable else ok
+
+    def check(self, value: Any, what: str) -> None:
+        """Raise :meth:`refuse` unless ``value`` keeps the rule."""
+        if not self.ok(value):
+            self.refuse(value, what)
+
+    def refuse(self, value: Any, what: str) -> NoReturn:
+        """Raise the refusal of ``value`` for the field ``what``.
+
+        Raises:
+            StoreError: always, e.g. ``"mailbox item 'm'.priority must be an integer, got 'x'"``.
+        """
+        raise StoreError(f"{what} {self.says}{' or None' if self.nullable else ''}, got {value!r}")
 
 
-def check_object(value: Any, what: str) -> None:
-    """Refuse anything but a JSON object (a dict) that keeps :mod:`attn.limits`."""
-    if type(value) is not dict and not isinstance(value, dict):
-        raise StoreError(f"{what} must be a JSON object, got {type(value).__name__}")
-    check_json(value, what)
+class _Json(Rule):
+    """A JSON value within :mod:`attn.limits`; a JSON object (a dict) when ``is_object``."""
+
+    __slots__ = ("is_object",)
+
+    def __init__(self, *, is_object: bool, nullable: bool = False) -> None:
+        def ok(value: Any) -> bool:
+            return (not is_object or isinstance(value, dict)) and json_problem(value) is None
+
+        super().__init__(ok, "", nullable=nullable)
+        self.is_object = is_object
+
+    def refuse(self, value: Any, what: str) -> NoReturn:
+        if self.is_object and not isinstance(value, dict):
+            raise StoreError(f"{what} must be a JSON object, got {type(value).__name__}")
+        raise StoreError(f"{what}: {json_problem(value)}")
 
 
-def check_object_or_none(value: Any, what: str) -> None:
-    """:func:`check_object`, or None."""
-    if value is not None:
-        check_object(value, what)
+class _Enum(Rule):
+    """One of the values of a :class:`~enum.StrEnum`."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, cls: type[StrEnum]) -> None:
+        values = frozenset(member.value for member in cls)
+        super().__init__(lambda v: isinstance(v, str) and v in values, "")
+        self.values = values
+
+    def refuse(self, value: Any, what: str) -> NoReturn:
+        expected = sorted(self.values)
+        raise StoreError(f"{what}: unknown value {value!r}; expected one of {expected}")
 
 
-def check_instant(value: Any, what: str) -> None:
-    """Refuse anything but a timezone-aware datetime."""
-    if not isinstance(value, datetime) or value.utcoffset() is None:
-        raise StoreError(f"{what} must be a timezone-aware datetime, got {value!r}")
+def _aware(value: Any) -> bool:
+    return isinstance(value, datetime) and value.utcoffset() is not None
 
 
-def check_instant_or_none(value: Any, what: str) -> None:
-    """:func:`check_instant`, or None."""
-    if value is not None:
-        check_instant(value, what)
+def _seconds(value: Any) -> bool:
+    return (
+        not isinstance(value, bool) and isinstance(value, int | float) and not json_problem(value)
+    )
 
 
-def check_int(value: Any, what: str) -> None:
-    """Refuse anything but an int (bools are not)."""
-    if type(value) is not int:
-        raise StoreError(f"{what} must be an integer, got {value!r}")
+TEXT = Rule(lambda v: isinstance(v, str), "must be text")
+TEXT_OR_NONE = Rule(lambda v: isinstance(v, str), "must be text", nullable=True)
+INT = Rule(lambda v: type(v) is int, "must be an integer")
+BOOL = Rule(lambda v: type(v) is bool, "must be a bool")
+INSTANT = Rule(_aware, "must be a timezone-aware datetime")
+INSTANT_OR_NONE = Rule(_aware, "must be a timezone-aware datetime", nullable=True)
+SECONDS_OR_NONE = Rule(_seconds, "must be a finite number of seconds", nullable=True)
+JSON = _Json(is_object=False)
+OBJECT = _Json(is_object=True)
+OBJECT_OR_NONE = _Json(is_object=True, nullable=True)
+ITEM_STATUS = _Enum(ItemStatus)
+CALLBACK_STATUS = _Enum(CallbackStatus)
 
-
-def check_bool(value: Any, what: str) -> None:
-    """Refuse anything but a bool."""
-    if type(value) is not bool:
-        raise StoreError(f"{what} must be a bool, got {value!r}")
-
-
-def check_text(value: Any, what: str) -> None:
-    """Refuse anything but a str."""
-    if type(value) is not str and not isinstance(value, str):
-        raise StoreError(f"{what} must be text, got {value!r}")
-
-
-def check_text_or_none(value: Any, what: str) -> None:
-    """:func:`check_text`, or None."""
-    if value is not None:
-        check_text(value, what)
-
-
-def check_seconds_or_none(value: Any, what: str) -> None:
-    """Refuse anything but a finite number of seconds, or None."""
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or json_problem(value):
-        raise StoreError(f"{what} must be a finite number of seconds or None, got {value!r}")
-
-
-def enum_check(cls: type[StrEnum]) -> Check:
-    """A checker refusing anything but a value of ``cls``."""
-    values = frozenset(member.value for member in cls)
-
-    def check(value: Any, what: str) -> None:
-        if value not in values or not isinstance(value, str):
-            raise StoreError(f"{what}: unknown value {value!r}; expected one of {sorted(values)}")
-
-    return check
-
-
-check_item_status = enum_check(ItemStatus)
-check_callback_status = enum_check(CallbackStatus)
-
-#: How each column an update may set is checked.
-ITEM_COLUMNS: dict[str, Check] = {
-    "priority": check_int,
-    "status": check_item_status,
-    "payload": check_object,
-    "metadata": check_object,
-    "started_at": check_instant_or_none,
-    "completed_at": check_instant_or_none,
-    "deferred_until": check_instant_or_none,
-    "merged_into": check_text_or_none,
-    "attempt": check_int,
-    "redelivered": check_bool,
-    "session": check_object_or_none,
-    "reason": check_text_or_none,
+#: The rule of each column an update may set.
+ITEM_COLUMNS: dict[str, Rule] = {
+    "priority": INT,
+    "status": ITEM_STATUS,
+    "payload": OBJECT,
+    "metadata": OBJECT,
+    "started_at": INSTANT_OR_NONE,
+    "completed_at": INSTANT_OR_NONE,
+    "deferred_until": INSTANT_OR_NONE,
+    "merged_into": TEXT_OR_NONE,
+    "attempt": INT,
+    "redelivered": BOOL,
+    "session": OBJECT_OR_NONE,
+    "reason": TEXT_OR_NONE,
 }
-ACTIVITY_COLUMNS: dict[str, Check] = {
-    "ended_at": check_instant_or_none,
-    "total_tokens": check_int,
-    "total_tools": check_int,
-    "success": check_bool,
-    "label": check_text,
+ACTIVITY_COLUMNS: dict[str, Rule] = {
+    "ended_at": INSTANT_OR_NONE,
+    "total_tokens": INT,
+    "total_tools": INT,
+    "success": BOOL,
+    "label": TEXT,
 }
-CALLBACK_COLUMNS: dict[str, Check] = {
-    "due_at": check_instant_or_none,
-    "status": check_callback_status,
-    "claimed_by": check_text_or_none,
-    "claimed_at": check_instant_or_none,
-    "data": check_object,
+CALLBACK_COLUMNS: dict[str, Rule] = {
+    "due_at": INSTANT_OR_NONE,
+    "status": CALLBACK_STATUS,
+    "claimed_by": TEXT_OR_NONE,
+    "claimed_at": INSTANT_OR_NONE,
+    "data": OBJECT,
 }
 assert ITEM_COLUMNS.keys() == ITEM_UPDATE_FIELDS
 assert ACTIVITY_COLUMNS.keys() == ACTIVITY_UPDATE_FIELDS
 assert CALLBACK_COLUMNS.keys() == CALLBACK_UPDATE_FIELDS
 
+#: The rule of each field of each record a write op inserts.
+Fields = tuple[tuple[str, Rule], ...]
+ITEM_FIELDS: Fields = (
+    ("id", TEXT),
+    ("agent_id", TEXT),
+    ("source_type", TEXT),
+    ("idempotency_key", TEXT_OR_NONE),
+    ("queued_at", INSTANT),
+    *((name, rule) for name, rule in ITEM_COLUMNS.items() if rule not in (OBJECT,)),
+)
+DECISION_FIELDS: Fields = (
+    ("id", TEXT),
+    ("agent_id", TEXT),
+    ("decision_type", _Enum(DecisionType)),
+    ("item_id", TEXT),
+    ("reasoning", TEXT),
+    ("created_at", INSTANT),
+    ("context", OBJECT),
+    ("outcome", TEXT_OR_NONE),
+)
+ACTIVITY_FIELDS: Fields = (
+    ("id", TEXT),
+    ("agent_id", TEXT),
+    ("item_id", TEXT_OR_NONE),
+    ("type", TEXT),
+    ("started_at", INSTANT),
+    ("task_id", TEXT_OR_NONE),
+    *ACTIVITY_COLUMNS.items(),
+)
+LOG_FIELDS: Fields = (
+    ("activity_id", TEXT),
+    ("seq", INT),
+    ("type", _Enum(LogType)),
+    ("content", TEXT),
+    ("created_at", INSTANT),
+    ("metadata", OBJECT),
+)
+CALLBACK_FIELDS: Fields = (
+    ("id", TEXT),
+    ("agent_id", TEXT),
+    ("type", _Enum(CallbackType)),
+    ("delivery_mode", _Enum(DeliveryMode)),
+    ("registered_at", INSTANT),
+    ("origin_session_id", TEXT_OR_NONE),
+    ("command", TEXT_OR_NONE),
+    ("note", TEXT_OR_NONE),
+    ("correlation_id", TEXT_OR_NONE),
+    ("recurring_s", SECONDS_OR_NONE),
+    ("timeout_s", SECONDS_OR_NONE),
+    *CALLBACK_COLUMNS.items(),
+)
 
-def check_columns(values: Any, checks: dict[str, Check], what: str) -> None:
-    """Refuse columns an update may not set, and values of the wrong kind."""
+
+def check_fields(record: Any, fields: Fields, label: Callable[[Any], str]) -> None:
+    """Check each field of ``record`` against its rule.
+
+    Args:
+        record: the record (a dataclass instance).
+        fields: its field table, e.g. :data:`DECISION_FIELDS`.
+        label: names the record in a refusal, e.g. ``"decision 'dec_1'"``
+            (called only then).
+
+    Raises:
+        StoreError: the first field that breaks its rule, named ``label.field``.
+    """
+    for name, rule in fields:
+        value = getattr(record, name)
+        if not rule.ok(value):
+            rule.refuse(value, f"{label(record)}.{name}")
+
+
+def check_key(kind: str, key: Any) -> None:
+    """Refuse a record key (an id) that is not text.
+
+    Raises:
+        StoreError: ``"<kind> <key> id must be text, got ..."``.
+    """
+    if not isinstance(key, str):
+        TEXT.refuse(key, f"{kind} {key!r} id")
+
+
+def check_columns(values: Any, rules: dict[str, Rule], kind: str, key: Any) -> None:
+    """Refuse columns an update may not set, and values that break their column's rule.
+
+    Args:
+        values: the update's column values.
+        rules: the rule of each column it may set, e.g. :data:`ITEM_COLUMNS`.
+        kind: the record kind, e.g. ``"mailbox item"``.
+        key: the record's id.
+
+    Raises:
+        StoreError: ``"cannot update <kind> <key> columns [...]; allowed: [...]"``,
+            or the refusal of the first bad value.
+    """
     if not isinstance(values, dict):
-        raise StoreError(f"{what}: expected a dict of column values, got {type(values).__name__}")
-    if not values.keys() <= checks.keys():
-        bad = sorted(str(name) for name in values if name not in checks)
-        raise StoreError(f"cannot update {what} columns {bad}; allowed: {sorted(checks)}")
+        raise StoreError(
+            f"{kind} {key!r}: expected a dict of column values, got {type(values).__name__}"
+        )
     for name, value in values.items():
-        checks[name](value, f"{what}.{name}")
+        rule = rules.get(name)
+        if rule is None:
+            bad = sorted(str(n) for n in values if n not in rules)
+            raise StoreError(
+                f"cannot update {kind} {key!r} columns {bad}; allowed: {sorted(rules)}"
+            )
+        if not rule.ok(value):
+            rule.refuse(value, f"{kind} {key!r}.{name}")
 
 
-def check_guard(statuses: Any, check: Check, what: str) -> None:
-    """Refuse unknown statuses in a status guard (``only_if_status``)."""
+def check_guard(statuses: Any, rule: Rule, kind: str, key: Any) -> None:
+    """Refuse unknown statuses in a status guard (``only_if_status``).
+
+    Raises:
+        StoreError: naming the record, the guard and the unknown status.
+    """
     if statuses is not None:
         for status in statuses:
-            check(status, f"{what} status guard")
+            if not rule.ok(status):
+                rule.refuse(status, f"{kind} {key!r} status guard")
+
+
+def item_label(item: Any) -> str:
+    """``"mailbox item '<id>'"``."""
+    return f"mailbox item {item.id!r}"
 
 
 def check_item(item: MailboxItem, json_checked: bool) -> None:
-    """Check every field of a mailbox item (payload and metadata unless ``json_checked``)."""
-    what = f"mailbox item {item.id!r}"
-    check_text(item.id, f"{what}.id")
-    check_text(item.agent_id, f"{what}.agent_id")
-    check_text(item.source_type, f"{what}.source_type")
-    check_int(item.priority, f"{what}.priority")
-    check_item_status(item.status, f"{what}.status")
-    if json_checked and type(item.payload) is dict and type(item.metadata) is dict:
-        pass  # the caller checked and encoded them (InsertItem.encoded)
-    else:
-        check_object(item.payload, f"{what}.payload")
-        check_object(item.metadata, f"{what}.metadata")
-    check_instant(item.queued_at, f"{what}.queued_at")
-    check_instant_or_none(item.started_at, f"{what}.started_at")
-    check_instant_or_none(item.completed_at, f"{what}.completed_at")
-    check_instant_or_none(item.deferred_until, f"{what}.deferred_until")
-    check_text_or_none(item.merged_into, f"{what}.merged_into")
-    check_int(item.attempt, f"{what}.attempt")
-    check_bool(item.redelivered, f"{what}.redelivered")
-    check_text_or_none(item.idempotency_key, f"{what}.idempotency_key")
-    check_object_or_none(item.session, f"{what}.session")
-    check_text_or_none(item.reason, f"{what}.reason")
+    """Check every field of a mailbox item; payload and metadata unless ``json_checked``.
 
+    The common item (plain str ids, UTC instants) passes one quick test; any
+    other goes through :data:`ITEM_FIELDS`, which decides and names the field.
 
-def check_decision(decision: Decision) -> None:
-    """Check every field of a decision."""
-    what = f"decision {decision.id!r}"
-    check_text(decision.id, f"{what}.id")
-    check_text(decision.agent_id, f"{what}.agent_id")
-    _decision_type(decision.decision_type, f"{what}.decision_type")
-    check_text(decision.item_id, f"{what}.item_id")
-    check_text(decision.reasoning, f"{what}.reasoning")
-    check_instant(decision.created_at, f"{what}.created_at")
-    check_object(decision.context, f"{what}.context")
-    check_text_or_none(decision.outcome, f"{what}.outcome")
-
-
-def check_activity(activity: Activity) -> None:
-    """Check every field of an activity."""
-    what = f"activity {activity.id!r}"
-    check_text(activity.id, f"{what}.id")
-    check_text(activity.agent_id, f"{what}.agent_id")
-    check_text_or_none(activity.item_id, f"{what}.item_id")
-    check_text(activity.type, f"{what}.type")
-    check_text(activity.label, f"{what}.label")
-    check_instant(activity.started_at, f"{what}.started_at")
-    check_text_or_none(activity.task_id, f"{what}.task_id")
-    check_instant_or_none(activity.ended_at, f"{what}.ended_at")
-    check_int(activity.total_tokens, f"{what}.total_tokens")
-    check_int(activity.total_tools, f"{what}.total_tools")
-    check_bool(activity.success, f"{what}.success")
-
-
-def check_log(log: ActivityLog) -> None:
-    """Check every field of an activity log entry."""
-    what = f"activity log {log.activity_id!r}#{log.seq}"
-    check_text(log.activity_id, f"{what}.activity_id")
-    check_int(log.seq, f"{what}.seq")
-    _log_type(log.type, f"{what}.type")
-    check_text(log.content, f"{what}.content")
-    check_instant(log.created_at, f"{what}.created_at")
-    check_object(log.metadata, f"{what}.metadata")
-
-
-def check_callback(c: PendingCallback) -> None:
-    """Check every field of a pending callback."""
-    what = f"pending callback {c.id!r}"
-    check_text(c.id, f"{what}.id")
-    check_text(c.agent_id, f"{what}.agent_id")
-    _callback_type(c.type, f"{what}.type")
-    _delivery_mode(c.delivery_mode, f"{what}.delivery_mode")
-    check_instant(c.registered_at, f"{what}.registered_at")
-    for name in ("origin_session_id", "command", "note", "correlation_id", "claimed_by"):
-        check_text_or_none(getattr(c, name), f"{what}.{name}")
-    check_instant_or_none(c.due_at, f"{what}.due_at")
-    check_instant_or_none(c.claimed_at, f"{what}.claimed_at")
-    check_seconds_or_none(c.recurring_s, f"{what}.recurring_s")
-    check_seconds_or_none(c.timeout_s, f"{what}.timeout_s")
-    check_callback_status(c.status, f"{what}.status")
-    check_object(c.data, f"{what}.data")
-
-
-_decision_type = enum_check(DecisionType)
-_log_type = enum_check(LogType)
-_callback_type = enum_check(CallbackType)
-_delivery_mode = enum_check(DeliveryMode)
+    Raises:
+        StoreError: naming the item and the field.
+    """
+    if not (
+        type(item.id) is str
+        and type(item.agent_id) is str
+        and type(item.source_type) is str
+        and type(item.priority) is int
+        and type(item.status) is ItemStatus
+        and type(item.queued_at) is datetime
+        and item.queued_at.tzinfo is UTC
+        and item.started_at is None
+        and item.completed_at is None
+        and item.deferred_until is None
+        and item.merged_into is None
+        and type(item.attempt) is int
+        and type(item.redelivered) is bool
+        and (item.idempotency_key is None or type(item.idempotency_key) is str)
+        and item.reason is None
+    ):
+        check_fields(item, ITEM_FIELDS, item_label)
+    if not (json_checked and type(item.payload) is dict and type(item.metadata) is dict):
+        for name in ("payload", "metadata"):
+            value = getattr(item, name)
+            if not OBJECT.ok(value):
+                OBJECT.refuse(value, f"{item_label(item)}.{name}")
+    if item.session is not None and not OBJECT.ok(item.session):
+        OBJECT.refuse(item.session, f"{item_label(item)}.session")

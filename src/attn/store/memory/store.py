@@ -19,12 +19,12 @@ from attn.errors import StoreClosed, StoreError
 from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, PendingCallback
 from attn.store._checks import (
     check_claim,
+    check_instant,
     check_page,
     check_query,
     check_statuses,
     check_write,
 )
-from attn.store._values import check_instant
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.memory import reads, writes
 from attn.store.memory.tables import Tables

@@ -23,8 +23,7 @@ import asyncpg
 
 from attn.errors import InvalidInput, StoreClosed, StoreError
 from attn.models import MailboxItem, PendingCallback
-from attn.store._checks import check_claim, check_write
-from attn.store._values import check_instant
+from attn.store._checks import check_claim, check_instant, check_write
 from attn.store.base import StoreStatistics, WriteOp
 from attn.store.migrate import HEAD_REVISION, upgrade_async
 from attn.store.postgres import codec, queries
