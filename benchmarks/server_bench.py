@@ -67,7 +67,7 @@ from server_trace import Pauses, attribute, by_phase
 
 from attn import AgentConfig, Focus, MailboxItem, Runtime
 from attn.server.serve import freeze_startup_heap
-from attn.store.url import open_store
+from attn.store import open_store
 
 CLIENTS = 32
 #: Alternating chunks of in-process and HTTP enqueues per run (:func:`paired_rates`).

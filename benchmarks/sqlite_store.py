@@ -28,7 +28,7 @@ from pathlib import Path
 from attn.models import ItemStatus, MailboxItem
 from attn.store import migrate
 from attn.store.base import InsertItem
-from attn.store.sqlite import SQLiteStore, sql
+from attn.store.sqlite import SQLiteStore, queries
 
 _ids = itertools.count()
 
@@ -50,7 +50,7 @@ def _raw(conn: sqlite3.Connection, items: list[MailboxItem]) -> float:
     start = time.perf_counter()
     for it in items:
         conn.execute(
-            sql.INSERT_ITEM,
+            queries.INSERT_ITEM,
             (it.id, it.agent_id, it.source_type, it.priority, it.status.value,
              json.dumps(it.payload), json.dumps(it.metadata), it.queued_at.isoformat(),
              None, None, None, None, 1, 0, None, None, None),

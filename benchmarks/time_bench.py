@@ -295,7 +295,7 @@ async def run(args: argparse.Namespace) -> list[Row]:
         rows += await bench_claims("memory", MemoryStore(), args.wakeups)
         rows += await bench_claims("SQLite", SQLiteStore(workdir / "claims.db"), args.wakeups)
         if args.postgres:
-            from attn.store.url import open_store
+            from attn.store import open_store
 
             rows += await bench_claims("PostgreSQL", open_store(args.postgres), args.wakeups)
         rows += await bench_end_to_end(workdir, args.wakeups)

@@ -86,9 +86,7 @@ from attn.models import (
     PendingCallback,
 )
 from attn.runtime import Agent, Runtime
-from attn.store.base import Store
-from attn.store.sqlite import SQLiteStore
-from attn.store.url import open_store
+from attn.store import SQLiteStore, Store, open_store
 from attn.tools import CombinedToolset, MailboxToolset, TimeToolset, Toolset
 from attn.version import __version__
 

@@ -25,7 +25,7 @@ from attn import AgentConfig, Focus, MailboxItem, Reply, Runtime
 from attn.core.deliberation import DeliberationResult
 from attn.server.app import create_app
 from attn.server.testing import recv_json, serve_app
-from attn.store.url import open_store
+from attn.store import open_store
 from attn.testing import settle
 
 RECV_TIMEOUT_S = 10.0

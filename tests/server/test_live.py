@@ -26,7 +26,7 @@ from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.hub import EventHub
 from attn.server.testing import LiveServer, recv_json, serve_app, team_config
-from attn.store.url import open_store
+from attn.store import open_store
 
 TEAM = """\
 [[agents]]

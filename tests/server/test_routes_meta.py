@@ -21,7 +21,7 @@ from attn.config import parse_config
 from attn.runtime import Runtime
 from attn.server.app import create_app
 from attn.server.testing import LiveServer
-from attn.store.url import open_store
+from attn.store import open_store
 
 TEAM = """\
 [[agents]]

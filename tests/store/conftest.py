@@ -43,7 +43,7 @@ async def store(backend: str, tmp_path: Path) -> AsyncIterator[Store]:
     elif backend == "sqlite":
         made = SQLiteStore(tmp_path / "attn.db")
     else:
-        from attn.store.url import open_store
+        from attn.store import open_store
 
         made = open_store(backend)
     await made.open()

@@ -407,10 +407,12 @@ async def test_count_by_status_and_agent_ids(store: Store) -> None:
     assert await store.agent_ids() == ["alice", "bob", "carol"]
 
 
-async def test_count_by_type(store: Store) -> None:
+async def test_the_timeline_counts_items_by_type(store: Store) -> None:
     await enqueue(store, item(), item(source_type="mention"), item(), item(agent="bob"))
-    assert await store.count_by_type("alice") == {"human_chat": 2, "mention": 1}
-    assert await store.count_by_type("nobody") == {}
+    timeline = await store.read_timeline(ItemQuery(agent_id="alice"), 10)
+    assert timeline.counts_by_type == {"human_chat": 2, "mention": 1}
+    nobody = await store.read_timeline(ItemQuery(agent_id="nobody"), 10)
+    assert nobody.counts_by_type == {}
 
 
 # -- atomicity, concurrency, lifecycle ------------------------------------------------

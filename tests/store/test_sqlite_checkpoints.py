@@ -79,7 +79,7 @@ async def test_writer_thread_commits_leave_checkpoints_to_the_schedule(tmp_path:
     store = SQLiteStore(tmp_path / "attn.db")
     await store.open()
     try:
-        writer = store._writer
+        writer = store._commits.writer
         assert writer is not None
         await store.write([InsertItem(item())])  # the writer thread is idle now
         assert writer.conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (REWIND_FRAMES,)

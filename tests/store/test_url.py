@@ -10,14 +10,8 @@ from pathlib import Path
 import pytest
 
 from attn.errors import InvalidInput
-from attn.store.memory import MemoryStore
-from attn.store.sqlite import SQLiteStore
-from attn.store.url import (
-    DATABASE_URL_ENV,
-    default_database_url,
-    open_store,
-    parse_sqlite_url,
-)
+from attn.store import MemoryStore, SQLiteStore, open_store
+from attn.store.url import DATABASE_URL_ENV, default_database_url, parse_sqlite_url
 
 
 @pytest.fixture(autouse=True)

@@ -123,7 +123,7 @@ async def test_time_05_a_restart_after_a_jump_keeps_the_remaining_delay(tmp_path
 async def test_two_runtimes_that_notice_one_jump_move_a_due_time_once(tmp_path: Path) -> None:
     clock = FakeClock(START)
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    from attn.store.url import open_store
+    from attn.store import open_store
 
     first = Runtime(open_store(url), clock=clock, host=False)
     second = Runtime(open_store(url), clock=clock, host=False)

@@ -159,7 +159,7 @@ def shared_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 async def test_time_04_two_runtimes_on_one_database_fire_each_wakeup_once(
     shared_url: str, clock: FakeClock
 ) -> None:
-    from attn.store.url import open_store
+    from attn.store import open_store
 
     first = Runtime(open_store(shared_url), clock=clock, host=False)
     second = Runtime(open_store(shared_url), clock=clock, host=False)

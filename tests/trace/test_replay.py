@@ -17,8 +17,8 @@ from attn.core.item_type import Category, ItemType
 from attn.errors import InvalidInput, InvalidTrace
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.runtime import Runtime
+from attn.store import open_store
 from attn.store.base import ItemQuery
-from attn.store.url import open_store
 from attn.testing import FakeClock, MemoryStore
 from attn.trace.claude_protocol import PROTOCOL_TYPES
 from attn.trace.claude_team import import_claude_team

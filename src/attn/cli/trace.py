@@ -31,7 +31,8 @@ from rich.table import Table
 from attn.cli.client import CliError
 from attn.cli.output import console, examples, fail, handle_errors, print_json
 from attn.runtime import Runtime
-from attn.store.url import check_database_url, open_store
+from attn.store import open_store
+from attn.store.url import check_database_url
 from attn.trace.claude_team import import_claude_team
 from attn.trace.files import trace_text, write_trace
 from attn.trace.replay import ReplayProgress, replay

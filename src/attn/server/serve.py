@@ -30,7 +30,8 @@ from attn.errors import ConfigError, ServeError
 from attn.server.app import create_app
 from attn.server.timeouts import timed_protocol
 from attn.server.ws import MAX_MESSAGE_CHARS
-from attn.store.url import check_database_url, default_database_url, open_store
+from attn.store import open_store
+from attn.store.url import check_database_url, default_database_url
 
 #: Seconds uvicorn waits for in-flight requests on shutdown before cancelling them.
 GRACEFUL_SHUTDOWN_S = 10

@@ -2,6 +2,8 @@
 
 Writes are lists of :data:`WriteOp` applied in one transaction by
 :meth:`Store.write`; it returns only after the transaction is committed.
+Every backend first checks them with :func:`attn.store._checks.check_write`,
+the one home of their rules.
 Backends may commit several concurrent ``write`` calls in one transaction
 (group commit), but each call stays atomic and each caller is answered after
 its own commit.
@@ -55,7 +57,9 @@ class InsertItem:
     Result: ``(item, created)``, the stored item (with ``seq``) and whether it is new.
 
     ``encoded``: the item's payload and metadata already encoded by
-    :func:`attn.jsontext.dumps` (an optimisation; stores may ignore it).
+    :func:`attn.jsontext.dumps` from values already checked against
+    :mod:`attn.limits` (the mailbox does both at enqueue), so the store checks
+    them no further (an optimisation; stores may ignore it).
     """
 
     item: MailboxItem
@@ -322,9 +326,6 @@ class Store(Protocol):
 
     async def count_by_status(self, agent_id: str) -> dict[str, int]:
         """Number of the agent's items per status."""
-
-    async def count_by_type(self, agent_id: str) -> dict[str, int]:
-        """Number of the agent's items per source type (types with none are absent)."""
 
     async def agent_ids(self) -> list[str]:
         """Every agent id that has items, sorted."""

@@ -1,4 +1,4 @@
-"""Database URLs: which :class:`~attn.store.base.Store` a URL names.
+"""Database URLs: which :class:`~attn.store.base.Store` a URL names (parsing only).
 
 Supported forms:
 
@@ -9,8 +9,8 @@ Supported forms:
 * ``postgresql://user@host:port/db`` or ``postgres://…`` —
   :class:`~attn.store.postgres.PostgresStore`.
 
-Spec: 000 §6, §12.1; DESIGN.md "Choices already made" (default ``./attn.db``,
-override with ``ATTN_DATABASE_URL``).
+:func:`attn.store.open_store` makes the store. Spec: 000 §6, §12.1; DESIGN.md
+"Choices already made" (default ``./attn.db``, override with ``ATTN_DATABASE_URL``).
 """
 
 from __future__ import annotations
@@ -18,19 +18,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, unquote
 
 from attn.errors import InvalidInput
-
-if TYPE_CHECKING:
-    from attn.store.base import Store
 
 #: Environment variable that overrides the default database.
 DATABASE_URL_ENV = "ATTN_DATABASE_URL"
 #: The database used when nothing else is configured: ``./attn.db``.
 DEFAULT_DATABASE_URL = "sqlite:///attn.db"
-#: The schemes :func:`open_store` understands, as shown in error messages.
+#: The schemes :func:`attn.store.open_store` understands, as shown in error messages.
 SUPPORTED_SCHEMES = ("sqlite:///<path>", "memory://", "postgresql://", "postgres://")
 
 _SQLITE_PREFIX = "sqlite:///"
@@ -113,44 +109,6 @@ def parse_sqlite_url(url: str) -> SQLiteURL:
                 f"unknown SQLite URL option {key!r} in {url!r}; known: synchronous, busy_timeout_s"
             )
     return SQLiteURL(Path(path), synchronous, busy_timeout_s)
-
-
-def open_store(url: str | None = None) -> Store:
-    """Make the store a URL names; the caller opens it (``await store.open()``).
-
-    Args:
-        url: a database URL (see the module docstring); None or ``""`` means
-            :func:`default_database_url`.
-
-    Returns:
-        A :class:`~attn.store.sqlite.SQLiteStore`,
-        :class:`~attn.store.memory.MemoryStore` or
-        :class:`~attn.store.postgres.PostgresStore`, not yet opened.
-
-    Raises:
-        InvalidInput: the scheme is not supported or the URL is malformed.
-    """
-    if not url:
-        url = default_database_url()
-    if is_sqlite_url(url):
-        from attn.store.sqlite import SQLiteStore
-
-        parsed = parse_sqlite_url(url)
-        return SQLiteStore(
-            parsed.path, synchronous=parsed.synchronous, busy_timeout_s=parsed.busy_timeout_s
-        )
-    if url == "memory://":
-        from attn.store.memory import MemoryStore
-
-        return MemoryStore()
-    if is_postgres_url(url):
-        from attn.store.postgres import PostgresStore
-
-        store: Store = PostgresStore(url)
-        return store
-    raise InvalidInput(
-        f"unsupported database URL {url!r}; supported schemes: {', '.join(SUPPORTED_SCHEMES)}"
-    )
 
 
 def check_database_url(url: str) -> None:

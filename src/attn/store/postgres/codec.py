@@ -1,7 +1,7 @@
-"""Values in and out of PostgreSQL: JSON as compact text, instants as timestamptz.
+"""PostgreSQL rows to attn's records and back: JSON as compact text, instants as timestamptz.
 
-Everything a write needs is encoded before a connection is taken, so bad
-input fails with :class:`~attn.errors.StoreError` before anything is sent.
+Everything a write needs is encoded before a connection is taken; the
+encoders expect records that :func:`attn.store._checks.check_write` accepted.
 asyncpg returns ``timestamptz`` as aware UTC datetimes and booleans natively.
 
 Spec: 000 §6.2 (columns).
@@ -9,15 +9,10 @@ Spec: 000 §6.2 (columns).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from asyncpg import Record
 
-from attn.errors import StoreError
 from attn.limits import load_stored, load_stored_object
 from attn.models import (
     Activity,
@@ -32,168 +27,104 @@ from attn.models import (
     MailboxItem,
     PendingCallback,
 )
+from attn.store._values import json_text
 
-#: Columns of ``mailbox_items`` and ``agent_activities`` holding JSON text / instants.
+#: Columns of ``mailbox_items`` and ``agent_activities`` holding JSON text / free text.
 JSON_COLUMNS = frozenset({"payload", "metadata", "session"})
-INSTANT_COLUMNS = frozenset(
-    {"queued_at", "started_at", "completed_at", "deferred_until", "ended_at"}
-)
+_TEXT_COLUMNS = frozenset({"merged_into", "reason", "label", "claimed_by"})
 
 
-def dump_json(value: Any, what: str) -> str:
-    """Compact JSON text for ``value``.
-
-    Raises:
-        StoreError: ``value`` is not JSON-serializable (``what`` names the field).
-    """
-    try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    except (TypeError, ValueError) as exc:
-        raise StoreError(f"{what} is not JSON-serializable: {exc}") from exc
-
-
-def dump_object(value: Any, what: str) -> str:
-    """Like :func:`dump_json` but ``value`` must be a JSON object (a dict)."""
-    if not isinstance(value, Mapping):
-        raise StoreError(f"{what} must be a JSON object, got {type(value).__name__}")
-    return dump_json(value, what)
-
-
-def instant(value: Any, what: str, *, nullable: bool = True) -> datetime | None:
-    """Check that ``value`` is a timezone-aware datetime (or None when ``nullable``).
-
-    Raises:
-        StoreError: naive datetime, another type, or None where not allowed.
-    """
-    if value is None and nullable:
-        return None
-    if not isinstance(value, datetime):
-        raise StoreError(f"{what} must be a datetime, got {type(value).__name__}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise StoreError(f"{what} must be timezone-aware (UTC), got naive {value.isoformat()}")
-    return value
-
-
-def _int(value: Any, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise StoreError(f"{what} must be an integer, got {value!r}")
-    return value
-
-
-def _bool(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise StoreError(f"{what} must be a bool, got {value!r}")
-    return value
-
-
-def _text(value: Any, what: str, *, nullable: bool = True) -> str | None:
+def _text(value: str | None) -> str | None:
     # PostgreSQL's text cannot hold NUL: in free text (a label, a log entry, a
     # reason) it becomes U+FFFD. JSON columns keep it, escaped as \u0000.
-    if value is None and nullable:
-        return None
-    if not isinstance(value, str):
-        raise StoreError(f"{what} must be a string, got {type(value).__name__}")
-    return value.replace("\x00", "\ufffd") if "\x00" in value else value
-
-
-def _enum(cls: type[StrEnum], value: Any, what: str) -> str:
-    try:
-        return str(cls(value))
-    except ValueError as exc:
-        raise StoreError(f"{what}: unknown value {value!r}") from exc
+    if value is not None and "\x00" in value:
+        return value.replace("\x00", "\ufffd")
+    return value
 
 
 def encode_column(name: str, value: Any, what: str) -> Any:
     """Encode ``value`` for column ``name`` of an :class:`UpdateItem` / :class:`UpdateActivity`.
 
     Raises:
-        StoreError: the value has the wrong type for the column.
+        StoreError: a JSON value is not JSON-serializable.
     """
-    where = f"{what}.{name}"
     if name in JSON_COLUMNS:
-        return None if value is None and name == "session" else dump_object(value, where)
-    if name in INSTANT_COLUMNS:
-        return instant(value, where)
+        return None if value is None else json_text(value, f"{what}.{name}")
     if name == "status":
-        return _enum(ItemStatus, value, where)
-    if name in {"priority", "attempt", "total_tokens", "total_tools"}:
-        return _int(value, where)
-    if name in {"redelivered", "success"}:
-        return _bool(value, where)
-    return _text(value, where, nullable=name != "label")
+        return str(ItemStatus(value))
+    if name in _TEXT_COLUMNS:
+        return _text(value)
+    return value
 
 
-def item_params(item: MailboxItem) -> tuple[Any, ...]:
+def encode_item(item: MailboxItem) -> tuple[Any, ...]:
     """Arguments of ``INSERT_ITEM`` for ``item``, in column order."""
     what = f"mailbox item {item.id!r}"
     return (
-        _text(item.id, f"{what}.id", nullable=False),
-        _text(item.agent_id, f"{what}.agent_id", nullable=False),
-        _text(item.source_type, f"{what}.source_type", nullable=False),
-        _int(item.priority, f"{what}.priority"),
-        _enum(ItemStatus, item.status, f"{what}.status"),
-        dump_object(item.payload, f"{what}.payload"),
-        dump_object(item.metadata, f"{what}.metadata"),
-        instant(item.queued_at, f"{what}.queued_at", nullable=False),
-        instant(item.started_at, f"{what}.started_at"),
-        instant(item.completed_at, f"{what}.completed_at"),
-        instant(item.deferred_until, f"{what}.deferred_until"),
-        _text(item.merged_into, f"{what}.merged_into"),
-        _int(item.attempt, f"{what}.attempt"),
-        _bool(item.redelivered, f"{what}.redelivered"),
-        _text(item.idempotency_key, f"{what}.idempotency_key"),
+        _text(item.id),
+        _text(item.agent_id),
+        _text(item.source_type),
+        item.priority,
+        str(ItemStatus(item.status)),
+        json_text(item.payload, f"{what}.payload"),
+        json_text(item.metadata, f"{what}.metadata"),
+        item.queued_at,
+        item.started_at,
+        item.completed_at,
+        item.deferred_until,
+        _text(item.merged_into),
+        item.attempt,
+        item.redelivered,
+        _text(item.idempotency_key),
         encode_column("session", item.session, what),
-        _text(item.reason, f"{what}.reason"),
+        _text(item.reason),
     )
 
 
-def decision_params(decision: Decision) -> tuple[Any, ...]:
+def encode_decision(decision: Decision) -> tuple[Any, ...]:
     """Arguments of ``INSERT_DECISION``, in column order."""
-    what = f"decision {decision.id!r}"
     return (
-        _text(decision.id, f"{what}.id", nullable=False),
-        _text(decision.agent_id, f"{what}.agent_id", nullable=False),
-        _enum(DecisionType, decision.decision_type, f"{what}.decision_type"),
-        _text(decision.item_id, f"{what}.item_id", nullable=False),
-        dump_object(decision.context, f"{what}.context"),
-        _text(decision.reasoning, f"{what}.reasoning", nullable=False),
-        _text(decision.outcome, f"{what}.outcome"),
-        instant(decision.created_at, f"{what}.created_at", nullable=False),
+        _text(decision.id),
+        _text(decision.agent_id),
+        str(DecisionType(decision.decision_type)),
+        _text(decision.item_id),
+        json_text(decision.context, f"decision {decision.id!r}.context"),
+        _text(decision.reasoning),
+        _text(decision.outcome),
+        decision.created_at,
     )
 
 
-def activity_params(activity: Activity) -> tuple[Any, ...]:
+def encode_activity(activity: Activity) -> tuple[Any, ...]:
     """Arguments of ``INSERT_ACTIVITY``, in column order."""
-    what = f"activity {activity.id!r}"
     return (
-        _text(activity.id, f"{what}.id", nullable=False),
-        _text(activity.agent_id, f"{what}.agent_id", nullable=False),
-        _text(activity.item_id, f"{what}.item_id"),
-        _text(activity.type, f"{what}.type", nullable=False),
-        _text(activity.label, f"{what}.label", nullable=False),
-        _text(activity.task_id, f"{what}.task_id"),
-        instant(activity.started_at, f"{what}.started_at", nullable=False),
-        instant(activity.ended_at, f"{what}.ended_at"),
-        _int(activity.total_tokens, f"{what}.total_tokens"),
-        _int(activity.total_tools, f"{what}.total_tools"),
-        _bool(activity.success, f"{what}.success"),
+        _text(activity.id),
+        _text(activity.agent_id),
+        _text(activity.item_id),
+        _text(activity.type),
+        _text(activity.label),
+        _text(activity.task_id),
+        activity.started_at,
+        activity.ended_at,
+        activity.total_tokens,
+        activity.total_tools,
+        activity.success,
     )
 
 
-def log_params(log: ActivityLog) -> tuple[Any, ...]:
+def encode_log(log: ActivityLog) -> tuple[Any, ...]:
     """Arguments of ``INSERT_LOG``, in column order."""
-    what = f"activity log {log.activity_id!r}#{log.seq}"
     return (
-        _text(log.activity_id, f"{what}.activity_id", nullable=False),
-        _int(log.seq, f"{what}.seq"),
-        _enum(LogType, log.type, f"{what}.type"),
-        _text(log.content, f"{what}.content", nullable=False),
-        dump_object(log.metadata, f"{what}.metadata"),
-        instant(log.created_at, f"{what}.created_at", nullable=False),
+        _text(log.activity_id),
+        log.seq,
+        str(LogType(log.type)),
+        _text(log.content),
+        json_text(log.metadata, f"activity log {log.activity_id!r}#{log.seq}.metadata"),
+        log.created_at,
     )
 
 
-def row_to_item(row: Record) -> MailboxItem:
+def decode_item(row: Record) -> MailboxItem:
     """A :class:`MailboxItem` from a ``mailbox_items`` row."""
     session = row["session"]
     return MailboxItem(
@@ -218,7 +149,7 @@ def row_to_item(row: Record) -> MailboxItem:
     )
 
 
-def row_to_decision(row: Record) -> Decision:
+def decode_decision(row: Record) -> Decision:
     """A :class:`Decision` from an ``agent_decisions`` row."""
     return Decision(
         id=row["id"],
@@ -233,7 +164,7 @@ def row_to_decision(row: Record) -> Decision:
     )
 
 
-def row_to_activity(row: Record) -> Activity:
+def decode_activity(row: Record) -> Activity:
     """An :class:`Activity` from an ``agent_activities`` row."""
     return Activity(
         id=row["id"],
@@ -250,7 +181,7 @@ def row_to_activity(row: Record) -> Activity:
     )
 
 
-def row_to_log(row: Record) -> ActivityLog:
+def decode_log(row: Record) -> ActivityLog:
     """An :class:`ActivityLog` from an ``agent_activity_logs`` row."""
     return ActivityLog(
         activity_id=row["activity_id"],
@@ -262,34 +193,29 @@ def row_to_log(row: Record) -> ActivityLog:
     )
 
 
-def _seconds(value: Any, what: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise StoreError(f"{what} must be seconds (a number) or None, got {value!r}")
-    return float(value)
+def _seconds(value: float | None) -> float | None:
+    return None if value is None else float(value)
 
 
-def callback_params(c: PendingCallback) -> tuple[Any, ...]:
+def encode_callback(c: PendingCallback) -> tuple[Any, ...]:
     """Arguments of ``INSERT_CALLBACK`` for ``c``, in column order."""
-    what = f"pending callback {c.id!r}"
     return (
-        _text(c.id, f"{what}.id", nullable=False),
-        _text(c.agent_id, f"{what}.agent_id", nullable=False),
-        _enum(CallbackType, c.type, f"{what}.type"),
-        _enum(DeliveryMode, c.delivery_mode, f"{what}.delivery_mode"),
-        _text(c.origin_session_id, f"{what}.origin_session_id"),
-        _text(c.command, f"{what}.command"),
-        _text(c.note, f"{what}.note"),
-        _text(c.correlation_id, f"{what}.correlation_id"),
-        instant(c.due_at, f"{what}.due_at"),
-        _seconds(c.recurring_s, f"{what}.recurring_s"),
-        instant(c.registered_at, f"{what}.registered_at", nullable=False),
-        _seconds(c.timeout_s, f"{what}.timeout_s"),
-        _enum(CallbackStatus, c.status, f"{what}.status"),
-        _text(c.claimed_by, f"{what}.claimed_by"),
-        instant(c.claimed_at, f"{what}.claimed_at"),
-        dump_object(c.data, f"{what}.data"),
+        _text(c.id),
+        _text(c.agent_id),
+        str(CallbackType(c.type)),
+        str(DeliveryMode(c.delivery_mode)),
+        _text(c.origin_session_id),
+        _text(c.command),
+        _text(c.note),
+        _text(c.correlation_id),
+        c.due_at,
+        _seconds(c.recurring_s),
+        c.registered_at,
+        _seconds(c.timeout_s),
+        str(CallbackStatus(c.status)),
+        _text(c.claimed_by),
+        c.claimed_at,
+        json_text(c.data, f"pending callback {c.id!r}.data"),
     )
 
 
@@ -297,19 +223,18 @@ def encode_callback_column(name: str, value: Any, what: str) -> Any:
     """Encode ``value`` for column ``name`` of an :class:`UpdateCallback`.
 
     Raises:
-        StoreError: the value has the wrong type for the column.
+        StoreError: the data is not JSON-serializable.
     """
-    where = f"{what}.{name}"
-    if name in ("due_at", "claimed_at"):
-        return instant(value, where)
     if name == "status":
-        return _enum(CallbackStatus, value, where)
+        return str(CallbackStatus(value))
     if name == "data":
-        return dump_object(value, where)
-    return _text(value, where)
+        return json_text(value, f"{what}.data")
+    if name == "claimed_by":
+        return _text(value)
+    return value
 
 
-def row_to_callback(row: Record) -> PendingCallback:
+def decode_callback(row: Record) -> PendingCallback:
     """A :class:`PendingCallback` from a ``pending_callbacks`` row."""
     return PendingCallback(
         id=row["id"],

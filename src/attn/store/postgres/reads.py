@@ -12,9 +12,10 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from attn.errors import InvalidInput, StoreError
+from attn.errors import StoreError
 from attn.limits import load_stored
 from attn.models import Activity, ActivityLog, Decision, MailboxItem, PendingCallback
+from attn.store._checks import check_page, check_query, check_statuses
 from attn.store.base import ItemQuery, Timeline
 from attn.store.postgres import codec, queries
 
@@ -45,32 +46,33 @@ class PostgresReads(ABC):
 
     async def get_item(self, item_id: str) -> MailboxItem | None:
         rows = await self._fetch(queries.GET_ITEM, item_id)
-        return codec.row_to_item(rows[0]) if rows else None
+        return codec.decode_item(rows[0]) if rows else None
 
     async def get_item_by_key(self, agent_id: str, idempotency_key: str) -> MailboxItem | None:
         """The agent's item enqueued with that idempotency key, or None."""
         rows = await self._fetch(queries.SELECT_BY_IDEMPOTENCY_KEY, agent_id, idempotency_key)
-        return codec.row_to_item(rows[0]) if rows else None
+        return codec.decode_item(rows[0]) if rows else None
 
     @staticmethod
     def _filter_args(query: ItemQuery) -> tuple[Any, ...]:
+        check_statuses(query.statuses)
         statuses = [str(s) for s in query.statuses] if query.statuses is not None else None
         types = list(query.source_types) if query.source_types is not None else None
         return (query.agent_id, statuses, types)
 
     async def find_items(self, query: ItemQuery) -> list[MailboxItem]:
         rows = await self._fetch(*self._page(query))
-        return [codec.row_to_item(row) for row in rows]
+        return [codec.decode_item(row) for row in rows]
 
     def _page(self, query: ItemQuery) -> tuple[str, Any, Any, Any, int, int, int | None]:
-        _check_page(query.limit, query.offset)
+        check_query(query)
         sql = queries.FIND_ITEMS_OLDEST if query.oldest_first else queries.FIND_ITEMS_NEWEST
         return (sql, *self._filter_args(query), query.limit, query.offset, query.before_seq)
 
     async def read_timeline(self, query: ItemQuery, queue_limit: int) -> Timeline:
         """Everything in one read-only REPEATABLE READ transaction: one snapshot."""
         page_sql, *page_args = self._page(query)
-        _check_page(queue_limit, 0)
+        check_page(queue_limit, 0)
         agent_id = query.agent_id
         pool = self._require()
         try:
@@ -89,13 +91,13 @@ class PostgresReads(ABC):
         except DRIVER_ERRORS as exc:
             raise StoreError(f"read failed on PostgreSQL: {exc}") from exc
         return Timeline(
-            [codec.row_to_item(row) for row in queued],
-            [codec.row_to_item(row) for row in page],
+            [codec.decode_item(row) for row in queued],
+            [codec.decode_item(row) for row in page],
             int(total),
             {row[0]: int(row[1]) for row in by_status},
             {row[0]: int(row[1]) for row in by_type},
-            [codec.row_to_decision(row) for row in decisions],
-            [codec.row_to_activity(row) for row in activities],
+            [codec.decode_decision(row) for row in decisions],
+            [codec.decode_activity(row) for row in activities],
         )
 
     async def count_items(self, query: ItemQuery) -> int:
@@ -103,7 +105,7 @@ class PostgresReads(ABC):
         return int(rows[0][0])
 
     async def load_queue(self, agent_id: str) -> list[MailboxItem]:
-        return [codec.row_to_item(row) for row in await self._fetch(queries.LOAD_QUEUE, agent_id)]
+        return [codec.decode_item(row) for row in await self._fetch(queries.LOAD_QUEUE, agent_id)]
 
     async def find_decisions(
         self,
@@ -113,29 +115,26 @@ class PostgresReads(ABC):
         offset: int = 0,
         before: int | None = None,
     ) -> list[Decision]:
+        check_page(limit, offset)
         rows = await self._fetch(queries.FIND_DECISIONS, agent_id, item_id, limit, offset, before)
-        return [codec.row_to_decision(row) for row in rows]
+        return [codec.decode_decision(row) for row in rows]
 
     async def find_activities(self, agent_id: str, item_ids: Sequence[str]) -> list[Activity]:
         rows = await self._fetch(queries.FIND_ACTIVITIES, agent_id, list(item_ids))
-        return [codec.row_to_activity(row) for row in rows]
+        return [codec.decode_activity(row) for row in rows]
 
     async def get_activity(self, activity_id: str) -> Activity | None:
         rows = await self._fetch(queries.GET_ACTIVITY, activity_id)
-        return codec.row_to_activity(rows[0]) if rows else None
+        return codec.decode_activity(rows[0]) if rows else None
 
     async def find_activity_logs(
         self, activity_id: str, after_seq: int | None = None, limit: int | None = None
     ) -> list[ActivityLog]:
         rows = await self._fetch(queries.FIND_ACTIVITY_LOGS, activity_id, after_seq, limit)
-        return [codec.row_to_log(row) for row in rows]
+        return [codec.decode_log(row) for row in rows]
 
     async def count_by_status(self, agent_id: str) -> dict[str, int]:
         rows = await self._fetch(queries.COUNT_BY_STATUS, agent_id)
-        return {row[0]: int(row[1]) for row in rows}
-
-    async def count_by_type(self, agent_id: str) -> dict[str, int]:
-        rows = await self._fetch(queries.COUNT_BY_TYPE, agent_id)
         return {row[0]: int(row[1]) for row in rows}
 
     async def agent_ids(self) -> list[str]:
@@ -145,20 +144,15 @@ class PostgresReads(ABC):
 
     async def get_callback(self, agent_id: str, callback_id: str) -> PendingCallback | None:
         rows = await self._fetch(queries.GET_CALLBACK, callback_id, agent_id)
-        return codec.row_to_callback(rows[0]) if rows else None
+        return codec.decode_callback(rows[0]) if rows else None
 
     async def find_callbacks(
         self, agent_id: str, types: Sequence[str] | None = None
     ) -> list[PendingCallback]:
         wanted = None if types is None else [str(t) for t in types]
         rows = await self._fetch(queries.FIND_CALLBACKS, agent_id, wanted)
-        return [codec.row_to_callback(row) for row in rows]
+        return [codec.decode_callback(row) for row in rows]
 
     async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
         rows = await self._fetch(queries.GET_SETTINGS, agent_id)
         return {row["name"]: load_stored(row["value"]) for row in rows}
-
-
-def _check_page(limit: int, offset: int) -> None:
-    if limit < 0 or offset < 0:
-        raise InvalidInput(f"limit and offset must be >= 0, got {limit} and {offset}")

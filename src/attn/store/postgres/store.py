@@ -23,14 +23,15 @@ import asyncpg
 
 from attn.errors import InvalidInput, StoreClosed, StoreError
 from attn.models import MailboxItem, PendingCallback
-from attn.store import migrate
+from attn.store._checks import check_claim, check_instant, check_write
 from attn.store.base import StoreStatistics, WriteOp
+from attn.store.migrate import HEAD_REVISION, upgrade_async
 from attn.store.postgres import codec, queries
+from attn.store.postgres.group_commit import GroupCommit
 from attn.store.postgres.host import HostLock
 from attn.store.postgres.notify import Listener, WakeCallback
-from attn.store.postgres.ops import Step, apply_step, plan_step
 from attn.store.postgres.reads import DRIVER_ERRORS, PostgresReads
-from attn.store.postgres.submit import GroupCommit
+from attn.store.postgres.writes import Step, apply_step, compile_ops
 
 Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
 PooledConnection: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -107,8 +108,8 @@ class PostgresStore(PostgresReads):
             except DRIVER_ERRORS as exc:
                 raise StoreError(f"cannot connect to PostgreSQL at {self.url}: {exc}") from exc
             try:
-                if await _schema_revision(pool) != migrate.HEAD_REVISION:
-                    await migrate.upgrade_async(self._dsn)
+                if await _schema_revision(pool) != HEAD_REVISION:
+                    await upgrade_async(self._dsn)
             except _OPEN_ERRORS as exc:
                 await pool.close()
                 raise StoreError(f"cannot migrate the schema at {self.url}: {exc}") from exc
@@ -180,7 +181,8 @@ class PostgresStore(PostgresReads):
             StoreClosed: the store is closed.
         """
         pool = self._require()
-        return await self._write_steps([plan_step(op) for op in ops], pool)
+        check_write(ops)
+        return await self._write_steps(compile_ops(ops), pool)
 
     def submit(self, ops: Sequence[WriteOp]) -> asyncio.Future[list[Any]]:
         """Start :meth:`write` without waiting (write-behind); same results and errors.
@@ -192,7 +194,8 @@ class PostgresStore(PostgresReads):
         """
         try:
             self._require()
-            steps = [plan_step(op) for op in ops]
+            check_write(ops)
+            steps = compile_ops(ops)
         except StoreError as exc:
             failed: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
             failed.set_exception(exc)
@@ -234,11 +237,11 @@ class PostgresStore(PostgresReads):
         Raises:
             StoreError: ``started_at`` is naive, or the database failed.
         """
-        codec.instant(started_at, "started_at", nullable=False)
+        check_instant(started_at, "started_at")
         async with self._transaction(f"claim for agent {agent_id!r}") as conn:
             await conn.execute(queries.LOCK_AGENT, agent_id)
             row = await conn.fetchrow(queries.CLAIM_NEXT, agent_id, started_at)
-        return codec.row_to_item(row) if row is not None else None
+        return codec.decode_item(row) if row is not None else None
 
     async def claim_due_callbacks(
         self,
@@ -254,18 +257,13 @@ class PostgresStore(PostgresReads):
         Raises:
             InvalidInput: ``limit`` < 1. StoreError: a naive datetime; the database failed.
         """
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
-        codec.instant(now, "now", nullable=False)
-        codec.instant(stale_before, "stale_before")
-        if not isinstance(claimed_by, str):
-            raise StoreError(f"claimed_by must be text, got {claimed_by!r}")
+        check_claim(now, claimed_by, limit, stale_before)
         hosted = None if agent_ids is None else [str(a) for a in agent_ids]
         async with self._transaction("claim of due callbacks", atomic=False) as conn:
             rows = await conn.fetch(
                 queries.CLAIM_DUE_CALLBACKS, now, stale_before, hosted, limit, claimed_by
             )
-        claimed = [codec.row_to_callback(row) for row in rows]
+        claimed = [codec.decode_callback(row) for row in rows]
         claimed.sort(key=lambda c: (c.due_at or c.registered_at, c.id))
         return claimed
 

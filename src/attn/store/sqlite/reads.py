@@ -13,11 +13,11 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from attn.errors import InvalidInput
 from attn.limits import load_stored
 from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, PendingCallback
+from attn.store._checks import check_page, check_statuses
 from attn.store.base import ItemQuery, Timeline
-from attn.store.sqlite import codec, sql
+from attn.store.sqlite import codec, queries
 
 _T = TypeVar("_T")
 Rows = list[tuple[Any, ...]]
@@ -50,12 +50,14 @@ def _first_item(rows: Rows) -> MailboxItem | None:
 
 def get_item(item_id: str) -> Read[MailboxItem | None]:
     """The item with that id, or None."""
-    return Read(_fetch_all(sql.SELECT_ITEM, (item_id,)), _first_item)
+    return Read(_fetch_all(queries.GET_ITEM, (item_id,)), _first_item)
 
 
 def get_item_by_key(agent_id: str, idempotency_key: str) -> Read[MailboxItem | None]:
     """The agent's item enqueued with that idempotency key, or None."""
-    return Read(_fetch_all(sql.SELECT_BY_IDEMPOTENCY_KEY, (agent_id, idempotency_key)), _first_item)
+    return Read(
+        _fetch_all(queries.SELECT_BY_IDEMPOTENCY_KEY, (agent_id, idempotency_key)), _first_item
+    )
 
 
 def find_items(query: ItemQuery) -> Read[list[MailboxItem]]:
@@ -69,10 +71,10 @@ def find_items(query: ItemQuery) -> Read[list[MailboxItem]]:
 
 
 def _page(query: ItemQuery) -> tuple[str, list[Any]]:
-    _check_page(query.limit, query.offset)
+    check_page(query.limit, query.offset)
     params, n_statuses, n_types = _filter(query)
     before = query.before_seq is not None
-    statement = sql.find_items(n_statuses, n_types, query.oldest_first, before)
+    statement = queries.find_items(n_statuses, n_types, query.oldest_first, before)
     if before:
         params.append(query.before_seq)
     return statement, [*params, query.limit, query.offset]
@@ -86,29 +88,29 @@ def read_timeline(query: ItemQuery, queue_limit: int) -> Read[Timeline]:
         InvalidInput: a negative limit, offset or queue limit, or an unknown status.
     """
     page_sql, page_params = _page(query)
-    _check_page(queue_limit, 0)
+    check_page(queue_limit, 0)
     count_params, n_statuses, n_types = _filter(query)
-    count_sql = sql.count_items(n_statuses, n_types)
+    count_sql = queries.count_items(n_statuses, n_types)
     agent_id = query.agent_id
 
     def run(cur: sqlite3.Cursor) -> tuple[Rows, ...]:
         cur.execute("BEGIN")  # a read transaction: every statement sees one snapshot
         try:
-            queued = cur.execute(sql.LOAD_QUEUE_PAGE, (agent_id, queue_limit)).fetchall()
+            queued = cur.execute(queries.LOAD_QUEUE_PAGE, (agent_id, queue_limit)).fetchall()
             page = cur.execute(page_sql, page_params).fetchall()
             total = cur.execute(count_sql, count_params).fetchall()
-            by_status = cur.execute(sql.COUNT_BY_STATUS, (agent_id,)).fetchall()
-            by_type = cur.execute(sql.COUNT_BY_TYPE, (agent_id,)).fetchall()
+            by_status = cur.execute(queries.COUNT_BY_STATUS, (agent_id,)).fetchall()
+            by_type = cur.execute(queries.COUNT_BY_TYPE, (agent_id,)).fetchall()
             ids = [row[1] for row in page]
             decisions: Rows = []
             activities: Rows = []
             for start in range(0, len(ids), IN_CHUNK):
                 chunk = ids[start : start + IN_CHUNK]
                 decisions += cur.execute(
-                    sql.find_item_decisions(len(chunk)), [agent_id, *chunk]
+                    queries.find_item_decisions(len(chunk)), [agent_id, *chunk]
                 ).fetchall()
                 activities += cur.execute(
-                    sql.find_activities(len(chunk)), [agent_id, *chunk]
+                    queries.find_activities(len(chunk)), [agent_id, *chunk]
                 ).fetchall()
         finally:
             if cur.connection.in_transaction:
@@ -136,7 +138,7 @@ def read_timeline(query: ItemQuery, queue_limit: int) -> Read[Timeline]:
 def count_items(query: ItemQuery) -> Read[int]:
     """How many items match ``query``."""
     params, n_statuses, n_types = _filter(query)
-    return Read(_fetch_all(sql.count_items(n_statuses, n_types), params), _first_int)
+    return Read(_fetch_all(queries.count_items(n_statuses, n_types), params), _first_int)
 
 
 def _first_int(rows: Rows) -> int:
@@ -145,7 +147,7 @@ def _first_int(rows: Rows) -> int:
 
 def load_queue(agent_id: str) -> Read[list[MailboxItem]]:
     """The agent's queued items by priority, then seq."""
-    return Read(_fetch_all(sql.LOAD_QUEUE, (agent_id,)), _items)
+    return Read(_fetch_all(queries.LOAD_QUEUE, (agent_id,)), _items)
 
 
 def find_decisions(
@@ -161,15 +163,15 @@ def find_decisions(
     Raises:
         InvalidInput: a negative limit or offset.
     """
-    _check_page(limit, offset)
+    check_page(limit, offset)
     if item_id is not None:
         run = _fetch_all(
-            sql.FIND_ITEM_DECISIONS, (item_id, agent_id, before, before, limit, offset)
+            queries.FIND_ITEM_DECISIONS, (item_id, agent_id, before, before, limit, offset)
         )
     elif before is not None:
-        run = _fetch_all(sql.FIND_DECISIONS_BEFORE, (agent_id, before, limit, offset))
+        run = _fetch_all(queries.FIND_DECISIONS_BEFORE, (agent_id, before, limit, offset))
     else:
-        run = _fetch_all(sql.FIND_DECISIONS, (agent_id, limit, offset))
+        run = _fetch_all(queries.FIND_DECISIONS, (agent_id, limit, offset))
     return Read(run, _decisions)
 
 
@@ -189,7 +191,7 @@ def find_activities(agent_id: str, item_ids: Sequence[str]) -> Read[list[Activit
         rows: Rows = []
         for start in range(0, len(ids), IN_CHUNK):
             chunk = ids[start : start + IN_CHUNK]
-            rows += cur.execute(sql.find_activities(len(chunk)), [agent_id, *chunk]).fetchall()
+            rows += cur.execute(queries.find_activities(len(chunk)), [agent_id, *chunk]).fetchall()
         return rows
 
     def finish(rows: Rows) -> list[Activity]:
@@ -203,7 +205,7 @@ def find_activities(agent_id: str, item_ids: Sequence[str]) -> Read[list[Activit
 
 def get_activity(activity_id: str) -> Read[Activity | None]:
     """The activity with that id, or None."""
-    return Read(_fetch_all(sql.GET_ACTIVITY, (activity_id,)), _first_activity)
+    return Read(_fetch_all(queries.GET_ACTIVITY, (activity_id,)), _first_activity)
 
 
 def _first_activity(rows: Rows) -> Activity | None:
@@ -216,10 +218,13 @@ def find_activity_logs(
     """Log entries of one activity in seq order; a page of them when ``after_seq``
     or ``limit`` is given."""
     if after_seq is None and limit is None:
-        return Read(_fetch_all(sql.FIND_LOGS, (activity_id,)), _logs)
+        return Read(_fetch_all(queries.FIND_ACTIVITY_LOGS, (activity_id,)), _logs)
     bound = -(2**63) if after_seq is None else after_seq
     return Read(
-        _fetch_all(sql.FIND_LOGS_PAGE, (activity_id, bound, -1 if limit is None else limit)), _logs
+        _fetch_all(
+            queries.FIND_ACTIVITY_LOGS_PAGE, (activity_id, bound, -1 if limit is None else limit)
+        ),
+        _logs,
     )
 
 
@@ -229,12 +234,7 @@ def _logs(rows: Rows) -> list[ActivityLog]:
 
 def count_by_status(agent_id: str) -> Read[dict[str, int]]:
     """Number of the agent's items per status value."""
-    return Read(_fetch_all(sql.COUNT_BY_STATUS, (agent_id,)), _counts)
-
-
-def count_by_type(agent_id: str) -> Read[dict[str, int]]:
-    """Number of the agent's items per source type."""
-    return Read(_fetch_all(sql.COUNT_BY_TYPE, (agent_id,)), _counts)
+    return Read(_fetch_all(queries.COUNT_BY_STATUS, (agent_id,)), _counts)
 
 
 def _counts(rows: Rows) -> dict[str, int]:
@@ -243,7 +243,7 @@ def _counts(rows: Rows) -> dict[str, int]:
 
 def agent_ids() -> Read[list[str]]:
     """Every agent id that has items, sorted."""
-    return Read(_fetch_all(sql.AGENT_IDS, ()), _first_column)
+    return Read(_fetch_all(queries.AGENT_IDS, ()), _first_column)
 
 
 def _first_column(rows: Rows) -> list[str]:
@@ -252,7 +252,7 @@ def _first_column(rows: Rows) -> list[str]:
 
 def get_callback(agent_id: str, callback_id: str) -> Read[PendingCallback | None]:
     """The agent's callback with that id, or None."""
-    return Read(_fetch_all(sql.GET_CALLBACK, (callback_id, agent_id)), _first_callback)
+    return Read(_fetch_all(queries.GET_CALLBACK, (callback_id, agent_id)), _first_callback)
 
 
 def _first_callback(rows: Rows) -> PendingCallback | None:
@@ -262,11 +262,11 @@ def _first_callback(rows: Rows) -> PendingCallback | None:
 def find_callbacks(agent_id: str, types: Sequence[str] | None) -> Read[list[PendingCallback]]:
     """The agent's callbacks, oldest registration first; only ``types`` when given."""
     if types is None:
-        return Read(_fetch_all(sql.FIND_CALLBACKS, (agent_id,)), _callbacks)
+        return Read(_fetch_all(queries.FIND_CALLBACKS, (agent_id,)), _callbacks)
     wanted = list(dict.fromkeys(str(t) for t in types))
     if not wanted:
         return Read(lambda cur: [], _callbacks)
-    statement = sql.find_callbacks_of_types(len(wanted))
+    statement = queries.find_callbacks_of_types(len(wanted))
     return Read(_fetch_all(statement, [agent_id, *wanted]), _callbacks)
 
 
@@ -274,28 +274,21 @@ def _callbacks(rows: Rows) -> list[PendingCallback]:
     return [codec.decode_callback(row) for row in rows]
 
 
-def agent_settings(agent_id: str) -> Read[dict[str, Any]]:
+def get_agent_settings(agent_id: str) -> Read[dict[str, Any]]:
     """Every stored setting of the agent, by name."""
-    return Read(_fetch_all(sql.GET_SETTINGS, (agent_id,)), _settings)
+    return Read(_fetch_all(queries.GET_SETTINGS, (agent_id,)), _settings)
 
 
 def _settings(rows: Rows) -> dict[str, Any]:
     return {str(name): load_stored(value) for name, value in rows}
 
 
-def _check_page(limit: int, offset: int) -> None:
-    if limit < 0 or offset < 0:
-        raise InvalidInput(f"limit and offset must be >= 0, got {limit} and {offset}")
-
-
 def _filter(query: ItemQuery) -> tuple[list[Any], int | None, int | None]:
     params: list[Any] = [query.agent_id]
     n_statuses = n_types = None
     if query.statuses is not None:
-        try:
-            params.extend(ItemStatus(s).value for s in query.statuses)
-        except ValueError as exc:
-            raise InvalidInput(f"unknown status in {query.statuses!r}: {exc}") from exc
+        check_statuses(query.statuses)
+        params.extend(ItemStatus(s).value for s in query.statuses)
         n_statuses = len(query.statuses)
     if query.source_types is not None:
         params.extend(query.source_types)

@@ -31,7 +31,8 @@ from typing import Any
 
 from attn.errors import StoreClosed, StoreError
 from attn.store.sqlite.checkpoint import checkpoint
-from attn.store.sqlite.codec import InsertRow, Row, insert_rows
+from attn.store.sqlite.codec import Row
+from attn.store.sqlite.writes import InsertRow, insert_rows
 
 #: Work for a thread: a function of its cursor.
 Work = Callable[[sqlite3.Cursor], Any]

@@ -41,7 +41,7 @@ def insert_items(n_rows: int) -> str:
 # The conflict target names the idempotency index, so a clash on ``id`` still raises.
 INSERT_ITEM_IDEMPOTENT = INSERT_ITEM + "ON CONFLICT (agent_id, idempotency_key) DO NOTHING"
 SELECT_BY_IDEMPOTENCY_KEY = f"{ITEM_SELECT} WHERE agent_id = ? AND idempotency_key = ?"
-SELECT_ITEM = f"{ITEM_SELECT} WHERE id = ?"
+GET_ITEM = f"{ITEM_SELECT} WHERE id = ?"
 
 # One statement: both subqueries are searches of idx_mailbox_claim
 # (agent_id, status, priority, seq), the outer update a rowid lookup.
@@ -110,12 +110,12 @@ INSERT_LOG = """
 INSERT INTO agent_activity_logs (activity_id, seq, type, content, created_at, metadata)
 VALUES (?, ?, ?, ?, ?, ?)
 """
-FIND_LOGS = """
+FIND_ACTIVITY_LOGS = """
 SELECT activity_id, seq, type, content, created_at, metadata FROM agent_activity_logs
 WHERE activity_id = ? ORDER BY seq, id
 """
 # Served by idx_activity_logs_activity (activity_id, seq).
-FIND_LOGS_PAGE = """
+FIND_ACTIVITY_LOGS_PAGE = """
 SELECT activity_id, seq, type, content, created_at, metadata FROM agent_activity_logs
 WHERE activity_id = ? AND seq > ? ORDER BY seq, id LIMIT ?
 """
@@ -168,7 +168,7 @@ def count_items(n_statuses: int | None, n_types: int | None) -> str:
 
 
 @lru_cache(maxsize=256)
-def update(table: str, key: str, columns: tuple[str, ...], n_guard: int | None) -> str:
+def update_statement(table: str, key: str, columns: tuple[str, ...], n_guard: int | None) -> str:
     """``UPDATE table SET columns… WHERE key = ?`` plus an optional status guard.
 
     With no columns the statement sets ``key`` to itself, so it still reports
@@ -194,7 +194,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 DELETE_CALLBACK = "DELETE FROM pending_callbacks WHERE id = ? AND agent_id = ?"
 
 
-def delete_callback(n_guard: int | None) -> str:
+def delete_callback_statement(n_guard: int | None) -> str:
     """:data:`DELETE_CALLBACK` with an optional status guard of ``n_guard`` statuses."""
     if n_guard is None:
         return DELETE_CALLBACK
@@ -241,7 +241,9 @@ GET_SETTINGS = "SELECT name, value FROM agent_settings WHERE agent_id = ? ORDER 
 
 
 @lru_cache(maxsize=256)
-def update_callback(columns: tuple[str, ...], n_guard: int | None, due_guard: bool = False) -> str:
+def update_callback_statement(
+    columns: tuple[str, ...], n_guard: int | None, due_guard: bool = False
+) -> str:
     """``UPDATE pending_callbacks SET columns… WHERE id = ? AND agent_id = ?`` plus an
     optional status guard and ``due_at`` guard (in that order of parameters).
     Columns come from ``CALLBACK_UPDATE_FIELDS`` only."""

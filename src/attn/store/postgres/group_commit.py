@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from attn.errors import StoreError
-from attn.store.postgres.ops import Step
+from attn.store.postgres.writes import Step
 
 #: Commits the write calls of one batch in one transaction; one result list per call.
 CommitBatch = Callable[[list[list[Step]]], Awaitable[list[list[Any]]]]

@@ -1,12 +1,14 @@
-"""Write ops as SQL: validated and encoded up front, applied inside one transaction.
+r"""Write ops as SQL: encoded up front, applied inside one transaction.
 
-:func:`plan_step` turns a :data:`~attn.store.base.WriteOp` into a :class:`Step`
-(SQL plus encoded arguments) without touching the database, so malformed input
-fails before a connection is taken. :func:`apply_step` runs it.
+:func:`compile_ops` turns the :data:`~attn.store.base.WriteOp`\ s of one call,
+checked by :func:`attn.store._checks.check_write`, into :class:`Step`\ s (SQL
+plus encoded arguments) without touching the database, so malformed input
+fails before a connection is taken. :func:`apply_step` runs one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -14,10 +16,8 @@ import asyncpg
 
 from attn.errors import StoreError
 from attn.models import MailboxItem
+from attn.store._values import json_text
 from attn.store.base import (
-    ACTIVITY_UPDATE_FIELDS,
-    CALLBACK_UPDATE_FIELDS,
-    ITEM_UPDATE_FIELDS,
     DeleteCallback,
     InsertActivity,
     InsertCallback,
@@ -51,55 +51,53 @@ class Step:
 
 
 def _update(
-    table: str, key_value: str, values: dict[str, Any], allowed: frozenset[str], what: str
+    table: str, key_value: str, values: dict[str, Any], what: str
 ) -> tuple[str, tuple[Any, ...]]:
-    bad = set(values) - allowed
-    if bad:
-        raise StoreError(f"cannot update {what} columns {sorted(bad)}")
     names = sorted(values)
     args = tuple(codec.encode_column(name, values[name], what) for name in names)
     return queries.update_statement(table, names), (key_value, *args)
 
 
-def plan_step(op: WriteOp) -> Step:
-    """Validate and encode ``op``.
+def compile_ops(ops: Sequence[WriteOp]) -> list[Step]:
+    """Encode every op of one checked ``write`` call.
 
     Raises:
-        StoreError: unknown op type, a column that may not be updated, or a
-            value of the wrong type (naive datetime, non-JSON payload, ...).
+        StoreError: a JSON value is not JSON-serializable; nothing is sent.
     """
+    return [_compile(op) for op in ops]
+
+
+def _compile(op: WriteOp) -> Step:
     if isinstance(op, InsertItem):
         return Step(
-            "insert_item", queries.INSERT_ITEM, True, codec.item_params(op.item), item=op.item
+            "insert_item", queries.INSERT_ITEM, True, codec.encode_item(op.item), item=op.item
         )
     if isinstance(op, UpdateItem):
         what = f"mailbox item {op.item_id!r}"
-        sql, args = _update("mailbox_items", op.item_id, op.values, ITEM_UPDATE_FIELDS, what)
+        sql, args = _update("mailbox_items", op.item_id, op.values, what)
         if op.only_if_status is not None:
             statuses = [codec.encode_column("status", s, what) for s in op.only_if_status]
             sql += f" AND status = ANY(${len(args) + 1}::text[])"
             args = (*args, statuses)
         return Step("update", sql, True, args)
     if isinstance(op, InsertDecision):
-        return Step("execute", queries.INSERT_DECISION, True, codec.decision_params(op.decision))
+        return Step("execute", queries.INSERT_DECISION, True, codec.encode_decision(op.decision))
     if isinstance(op, InsertActivity):
-        return Step("execute", queries.INSERT_ACTIVITY, True, codec.activity_params(op.activity))
+        return Step("execute", queries.INSERT_ACTIVITY, True, codec.encode_activity(op.activity))
     if isinstance(op, UpdateActivity):
         what = f"activity {op.activity_id!r}"
-        sql, args = _update(
-            "agent_activities", op.activity_id, op.values, ACTIVITY_UPDATE_FIELDS, what
-        )
+        sql, args = _update("agent_activities", op.activity_id, op.values, what)
         return Step("update", sql, True, args)
     if isinstance(op, InsertLogs):
-        rows = tuple(codec.log_params(log) for log in op.logs)
+        rows = tuple(codec.encode_log(log) for log in op.logs)
         return Step("many", queries.INSERT_LOG, len(rows) <= 1, rows=rows)
     if isinstance(op, InsertCallback):
-        return Step("execute", queries.INSERT_CALLBACK, True, codec.callback_params(op.callback))
+        return Step("execute", queries.INSERT_CALLBACK, True, codec.encode_callback(op.callback))
     if isinstance(op, UpdateCallback):
         return _update_callback(op)
     if isinstance(op, DeleteCallback):
         what = f"pending callback {op.callback_id!r}"
-        key = (_required_text(op.callback_id, what), _required_text(op.agent_id, what))
+        key = (op.callback_id, op.agent_id)
         if op.only_if_status is None:
             return Step("update", queries.DELETE_CALLBACK, True, key)
         statuses = [codec.encode_callback_column("status", s, what) for s in op.only_if_status]
@@ -107,31 +105,17 @@ def plan_step(op: WriteOp) -> Step:
         return Step("update", guarded, True, (*key, statuses))
     if isinstance(op, PutAgentSetting):
         what = f"agent setting {op.name!r} of {op.agent_id!r}"
-        args = (
-            _required_text(op.agent_id, what),
-            _required_text(op.name, what),
-            codec.dump_json(op.value, what),
-            codec.instant(op.updated_at, f"{what}.updated_at", nullable=False),
-        )
+        args = (op.agent_id, op.name, json_text(op.value, what), op.updated_at)
         return Step("execute", queries.PUT_SETTING, True, args)
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 
-def _required_text(value: Any, what: str) -> str:
-    if not isinstance(value, str):
-        raise StoreError(f"{what}: expected text, got {value!r}")
-    return value
-
-
 def _update_callback(op: UpdateCallback) -> Step:
     what = f"pending callback {op.callback_id!r}"
-    bad = set(op.values) - CALLBACK_UPDATE_FIELDS
-    if bad:
-        raise StoreError(f"cannot update {what} columns {sorted(bad)}")
     names = sorted(op.values)
     args: tuple[Any, ...] = (
-        _required_text(op.callback_id, what),
-        _required_text(op.agent_id, what),
+        op.callback_id,
+        op.agent_id,
         *(codec.encode_callback_column(name, op.values[name], what) for name in names),
     )
     sql = queries.update_callback_statement(names)
@@ -141,7 +125,7 @@ def _update_callback(op: UpdateCallback) -> Step:
         args = (*args, statuses)
     if op.only_if_due_at is not None:
         sql += f" AND due_at = ${len(args) + 1}"
-        args = (*args, codec.encode_callback_column("due_at", op.only_if_due_at, what))
+        args = (*args, op.only_if_due_at)
     return Step("update", sql, True, args)
 
 
@@ -166,7 +150,7 @@ async def apply_step(conn: Connection, step: Step) -> Any:
                 f"mailbox item {item.id!r}: idempotency key {item.idempotency_key!r}"
                 " conflicted but no item holds it"
             )
-        return (codec.row_to_item(row), False)
+        return (codec.decode_item(row), False)
     if step.kind == "update":
         status = await conn.execute(step.sql, *step.args)
         return status.rsplit(" ", 1)[-1] != "0"

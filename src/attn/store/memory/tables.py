@@ -1,0 +1,51 @@
+"""The state of a :class:`~attn.store.memory.MemoryStore`: one dict per table."""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from attn.models import (
+    Activity,
+    ActivityLog,
+    CallbackStatus,
+    Decision,
+    MailboxItem,
+    PendingCallback,
+)
+
+
+@dataclass(slots=True)
+class Tables:
+    """Every row a memory store holds, keyed as the SQL schema keys them.
+
+    Attributes:
+        items: mailbox items by id.
+        by_key: item id by ``(agent_id, idempotency_key)`` (the unique index).
+        decisions: decisions in commit order (their ``seq`` is position + 1).
+        activities: activities by id.
+        logs: activity log entries by activity id.
+        seq: the last item ``seq`` assigned.
+        callbacks: pending callbacks by id.
+        due: ``(due_at, id)`` of callbacks that were pending with that due
+            time, a heap; entries that no longer match the stored callback are
+            skipped when popped (lazy deletion).
+        settings: agent settings by ``(agent_id, name)``.
+    """
+
+    items: dict[str, MailboxItem] = field(default_factory=dict)
+    by_key: dict[tuple[str, str], str] = field(default_factory=dict)
+    decisions: list[Decision] = field(default_factory=list)
+    activities: dict[str, Activity] = field(default_factory=dict)
+    logs: dict[str, list[ActivityLog]] = field(default_factory=dict)
+    seq: int = 0
+    callbacks: dict[str, PendingCallback] = field(default_factory=dict)
+    due: list[tuple[datetime, str]] = field(default_factory=list)
+    settings: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+    def index_due(self, callback: PendingCallback) -> None:
+        """Remember ``callback``'s due time if it is pending with one."""
+        if callback.due_at is not None and callback.status == CallbackStatus.PENDING:
+            heapq.heappush(self.due, (callback.due_at, callback.id))
