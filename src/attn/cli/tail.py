@@ -25,6 +25,7 @@ from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, CliError, check_cli
 from attn.cli.commands import TokenOption, UrlOption
 from attn.cli.events import render_event
 from attn.cli.output import console, examples, handle_errors, shorten, warn
+from attn.jsontext import dumps
 
 #: Seconds between reconnect attempts: first, then doubled up to the last.
 RECONNECT_FIRST_S = 0.5
@@ -138,7 +139,7 @@ class _Tail:
             }
             with contextlib.suppress(ConnectionClosed):
                 # A refused token: the server sent its error and closed; read it below.
-                socket.send(json.dumps(subscribe))
+                socket.send(dumps(subscribe))
             for raw in socket:
                 self._handle(json.loads(raw))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attn.errors import InvalidInput
+from attn.errors import InvalidInput, shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,7 @@ class AgentConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
                 raise InvalidInput(
-                    f"{name} must be an integer from 1 to {high:,}, got {_shown(value)}"
+                    f"{name} must be an integer from 1 to {high:,}, got {shown(value)}"
                 )
         window = self.coalesce_window_ms
         if isinstance(window, bool) or not isinstance(window, int) or not 0 <= window <= 60_000:
@@ -71,7 +71,7 @@ class AgentConfig:
                 or not (0 < value <= high_s)
             ):
                 raise InvalidInput(
-                    f"{name} must be positive seconds, at most {high_s:,.0f}, got {_shown(value)}"
+                    f"{name} must be positive seconds, at most {high_s:,.0f}, got {shown(value)}"
                 )
 
 
@@ -84,13 +84,6 @@ _SECONDS_LIMITS = {
     "approval_backstop_s": 30 * 86_400.0,
     "stale_after_s": 365 * 86_400.0,
 }
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
-        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 __all__ = ["AgentConfig"]

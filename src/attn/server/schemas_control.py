@@ -25,7 +25,7 @@ HEARTBEAT_FIELD = "heartbeatIntervalS"
 AGENT_CONFIG_KEYS = tuple(to_camel(name) for name in AGENT_CONFIG_FIELDS)
 
 
-def check_text(value: Any) -> Any:
+def check_utf8_strings(value: Any) -> Any:
     """Return ``value`` unchanged unless a string in it (key or value) cannot be UTF-8.
 
     JSON may carry lone surrogates (``"\\ud800"``); they cannot be stored or
@@ -41,11 +41,11 @@ def check_text(value: Any) -> Any:
             raise ValueError("text must not contain lone surrogates (\\ud800-\\udfff)") from None
     elif isinstance(value, dict):
         for key, item in value.items():
-            check_text(key)
-            check_text(item)
+            check_utf8_strings(key)
+            check_utf8_strings(item)
     elif isinstance(value, list):
         for item in value:
-            check_text(item)
+            check_utf8_strings(item)
     return value
 
 
@@ -64,7 +64,7 @@ class CancelBody(_Body):
     reason: str = Field(default="cancelled by user", min_length=1, max_length=500)
     hard: bool = False
 
-    _text = field_validator("reason")(check_text)
+    _text = field_validator("reason")(check_utf8_strings)
 
 
 class AgentConfigBody(AgentFields):
@@ -106,7 +106,7 @@ class CreateAgentBody(_Body):
     description: str = Field(default="", max_length=500)
     config: AgentConfigBody | None = None
 
-    _text = field_validator("brain", "description", "options")(check_text)
+    _text = field_validator("brain", "description", "options")(check_utf8_strings)
     _json = field_validator("options")(check_json)
 
 
@@ -213,5 +213,5 @@ __all__ = [
     "CreatedAgentView",
     "FocusView",
     "HeartbeatView",
-    "check_text",
+    "check_utf8_strings",
 ]
