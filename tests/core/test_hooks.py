@@ -59,3 +59,20 @@ async def test_record_dropped_stores_the_item_and_its_decision(
     assert agent.mailbox.depth == 0
     decisions = await runtime.store.find_decisions("a", item.id, 10)
     assert [d.decision_type for d in decisions] == [DecisionType.DROP]
+
+
+async def test_statistics_count_items_deferred_now_apart_from_lifetime_defers(
+    runtime: Runtime,
+) -> None:
+    """``deferred_count`` follows the items deferred now; ``deferred`` counts defers ever made
+    (a lifetime counter used to overwrite the current count, so the deferred-items gauge
+    reported lifetime defers)."""
+    agent = await runtime.add_agent("a", _noop, AgentConfig(), start=False)
+    item_id = await agent.enqueue("a2a_message", {"content": "later"})
+    await agent.mailbox.defer(item_id, reason="not now")
+    assert agent.mailbox.statistics()["deferred_count"] == 1
+    await agent.mailbox.drop(item_id, reason="no longer needed")
+    stats = agent.mailbox.statistics()
+    assert stats["deferred_count"] == 0
+    assert stats["deferred"] == 1
+    assert agent.statistics()["deferredCount"] == 0

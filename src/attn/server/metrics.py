@@ -247,7 +247,7 @@ class _RuntimeCollector:
             depth.add_metric([name], agent.depth)
             items.add_metric([name, "queued"], agent.depth)
             items.add_metric([name, "processing"], 0 if agent.focus_item is None else 1)
-            items.add_metric([name, "deferred"], stats.get("deferred", 0))
+            items.add_metric([name, "deferred"], stats["deferred_count"])
             for transition in _TRANSITIONS:
                 transitions.add_metric([name, transition], stats.get(transition, 0))
             for value in AttentionState:

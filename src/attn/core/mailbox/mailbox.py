@@ -160,10 +160,14 @@ class Mailbox:
         return [d.to_dict() for d in found]
 
     def statistics(self) -> dict[str, int]:
-        """Depth, deferred count, waiting dequeue calls and lifetime counters."""
+        """Queue depth, items deferred now, waiting dequeue calls and lifetime counters.
+
+        ``deferred_count`` is how many items are deferred now; ``deferred`` (a
+        lifetime counter, like ``enqueued``) is how many defer transitions there were.
+        """
         return {
             "queue_depth": len(self.queue),
-            "deferred": len(self.deferred),
+            "deferred_count": len(self.deferred),
             "waiting_getters": self.queue.statistics().waiting_getters,
             **self.transitions.counters,
         }
