@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any, NoReturn
 
 from attn.errors import StoreError
@@ -224,10 +225,30 @@ def check_fields(record: Any, fields: Fields, label: Callable[[Any], str]) -> No
     Raises:
         StoreError: the first field that breaks its rule, named ``label.field``.
     """
+    compiled = _COMPILED.get(id(fields))
+    if compiled is None:
+        names = [name for name, _ in fields]
+        # attrgetter of one name returns the value itself, of several a tuple.
+        getter = attrgetter(*names) if len(names) > 1 else (lambda r: (getattr(r, names[0]),))
+        compiled = _COMPILED[id(fields)] = (getter, tuple(rule.ok for _, rule in fields))
+    getter, oks = compiled
+    # Every write checks its records, so the valid case reads all fields at once
+    # and names nothing; only a refusal walks the table again to name the field.
+    for ok, value in zip(oks, getter(record), strict=True):
+        if not ok(value):
+            break
+    else:
+        return
     for name, rule in fields:
         value = getattr(record, name)
         if not rule.ok(value):
             rule.refuse(value, f"{label(record)}.{name}")
+
+
+#: Per field table (the module's constants, by id): one getter and the rules' predicates.
+_COMPILED: dict[
+    int, tuple[Callable[[Any], tuple[Any, ...]], tuple[Callable[[Any], bool], ...]]
+] = {}
 
 
 def check_key(kind: str, key: Any) -> None:
