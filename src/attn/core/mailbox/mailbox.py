@@ -160,11 +160,8 @@ class Mailbox:
         return [d.to_dict() for d in found]
 
     def statistics(self) -> dict[str, int]:
-        """Queue depth, items deferred now, waiting dequeue calls and lifetime counters.
-
-        ``deferred_count`` is how many items are deferred now; ``deferred`` (a
-        lifetime counter, like ``enqueued``) is how many defer transitions there were.
-        """
+        """Queue depth, ``deferred_count`` (deferred now), waiting dequeue calls and the
+        lifetime counters (``deferred`` among them: how many defers there were)."""
         return {
             "queue_depth": len(self.queue),
             "deferred_count": len(self.deferred),
