@@ -244,6 +244,46 @@ class ReplyCancelled(AttnError):
     code = "reply_cancelled"
 
 
+class ModelError(AttnError):
+    """A model provider's request failed (000 §4; acceptance LLM-11, LLM-12).
+
+    Raised by :mod:`attn.brains.providers` for one model turn. Its message
+    never holds an API key.
+
+    Attributes:
+        status: the provider's HTTP status (None: no answer, e.g. a cut stream).
+        retryable: True for 429, 529/overloaded, 5xx, a connection failure, a
+            stream cut mid-way and truncated tool-call JSON (the turn may be
+            tried again); False for 400, 401, 403, 404 and other refusals.
+        retry_after_s: the provider's ``retry-after`` in seconds, if it sent one.
+    """
+
+    code = "model_error"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retry_after_s = retry_after_s
+
+
+class ModelStreamError(ModelError):
+    """The model's stream ended before its stop reason, or a tool call's JSON
+    arguments were cut or malformed: a failed turn, never a tool run (LLM-12)."""
+
+    code = "model_stream_error"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message, retryable=True)
+
+
 __all__ = [
     "MAX_ECHO_CHARS",
     "ActivityNotFound",
@@ -259,6 +299,8 @@ __all__ = [
     "InvalidTransition",
     "ItemNotFound",
     "MailboxFull",
+    "ModelError",
+    "ModelStreamError",
     "OptionError",
     "PayloadTooLarge",
     "ProtectedItem",

@@ -45,6 +45,7 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.AgentExists: 409,
     e.AgentNotRunning: 409,
     e.ReplyCancelled: 409,
+    e.ModelError: 502,
     e.RuntimeLocked: 503,
     e.StoreError: 503,
     e.StoreClosed: 503,

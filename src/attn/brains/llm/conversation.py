@@ -1,0 +1,94 @@
+"""The conversation of one item, as neutral messages, and its repair.
+
+A conversation is a list of the neutral messages of
+:mod:`attn.brains.providers.base`. It is kept in the item's session
+(``focus.session["conversation"]``), so it survives preemption, a stop and a
+crash. It only ever grows: merges, tool results and repairs are appended,
+nothing earlier is edited (LLM-03), so the bytes a provider caches stay the same.
+
+Repair (LLM-05): an assistant tool call without a result (the work was
+preempted, cancelled or killed between the call and the tool's end) gets the
+result :data:`INTERRUPTED_RESULT`, the same text every time, inserted right
+after the last result of that assistant message, so the history is valid for
+both providers again.
+
+Spec: 000 §4 (preempt keeps the session), issue 12 point 3.
+"""
+
+from __future__ import annotations
+
+from attn.types import JSON
+
+#: The result given to a tool call that never finished (deterministic: no time, no id).
+INTERRUPTED_RESULT = (
+    '{"ok": false, "error": "interrupted", '
+    '"message": "this tool call was interrupted before it finished; its effect is unknown"}'
+)
+
+
+def user(text: str) -> JSON:
+    """A user message."""
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str, tool_calls: list[JSON] | None = None) -> JSON:
+    """An assistant message; ``tool_calls`` are ``{"id", "name", "arguments"}`` dicts."""
+    message: dict[str, JSON] = {"role": "assistant", "content": text}
+    if tool_calls:
+        message["toolCalls"] = list(tool_calls)
+    return message
+
+
+def tool_result(call_id: str, name: str, content: str, *, is_error: bool = False) -> JSON:
+    """The result of the tool call ``call_id``."""
+    return {
+        "role": "tool",
+        "toolCallId": call_id,
+        "name": name,
+        "content": content,
+        "isError": is_error,
+    }
+
+
+def repair(messages: list[JSON]) -> list[JSON]:
+    """``messages`` with every unanswered tool call given :data:`INTERRUPTED_RESULT`.
+
+    Returns a new list (the input is not changed); the same list contents when
+    nothing was missing. Results whose call is unknown are dropped, since
+    both providers refuse them.
+    """
+    repaired: list[JSON] = []
+    pending: list[tuple[str, str]] = []  # (id, name) of calls awaiting a result
+
+    def close_pending() -> None:
+        for call_id, name in pending:
+            repaired.append(tool_result(call_id, name, INTERRUPTED_RESULT, is_error=True))
+        pending.clear()
+
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "tool":
+            ids = [call_id for call_id, _ in pending]
+            call_id = message.get("toolCallId")
+            if call_id in ids:
+                pending.pop(ids.index(call_id))
+                repaired.append(message)
+            continue
+        close_pending()
+        repaired.append(message)
+        if role == "assistant":
+            for call in message.get("toolCalls") or []:
+                if isinstance(call, dict):
+                    pending.append((str(call.get("id")), str(call.get("name"))))
+    close_pending()
+    return repaired
+
+
+def unanswered(messages: list[JSON]) -> bool:
+    """True when a tool call of ``messages`` has no result (see :func:`repair`)."""
+    return repair(messages) != messages
+
+
+__all__ = ["INTERRUPTED_RESULT", "assistant", "repair", "tool_result", "unanswered", "user"]
