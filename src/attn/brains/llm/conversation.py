@@ -17,6 +17,8 @@ Spec: 000 §4 (preempt keeps the session), issue 12 point 3.
 
 from __future__ import annotations
 
+from typing import Any
+
 from attn.types import JSON
 
 #: The result given to a tool call that never finished (deterministic: no time, no id).
@@ -33,7 +35,7 @@ def user(text: str) -> JSON:
 
 def assistant(text: str, tool_calls: list[JSON] | None = None) -> JSON:
     """An assistant message; ``tool_calls`` are ``{"id", "name", "arguments"}`` dicts."""
-    message: dict[str, JSON] = {"role": "assistant", "content": text}
+    message: dict[str, Any] = {"role": "assistant", "content": text}
     if tool_calls:
         message["toolCalls"] = list(tool_calls)
     return message

@@ -98,7 +98,7 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: dict[str, JSON]
+    arguments: JSON
 
 
 @dataclass(frozen=True, slots=True)
