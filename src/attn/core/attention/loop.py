@@ -258,6 +258,7 @@ def arm_backstop(s: ControllerState, attempt: Attempt, backstop_s: float) -> Non
     """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
     if attempt.backstop is not None:
         attempt.backstop.cancel()
+    attempt.backstop_at = s.clock.monotonic() + backstop_s
     attempt.backstop = s.clock.call_later(backstop_s, lambda: attempt.end(Interrupt.TIMEOUT))
 
 

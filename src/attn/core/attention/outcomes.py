@@ -139,13 +139,19 @@ def _settle(
             f"brain returned {type(result).__name__}, expected Reply, str or None",
         )
         return
-    incomplete = None
+    # The brain's own word (Focus.report_incomplete) wins: one event, no retry.
+    incomplete = attempt.incomplete
     if reply is not None and s.uses_marker and spec.invokes_llm:
         text, found = strip_marker(reply.text)
         reply = replace(reply, text=text)
-        if not found:
+        if not found and incomplete is None:
             incomplete = "reply lacks the completion marker"
-    if reply is not None and spec.invokes_llm and not reply.text.strip():
+    if (
+        attempt.incomplete is None
+        and reply is not None
+        and spec.invokes_llm
+        and not reply.text.strip()
+    ):
         if not spec.user_interaction:
             _fail(s, batch, attempt, "empty reply")
             return

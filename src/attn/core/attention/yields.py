@@ -179,6 +179,8 @@ async def yield_point(s: ControllerState, attempt: Attempt) -> YieldDecision:
         decision = YieldDecision(action, tuple(merged), tuple(evaluated), verdict.reason)
         attempt.final = decision
         attempt.stopper = new
+        if action == YieldAction.CANCEL:
+            attempt.cancelled.set()  # the tier 1 judge's cancel: nothing more streams
         ops.append(
             mailbox.transitions.decision_op(
                 item,
