@@ -3,6 +3,7 @@
 Spec: 000 §4, §5, §13.2, §20, §21, §3.5, §24; acceptance LLM-01..41.
 """
 
+from attn.brains.llm.brain import LLMBrain
 from attn.brains.llm.marker import MarkerFilter
 from attn.brains.llm.prompt import Identity, context_block, first_message, system_prompt
 from attn.brains.llm.scenarios import Scenario, instructions, scenario_for, uses_marker
@@ -10,6 +11,7 @@ from attn.brains.llm.settings import LLMSettings
 
 __all__ = [
     "Identity",
+    "LLMBrain",
     "LLMSettings",
     "MarkerFilter",
     "Scenario",

@@ -41,7 +41,7 @@ from attn.errors import ModelError, ModelStreamError
 T = TypeVar("T")
 
 #: ``delay_for(error, tries_so_far, remaining_s)``: seconds to wait, or None to give up.
-DelayFor = Callable[[ModelError, int, float], float | None]
+DelayFor = Callable[[ModelError, int, float | None], float | None]
 
 
 @dataclass(slots=True)
@@ -170,7 +170,8 @@ async def model_turn(
                 _collect(client, request, shown, signal), signal, f"attn:llm:turn{turn}"
             )
         except ModelError as error:
-            delay_s = delay_for(error, tries, focus.backstop_remaining_s())
+            remaining_s = focus.backstop_remaining_s()
+            delay_s = delay_for(error, tries, remaining_s if remaining_s != float("inf") else None)
             if delay_s is None:
                 raise
             focus.log(
