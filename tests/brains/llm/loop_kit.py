@@ -45,7 +45,9 @@ def text_turn(*texts: str, reason: str = "stop", action: StopAction = StopAction
     return [*(TextDelta(t) for t in texts), Usage(10, 5), Stop(action, reason)]
 
 
-def tool_turn(call_id: str, name: str = "add", arguments: JSON | None = None, text: str = "") -> Turn:
+def tool_turn(
+    call_id: str, name: str = "add", arguments: JSON | None = None, text: str = ""
+) -> Turn:
     events: Turn = [TextDelta(text)] if text else []
     events += [
         ToolCall(call_id, name, arguments if arguments is not None else {"a": 2, "b": 3}),
@@ -144,6 +146,43 @@ async def llm_agent(
     options.setdefault("provider", client.provider)
     options.setdefault("model", "test-model")
     brain = LLMBrain.with_client(client, **options)
+    agent = await runtime.add_agent(name, brain, AgentConfig(coalesce_window_ms=0))
+    tools = tools if tools is not None else Tools()
+    brain.bind_agent(Host(agent, tools))
+    return agent, brain, tools
+
+
+#: The environment variable the fake-provider brains read their key from.
+KEY_ENV = "ATTN_TEST_FAKE_KEY"
+
+
+def fake_options(fp: Any, protocol: str, **options: Any) -> dict[str, Any]:
+    """``brain = "llm"`` options pointing at the fake provider ``fp`` over ``protocol``."""
+    base_url = fp.openai_base_url if protocol == "openai" else fp.anthropic_base_url
+    return {
+        "provider": protocol,
+        "model": "test-model",
+        "base_url": base_url,
+        "api_key_env": KEY_ENV,
+        **options,
+    }
+
+
+async def fake_agent(
+    runtime: Runtime,
+    fp: Any,
+    protocol: str,
+    *,
+    name: str = "calc",
+    tools: Tools | None = None,
+    **options: Any,
+) -> tuple[Agent, LLMBrain, Tools]:
+    """An agent with ``brain = "llm"`` built from options, talking to the fake provider."""
+    from attn import AgentConfig
+    from attn.brains import build_brain
+
+    brain = build_brain("llm", fake_options(fp, protocol, **options))
+    assert isinstance(brain, LLMBrain)
     agent = await runtime.add_agent(name, brain, AgentConfig(coalesce_window_ms=0))
     tools = tools if tools is not None else Tools()
     brain.bind_agent(Host(agent, tools))

@@ -214,8 +214,7 @@ class _Loop:
         """Append the turn's answer to the conversation and account for it."""
         focus = self.focus
         calls: list[JSON] = [
-            {"id": call.id, "name": call.name, "arguments": call.arguments}
-            for call in result.calls
+            {"id": call.id, "name": call.name, "arguments": call.arguments} for call in result.calls
         ]
         self.conversation.append(assistant(result.text, calls))
         session = focus.session
