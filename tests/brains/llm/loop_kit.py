@@ -8,7 +8,7 @@ acceptance tests against the real clients use :class:`attn.testing.FakeProvider`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from attn import Runtime
@@ -96,7 +96,7 @@ class ScriptedClient:
 class Tools:
     """The tools of the test agent: ``add`` (and anything else answers an error)."""
 
-    def __init__(self, on_call: Callable[[str, Any], None] | None = None) -> None:
+    def __init__(self, on_call: Callable[[str, Any], Awaitable[None] | None] | None = None) -> None:
         self.calls: list[tuple[str, Any]] = []
         self.on_call = on_call
 
@@ -106,7 +106,9 @@ class Tools:
     async def call(self, name: object, arguments: object = None) -> JSON:
         self.calls.append((str(name), arguments))
         if self.on_call is not None:
-            self.on_call(str(name), arguments)
+            waiting = self.on_call(str(name), arguments)
+            if waiting is not None:
+                await waiting
         if name == "add" and isinstance(arguments, dict):
             return {"ok": True, "result": arguments.get("a", 0) + arguments.get("b", 0)}
         return {"ok": False, "error": "unknown_tool", "message": f"no tool {name!r}"}
@@ -187,3 +189,12 @@ async def fake_agent(
     tools = tools if tools is not None else Tools()
     brain.bind_agent(Host(agent, tools))
     return agent, brain, tools
+
+
+def send_soon(agent: Agent, text: str, **options: Any) -> tuple[asyncio.Task[Any], Awaitable[None]]:
+    """Send ``text`` to ``agent`` in a task; also an awaitable done once it is enqueued."""
+    enqueued = asyncio.Event()
+    task = asyncio.ensure_future(
+        agent.send_message(text, on_enqueued=lambda _id: enqueued.set(), timeout_s=30, **options)
+    )
+    return task, enqueued.wait()

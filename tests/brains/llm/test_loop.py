@@ -8,7 +8,9 @@ fake clock.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any
 
 import pytest
@@ -17,7 +19,7 @@ from attn import Runtime
 from attn.core.events import Event
 from attn.models import COMPLETION_MARKER
 from attn.testing import FakeProvider, FakeToolCall, Turn
-from tests.brains.llm.loop_kit import KEY_ENV, fake_agent
+from tests.brains.llm.loop_kit import KEY_ENV, Tools, fake_agent, send_soon
 
 PROTOCOLS = ["openai", "anthropic"]
 
@@ -87,3 +89,122 @@ async def test_llm_21_streamed_deltas_never_show_the_marker(
     assert COMPLETION_MARKER not in reply.text and "<<" not in "".join(deltas)
     assert "".join(deltas).strip() == reply.text.strip() == "All done here."
     assert [e for e in seen if e.type == "agent:incomplete"] == []
+
+
+def _messages(body: Any, protocol: str) -> list[Any]:
+    """The conversation part of a request body, without the context block (last message)
+    and, for Anthropic, without cache breakpoints (they move to the newest message)."""
+    messages = json.loads(json.dumps(body["messages"]))
+    if protocol == "openai":
+        messages = messages[1:-1]  # the system message; the context block, sent last
+    else:  # the context block is the last text block, in the last user message
+        last = messages[-1]["content"]
+        assert last[-1]["text"].startswith("# Context")
+        del last[-1]
+        if not last:
+            messages.pop()
+    text = json.dumps(messages, sort_keys=False)
+    return json.loads(text.replace(', "cache_control": {"type": "ephemeral"}', ""))
+
+
+async def test_llm_02_chat_waits_for_no_further_task_turn_and_the_task_resumes(
+    runtime: Runtime, fp: FakeProvider, protocol: str
+) -> None:
+    fp.script(
+        Turn(text="Step one.", tool_calls=[FakeToolCall("add", {"a": 1, "b": 1})]),
+        Turn(text="Step two.", tool_calls=[FakeToolCall("add", {"a": 2, "b": 2})]),
+        Turn(text="Step three.", tool_calls=[FakeToolCall("add", {"a": 3, "b": 3})]),
+        Turn(text="Hello, person."),  # the chat's turn
+        Turn(text=f"Task finished. {COMPLETION_MARKER}"),  # the task, resumed
+    )
+    chats: list[asyncio.Task[Any]] = []
+    agent_box: list[Any] = []
+
+    def on_call(name: str, arguments: Any) -> Awaitable[None] | None:
+        if arguments != {"a": 3, "b": 3}:
+            return None
+        # The task is in its third model turn: a person's chat arrives.
+        task, enqueued = send_soon(agent_box[0], "hi!")
+        chats.append(task)
+        return enqueued
+
+    agent, _brain, _tools = await fake_agent(runtime, fp, protocol, tools=Tools(on_call))
+    agent_box.append(agent)
+    task_reply = await agent.send_message(
+        "run the task", source_type="a2a_message", sender_id="boss", timeout_s=30
+    )
+    chat_reply = await chats[0]
+    assert chat_reply.text == "Hello, person."
+    assert task_reply.text.rstrip().endswith("Task finished.")
+    bodies = [r.body for r in fp.requests]
+    assert [r.accepted for r in fp.requests] == [True] * 5
+    # Request 4 is the chat's: no task turn was asked for between the chat's arrival
+    # and its answer. Request 5 resumes the task from its saved conversation, with
+    # all three answered turns and their results, and asks for the next turn only.
+    assert "hi!" in json.dumps(bodies[3]) and "run the task" not in json.dumps(bodies[3])
+    task_history = _messages(bodies[4], protocol)
+    assert _messages(bodies[2], protocol) == task_history[: len(_messages(bodies[2], protocol))]
+    assert json.dumps(task_history).count("Step ") == 3
+    assert fp.remaining == 0
+    item = await runtime.store.get_item(task_reply.item_id)
+    assert item is not None and (str(item.status), item.attempt) == ("completed", 1)
+    decisions = [str(d.decision_type) for d in await runtime.store.find_decisions("calc", item.id)]
+    assert "preempt" in decisions
+
+
+async def test_llm_03_a_merge_appends_one_user_message_and_keeps_the_prefix(
+    runtime: Runtime, fp: FakeProvider, protocol: str
+) -> None:
+    fp.script(
+        Turn(text="Adding.", tool_calls=[FakeToolCall("add", {"a": 2, "b": 3})]),
+        Turn(text="2+3 is 5, and 5+1 is 6."),
+    )
+    follow_ups: list[asyncio.Task[Any]] = []
+    agent_box: list[Any] = []
+
+    def on_call(name: str, arguments: Any) -> Awaitable[None]:
+        task, enqueued = send_soon(agent_box[0], "and plus one?")
+        follow_ups.append(task)
+        return enqueued
+
+    agent, _brain, _tools = await fake_agent(runtime, fp, protocol, tools=Tools(on_call))
+    agent_box.append(agent)
+    reply = await agent.send_message("what is 2+3?", timeout_s=30)
+    merged = await follow_ups[0]
+    assert reply.text.endswith("2+3 is 5, and 5+1 is 6.")
+    assert merged.text == reply.text  # the follow-up was answered by the same reply
+    first, second = (r.body for r in fp.requests)
+    assert all(r.accepted for r in fp.requests)
+    before, after = _messages(first, protocol), _messages(second, protocol)
+    # Nothing sent before was edited: the first request's history is the start
+    # of the second's, byte for byte, followed by the answer, the tool result and
+    # ONE new user message holding the merged text.
+    assert json.dumps(after[: len(before)]) == json.dumps(before)
+    assert "and plus one?" in json.dumps(after[-1]) and "and plus one?" not in json.dumps(before)
+    assert first["tools"] == second["tools"]
+    assert (first.get("system"), first.get("model")) == (second.get("system"), second.get("model"))
+    if protocol == "openai":
+        assert first["messages"][0] == second["messages"][0]  # the system prompt
+
+
+async def test_llm_06_the_turn_limit_ends_incomplete_keeping_the_text(
+    runtime: Runtime, fp: FakeProvider, protocol: str
+) -> None:
+    fp.script(
+        Turn(text="Let me add.", tool_calls=[FakeToolCall("add", {"a": 2, "b": 3})]),
+        Turn(text="Adding again.", tool_calls=[FakeToolCall("add", {"a": 5, "b": 0})]),
+        Turn(text="never asked for"),
+    )
+    seen: list[Event] = []
+    runtime.bus.subscribe(seen.append)
+    agent, _brain, tools = await fake_agent(runtime, fp, protocol, max_turns=2)
+    reply = await agent.send_message(
+        "keep adding", source_type="a2a_message", sender_id="boss", timeout_s=30
+    )
+    assert reply.text == "Let me add.\n\nAdding again."
+    assert len(fp.requests) == 2 and fp.remaining == 1
+    assert len(tools.calls) == 2
+    incomplete = [e for e in seen if e.type == "agent:incomplete"]
+    assert len(incomplete) == 1 and "2 model turns" in incomplete[0].data["reason"]
+    item = await runtime.store.get_item(reply.item_id)
+    assert item is not None and (str(item.status), item.attempt) == ("completed", 1)
