@@ -169,7 +169,7 @@ def test_anthropic_joins_messages_of_one_role_and_drops_empty_ones() -> None:
 def test_anthropic_temperature_above_one_is_refused() -> None:
     with pytest.raises(InvalidInput, match="0 to 1 for Anthropic"):
         messages_request(request(temperature=1.5))
-    assert messages_request(request(temperature=0.5))["temperature"] == 0.5
+    assert messages_request(request(temperature=0.5))["extra_body"] == {"temperature": 0.5}
 
 
 @pytest.mark.parametrize(
