@@ -4,7 +4,7 @@ even split across deltas (000 §20)."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn.brains.llm.marker import MarkerFilter
@@ -77,6 +77,7 @@ texts = st.lists(
 ).map("".join) | st.text(max_size=60)
 
 
+@settings(database=None, max_examples=300)
 @given(text=texts, cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=12))
 def test_any_split_shows_the_whole_text_stripped(text: str, cuts: list[int]) -> None:
     points = sorted({min(cut, len(text)) for cut in cuts})
