@@ -8,7 +8,7 @@ acceptance tests against the real clients use :class:`attn.testing.FakeProvider`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 from attn import Runtime
@@ -62,7 +62,7 @@ class ScriptedClient:
 
     provider = "openai"
 
-    def __init__(self, turns: list[Turn]) -> None:
+    def __init__(self, turns: list[Iterable[Any]]) -> None:
         self.turns = list(turns)
         self.requests: list[ModelRequest] = []
         #: How many streams were closed (ended, aborted or cancelled).
@@ -177,6 +177,8 @@ async def fake_agent(
     *,
     name: str = "calc",
     tools: Tools | None = None,
+    classifier: Any = None,
+    backstop_s: float = 600.0,
     **options: Any,
 ) -> tuple[Agent, LLMBrain, Tools]:
     """An agent with ``brain = "llm"`` built from options, talking to the fake provider."""
@@ -185,7 +187,8 @@ async def fake_agent(
 
     brain = build_brain("llm", fake_options(fp, protocol, **options))
     assert isinstance(brain, LLMBrain)
-    agent = await runtime.add_agent(name, brain, AgentConfig(coalesce_window_ms=0))
+    config = AgentConfig(coalesce_window_ms=0, backstop_s=backstop_s)
+    agent = await runtime.add_agent(name, brain, config, classifier=classifier)
     tools = tools if tools is not None else Tools()
     brain.bind_agent(Host(agent, tools))
     return agent, brain, tools

@@ -147,8 +147,10 @@ class _Loop:
         specs = self._tool_specs()
         while True:
             decision = await focus.yield_point()  # before every model request
-            if decision.stop or focus.cancelled:
+            if decision.stop:
                 return None
+            if focus.cancelled:
+                return await self._stopped()
             if decision.merged:
                 self.conversation.append(user(decision.merged_text))
                 await focus.checkpoint()
@@ -184,7 +186,7 @@ class _Loop:
                 turn=turn,
             )
             if result is None:  # cancelled: nothing of the turn is kept
-                return None
+                return await self._stopped()
             tail = marker.flush()
             if tail:
                 focus.stream(tail)
@@ -195,8 +197,10 @@ class _Loop:
             action = stop.action if stop is not None else StopAction.INCOMPLETE
             if action == StopAction.TOOLS and result.calls:
                 outcome = await run_tool_calls(result.calls, self.tools, focus, self.conversation)
-                if outcome.stop is not None or outcome.cancelled:
+                if outcome.stop is not None:
                     return None
+                if outcome.cancelled:
+                    return await self._stopped()
                 if outcome.merged:
                     self.conversation.append(user("\n\n".join(outcome.merged)))
                     await focus.checkpoint()
@@ -209,6 +213,11 @@ class _Loop:
             elif self.marker and not found:
                 focus.report_incomplete("reply lacks the completion marker")
             return Reply(self._answer())
+
+    async def _stopped(self) -> None:
+        """The cancel signal stopped the work: the yield point that follows
+        records the cancel (a person's cancel is decided there) and ends it."""
+        await self.focus.yield_point()
 
     def _record(self, result: TurnResult, turn: int, found: bool) -> None:
         """Append the turn's answer to the conversation and account for it."""
