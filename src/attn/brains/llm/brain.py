@@ -214,10 +214,11 @@ class _Loop:
                 focus.report_incomplete("reply lacks the completion marker")
             return Reply(self._answer())
 
-    async def _stopped(self) -> None:
+    async def _stopped(self) -> Reply | None:
         """The cancel signal stopped the work: the yield point that follows
         records the cancel (a person's cancel is decided there) and ends it."""
         await self.focus.yield_point()
+        return None
 
     def _record(self, result: TurnResult, turn: int, found: bool) -> None:
         """Append the turn's answer to the conversation and account for it."""
