@@ -3,4 +3,20 @@
 Spec: 000 §4, §5, §13.2, §20, §21, §3.5, §24; acceptance LLM-01..41.
 """
 
-__all__: list[str] = []
+from attn.brains.llm.marker import MarkerFilter
+from attn.brains.llm.prompt import Identity, context_block, first_message, system_prompt
+from attn.brains.llm.scenarios import Scenario, instructions, scenario_for, uses_marker
+from attn.brains.llm.settings import LLMSettings
+
+__all__ = [
+    "Identity",
+    "LLMSettings",
+    "MarkerFilter",
+    "Scenario",
+    "context_block",
+    "first_message",
+    "instructions",
+    "scenario_for",
+    "system_prompt",
+    "uses_marker",
+]
