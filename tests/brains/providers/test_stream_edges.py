@@ -171,3 +171,15 @@ def test_anthropic_without_message_stop_fails_the_turn() -> None:
     turn.take(NS(type="message_delta", delta=NS(stop_reason="end_turn"), usage=None))
     with pytest.raises(ModelStreamError, match="message_stop"):
         turn.finish()
+
+
+def test_anthropic_tool_input_given_whole_at_block_start() -> None:
+    turn = _AnthropicTurn(request())
+    block = NS(type="tool_use", id="toolu_1", name="search", input={"q": "x"})
+    turn.take(NS(type="content_block_start", index=1, content_block=block))
+    turn.take(NS(type="message_delta", delta=NS(stop_reason="tool_use"), usage=None))
+    turn.take(NS(type="message_stop"))
+    assert turn.finish() == [
+        ToolCall("toolu_1", "search", {"q": "x"}),
+        Stop(StopAction.TOOLS, "tool_use"),
+    ]
