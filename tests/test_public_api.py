@@ -62,6 +62,8 @@ FACADE = [
     "ItemStatus",
     "ItemType",
     "MailboxFull",
+    "ModelError",
+    "ModelStreamError",
     "MailboxItem",
     "MailboxToolset",
     "MemoryUpdate",

@@ -6,7 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from attn.brains.providers.sdk_errors import MAX_RETRY_AFTER_S, REDACTED, redact, retry_after_s
+from attn.brains.providers.sdk_errors import (
+    MAX_RETRY_AFTER_S,
+    REDACTED,
+    redact,
+    retry_after_s,
+    to_model_error,
+)
 
 NOW = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 
@@ -51,3 +57,49 @@ def test_llm_13_redact_blanks_the_key_and_key_shaped_words() -> None:
     assert "sk-" not in cleaned
     assert cleaned.count(REDACTED) == 3
     assert redact("no secrets here", [key, ""]) == "no secrets here"
+
+
+def _response(status: int, headers: dict[str, str] | None = None) -> object:
+    import httpx2
+
+    return httpx2.Response(
+        status, headers=headers, request=httpx2.Request("POST", "http://127.0.0.1/v1/messages")
+    )
+
+
+def test_llm_11_an_overloaded_error_event_inside_a_200_stream_is_retryable() -> None:
+    import anthropic
+    from anthropic._error_classes import make_status_error
+
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    exc = make_status_error(str(body), body=body, response=_response(200))  # type: ignore[arg-type]
+    error = to_model_error(
+        exc, anthropic, provider="anthropic", secrets=(), now=NOW, streaming=True
+    )
+    assert (error.status, error.retryable) == (529, True)
+    assert error.message == "anthropic answered 529 overloaded_error: Overloaded"
+
+
+def test_llm_11_x_should_retry_wins() -> None:
+    import anthropic
+    from anthropic._error_classes import make_status_error
+
+    body = {"type": "error", "error": {"type": "api_error", "message": "no"}}
+    exc = make_status_error("x", body=body, response=_response(500, {"x-should-retry": "false"}))  # type: ignore[arg-type]
+    error = to_model_error(exc, anthropic, provider="anthropic", secrets=(), now=NOW)
+    assert (error.status, error.retryable) == (500, False)
+
+
+def test_llm_11_an_error_object_inside_an_openai_stream() -> None:
+    import httpx2
+    import openai
+
+    request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    server = openai.APIError("boom", request, body={"message": "boom", "type": "server_error"})
+    refused = openai.APIError(
+        "bad", request, body={"message": "bad", "type": "invalid_request_error"}
+    )
+    first = to_model_error(server, openai, provider="openai", secrets=(), now=NOW, streaming=True)
+    second = to_model_error(refused, openai, provider="openai", secrets=(), now=NOW, streaming=True)
+    assert (first.status, first.retryable) == (None, True)
+    assert (second.status, second.retryable) == (400, False)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from attn import jsontext
 from attn.brains.providers.anthropic_wire import messages_request
 from attn.brains.providers.base import ModelEvent, ModelRequest, Usage
 from attn.brains.providers.neutral import check_request, require_sdk
@@ -146,6 +147,11 @@ class _AnthropicTurn:
                 parts.id = block_id[:200] if isinstance(block_id, str) else ""
                 name = getattr(block, "name", None)
                 parts.add_name(name if isinstance(name, str) else None)
+                start = getattr(block, "input", None)
+                if isinstance(start, dict) and start:
+                    # The API starts with {} and streams the JSON; a proxy may
+                    # send the whole input here instead.
+                    parts.add_arguments(jsontext.dumps(start))
         elif kind == "message_start":
             self._count(getattr(getattr(event, "message", None), "usage", None))
         elif kind == "message_delta":

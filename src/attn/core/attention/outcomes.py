@@ -144,7 +144,8 @@ def _settle(
     if reply is not None and s.uses_marker and spec.invokes_llm:
         text, found = strip_marker(reply.text)
         reply = replace(reply, text=text)
-        if not found and incomplete is None:
+        # Chat (a type a person waits on) is never told to write the marker (000 §20).
+        if not found and incomplete is None and spec.preemptable:
             incomplete = "reply lacks the completion marker"
     if (
         attempt.incomplete is None
