@@ -120,7 +120,8 @@ class Toolset(ABC):
         except AttnError as exc:
             return {"ok": False, "error": exc.code, "message": exc.message}
         except Exception as exc:
-            failed = ToolFailed(f"tool {shown(name)} failed: {type(exc).__name__}: {exc}"[:1000])
+            text = f"tool {shown(name)} failed: {type(exc).__name__}: {exc}"
+            failed = ToolFailed(text if len(text) <= 1000 else text[:999] + "…")
             return {"ok": False, "error": failed.code, "message": failed.message}
         return {"ok": True, **result}
 

@@ -220,7 +220,7 @@ def _activity_view(activity: Activity) -> JSON:
         "startedAt": activity.started_at.isoformat(),
         "endedAt": activity.ended_at.isoformat() if activity.ended_at else None,
         "totalTokens": activity.total_tokens,
-        "toolCount": activity.total_tools,
+        "totalTools": activity.total_tools,
         "status": status,
     }
 

@@ -151,16 +151,20 @@ class Tools(Toolset):
         except AttnError:
             raise
         except Exception as exc:
-            text = f"{type(exc).__name__}: {exc}"[:_MAX_ERROR_CHARS]
-            raise ToolFailed(f"tool {definition.name} failed: {text}") from exc
+            text = f"tool {definition.name} failed: {type(exc).__name__}: {exc}"
+            raise ToolFailed(_cut(text)) from exc
         answer: JSON = result if isinstance(result, dict) else {"result": result}
         try:
             dumps(answer)
         except (TypeError, ValueError, RecursionError) as exc:
             raise ToolFailed(
-                f"tool {definition.name} returned what JSON cannot hold: {exc}"[:_MAX_ERROR_CHARS]
+                _cut(f"tool {definition.name} returned what JSON cannot hold: {exc}")
             ) from exc
         return answer
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _MAX_ERROR_CHARS else text[: _MAX_ERROR_CHARS - 1] + "…"
 
 
 __all__ = ["Tools"]
