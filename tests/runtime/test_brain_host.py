@@ -7,15 +7,19 @@ deliberation), §8 (memory); issue 12 points 4 and 5; acceptance LLM-41.
 from __future__ import annotations
 
 import asyncio
+import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from attn import AgentConfig, Focus, InvalidInput, ItemStatus, MailboxItem, Reply, Runtime
 from attn.brains.llm.host import BrainHost
-from attn.core.deliberation import DeliberationResult
+from attn.core.deliberation import DeliberationResult, MemoryUpdate
 from attn.runtime.agent_tools import DELIBERATION_TOOLS
-from attn.testing import settle
+from attn.store.memory import MemoryStore
+from attn.store.sqlite import SQLiteStore
+from attn.testing import FakeClock, eventually, settle
 from attn.tools import CombinedToolset, Tools
 
 #: The burst window waits on the fake clock; these tests are about the host.
@@ -278,3 +282,43 @@ async def test_llm_41_mailbox_and_time_tools_keep_their_seed_names_and_protect_c
     [stored] = [i for i in agent.queued_items() if i.id == chat]
     assert stored.priority == 0 and stored.status == ItemStatus.QUEUED
     gate.set()
+
+
+class _RemembersLongTerm:
+    """A deliberator that processes the head and asks for long-term memory updates."""
+
+    async def deliberate(
+        self, head: MailboxItem, queued: list[MailboxItem], context: dict[str, Any]
+    ) -> DeliberationResult:
+        return DeliberationResult(
+            process_item_id=head.id,
+            reasoning="head first",
+            memory_updates=(
+                MemoryUpdate("prefs", "Alice prefers terse replies", "longterm"),
+                MemoryUpdate("plan", "working note", "working"),
+                MemoryUpdate("too-long", "x" * 5000, "longterm"),
+            ),
+        )
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+async def test_a_deliberations_long_term_updates_are_saved_to_memory(
+    backend: str, clock: FakeClock, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = MemoryStore() if backend == "memory" else SQLiteStore(tmp_path / "attn.db")
+    async with Runtime(store, clock=clock) as runtime:
+        agent = await runtime.add_agent(
+            "alice", BoundBrain(), NO_WINDOW, deliberator=_RemembersLongTerm(), start=False
+        )
+        for text in ("m1", "m2", "m3"):
+            await agent.enqueue("a2a_message", {"content": text})
+        agent.start()
+        with caplog.at_level(logging.WARNING, logger="attn.runtime.agent_tools"):
+            await runtime.run_until_idle()
+        await eventually(lambda: runtime.store.count_memories("alice"), what="the save")
+        assert await agent.memories_for("terse replies") == ["[prefs] Alice prefers terse replies"]
+        assert (
+            await runtime.store.count_memories("alice") == 1
+        )  # one keyed entry, however often saved
+        assert "plan" in agent.working_memory
+        assert "long-term memory update 'too-long' of alice skipped" in caplog.text

@@ -87,6 +87,7 @@ class Agent(AgentViews):
         self.recovery = RecoveryReport()
         self.working_memory = WorkingMemory(clock)
         self.controller.triage.subscribe(self.working_memory.remember_deliberation)
+        self.controller.triage.subscribe(agent_tools.save_longterm(store, clock, name))
 
     def subscribe_triage(
         self, listener: Callable[[DeliberationResult], None]

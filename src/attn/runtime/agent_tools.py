@@ -12,19 +12,26 @@ Tools"), §11.3 (time tools), §8 (memory tools); acceptance LLM-41.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from attn.clock import Clock
+from attn.core.deliberation import DeliberationResult
 from attn.core.focus import Focus
 from attn.errors import InvalidInput
 from attn.models import MAX_MEMORY_QUERY_CHARS
-from attn.store.base import Store
+from attn.store.base import SaveMemory, Store
 from attn.time import Timekeeper
 from attn.tools import CombinedToolset, MailboxToolset, MemoryToolset, TimeToolset, Toolset
+from attn.tools.memory import memory_entry
 
 if TYPE_CHECKING:
     from attn.runtime.agent import Agent
+
+log = logging.getLogger(__name__)
 
 #: The tools of 000 §21's DELIBERATION_ALLOWED_TOOLS that attn has.
 DELIBERATION_TOOLS = frozenset(
@@ -121,3 +128,40 @@ async def memories_for(store: Store, agent_id: str, text: str, limit: int) -> li
         raise InvalidInput(f"text must be a string, got {type(text).__name__}")
     found = await store.search_memories(agent_id, text[:MAX_MEMORY_QUERY_CHARS], limit)
     return [m.content if m.key is None else f"[{m.key}] {m.content}" for m in found]
+
+
+def save_longterm(
+    store: Store, clock: Clock, agent_id: str
+) -> Callable[[DeliberationResult], None]:
+    """A triage listener saving a deliberation's ``longterm`` memory updates (000 §21).
+
+    Each update is saved like ``memory_save(content, key)``, write-behind (the
+    loop never waits for it); an invalid one, a full memory or a failed write
+    is logged and skipped, never raised into the loop.
+    """
+
+    def listener(result: DeliberationResult) -> None:
+        for update in result.memory_updates:
+            if update.type != "longterm":
+                continue
+            try:
+                entry = memory_entry(agent_id, update.content, update.key, clock.now())
+            except InvalidInput as exc:
+                log.warning("long-term memory update %r of %s skipped: %s", update.key,
+                            agent_id, exc.message)  # fmt: skip
+                continue
+            store.submit([SaveMemory(entry)]).add_done_callback(
+                functools.partial(_saved, agent_id=agent_id, key=update.key)
+            )
+
+    return listener
+
+
+def _saved(done: asyncio.Future[list[Any]], *, agent_id: str, key: str) -> None:
+    if done.cancelled():
+        return
+    error = done.exception()
+    if error is not None:
+        log.warning("long-term memory update %r of %s failed: %s", key, agent_id, error)
+    elif done.result() == [None]:
+        log.warning("long-term memory update %r of %s skipped: the memory is full", key, agent_id)

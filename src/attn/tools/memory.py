@@ -15,6 +15,7 @@ and recall_activity during deliberation), §24 (the episodic buffer).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from attn.clock import Clock
@@ -47,6 +48,20 @@ _SUMMARY_CHARS = 200
 _WORKED_ON = tuple(s for s in ItemStatus if s != ItemStatus.QUEUED)
 
 
+def memory_entry(agent_id: str, content: object, key: object, now: datetime) -> Memory:
+    """A new memory entry of ``agent_id`` saved ``now``, its content and key checked.
+
+    Raises:
+        InvalidInput: content not 1..4,000 characters of text, or a key given
+            that is not 1..100 characters (blank ones included).
+    """
+    text = check_text(content, "content", max_len=MAX_MEMORY_CHARS)
+    label = check_optional_text(key, "key", max_len=MAX_MEMORY_KEY_CHARS)
+    if label is not None:
+        label = check_text(label, "key", max_len=MAX_MEMORY_KEY_CHARS)
+    return Memory(new_id("mem"), agent_id, text, now, now, label)
+
+
 async def save_memory(
     store: Store, clock: Clock, agent_id: str, content: object, key: object = None
 ) -> tuple[Memory, bool]:
@@ -69,12 +84,7 @@ async def save_memory(
         MemoryFull: the agent keeps 10,000 entries and ``key`` names none of
             them (nothing is saved).
     """
-    text = check_text(content, "content", max_len=MAX_MEMORY_CHARS)
-    label = check_optional_text(key, "key", max_len=MAX_MEMORY_KEY_CHARS)
-    if label is not None:
-        label = check_text(label, "key", max_len=MAX_MEMORY_KEY_CHARS)
-    now = clock.now()
-    entry = Memory(new_id("mem"), agent_id, text, now, now, label)
+    entry = memory_entry(agent_id, content, key, clock.now())
     [stored] = await store.write([SaveMemory(entry)])
     if stored is None:
         raise MemoryFull(
