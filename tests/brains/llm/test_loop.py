@@ -208,3 +208,67 @@ async def test_llm_06_the_turn_limit_ends_incomplete_keeping_the_text(
     assert len(incomplete) == 1 and "2 model turns" in incomplete[0].data["reason"]
     item = await runtime.store.get_item(reply.item_id)
     assert item is not None and (str(item.status), item.attempt) == ("completed", 1)
+
+
+async def test_llm_01_over_http_and_sse(fp: FakeProvider, protocol: str) -> None:
+    """The agent is the brain's host (bound by the runtime), with a user tool, served over HTTP."""
+    import httpx
+
+    from attn.brains import build_brain
+    from attn.cli.chat import iter_sse
+    from attn.server.app import create_app
+    from attn.server.testing import serve_app
+    from attn.tools.user import Tools as UserTools
+    from tests.brains.llm.loop_kit import fake_options
+
+    added: list[tuple[float, float]] = []
+    toolset = UserTools()
+
+    @toolset.tool
+    def add(a: float, b: float) -> float:
+        """Add two numbers.
+
+        Args:
+            a: The first.
+            b: The second.
+        """
+        added.append((a, b))
+        return a + b
+
+    fp.script(
+        Turn(tool_calls=[FakeToolCall("add", {"a": 2, "b": 3})], usage=(30, 8)),
+        Turn(text="2+3 is 5.", usage=(50, 6)),
+        Turn(tool_calls=[FakeToolCall("add", {"a": 2, "b": 3})], usage=(30, 8)),
+        Turn(text="Still 5.", usage=(50, 6)),
+    )
+    runtime = Runtime()
+    await runtime.start()
+    try:
+        brain = build_brain("llm", fake_options(fp, protocol))
+        await runtime.add_agent("calc", brain, tools=[toolset])
+        async with (
+            serve_app(create_app(runtime)) as url,
+            httpx.AsyncClient(base_url=url, timeout=30) as http,
+        ):
+            answer = await http.post("/api/agents/calc/chat", json={"text": "what is 2+3?"})
+            assert answer.status_code == 200, answer.text
+            assert answer.json()["reply"] == "2+3 is 5."
+            streamed = await http.post("/api/agents/calc/chat/stream", json={"text": "and again?"})
+        events = list(iter_sse(iter(streamed.text.splitlines())))
+        kinds = [e for e, _ in events]
+        assert kinds[0] == "item" and kinds[-1] == "done" and "reset" not in kinds
+        assert kinds.count("delta") > 1
+        assert "".join(d["text"] for e, d in events if e == "delta") == "Still 5."
+        assert events[-1][1]["reply"] == "Still 5."
+        assert added == [(2, 3), (2, 3)]
+        assert all(r.accepted for r in fp.requests) and len(fp.requests) == 4
+        # The tool list offered is the agent's own (mailbox, time, memory) plus the user's.
+        names = json.dumps(fp.requests[0].body.get("tools"))
+        assert '"add"' in names
+        item_id = answer.json()["mailboxItemId"]
+        activity, logs = await _logs(runtime, "calc", item_id)
+        kinds = [str(log.type) for log in logs]
+        assert kinds.count("llm_request") == 2 and kinds.count("tool_start") == 1
+        assert (activity.total_tokens, activity.total_tools) == (94, 1)
+    finally:
+        await runtime.close()
