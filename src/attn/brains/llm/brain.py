@@ -38,7 +38,7 @@ from attn.brains.llm.marker import MarkerFilter
 from attn.brains.llm.prompt import Identity, context_block, first_message, system_prompt
 from attn.brains.llm.scenarios import scenario_for, uses_marker
 from attn.brains.llm.settings import LLMSettings
-from attn.brains.llm.tool_calls import run_tool_calls
+from attn.brains.llm.tool_calls import run_tool_calls, unstorable
 from attn.brains.llm.turn import TurnResult, model_turn
 from attn.brains.providers.base import ModelClient, ModelRequest, StopAction, ToolSpec
 from attn.brains.providers.retry import RetryPolicy
@@ -224,7 +224,13 @@ class _Loop:
         """Append the turn's answer to the conversation and account for it."""
         focus = self.focus
         calls: list[JSON] = [
-            {"id": call.id, "name": call.name, "arguments": call.arguments} for call in result.calls
+            {
+                "id": call.id,
+                "name": call.name,
+                # Kept storable: a call whose arguments are not is refused, not run.
+                "arguments": call.arguments if unstorable(call.arguments) is None else {},
+            }
+            for call in result.calls
         ]
         self.conversation.append(assistant(result.text, calls))
         session = focus.session

@@ -26,10 +26,27 @@ from attn.brains.llm.host import ToolProvider
 from attn.brains.providers.base import ToolCall
 from attn.core.focus import Focus, YieldDecision
 from attn.jsontext import dumps
+from attn.limits import json_problem
 from attn.types import JSON
 
 #: Longest text of one tool argument or result kept in an activity log entry.
 MAX_LOGGED_CHARS = 2000
+#: Levels of the session above a call's arguments (session, conversation,
+#: message, its calls, the call), which count against the stored depth limit.
+_SESSION_LEVELS = 5
+
+
+def unstorable(arguments: JSON) -> str | None:
+    """What keeps a model's tool arguments out of the item's session (nested too
+    deep, a number out of range: :func:`attn.limits.json_problem`), or None.
+
+    Such a call is kept in the conversation with empty arguments and answered
+    ``invalid_arguments`` without running, so the session can always be saved.
+    """
+    nested: object = arguments
+    for _ in range(_SESSION_LEVELS):
+        nested = [nested]
+    return json_problem(nested)
 
 
 @dataclass(slots=True)
@@ -52,6 +69,9 @@ def _clip(text: str) -> str:
 
 
 async def _call(tools: ToolProvider | None, call: ToolCall) -> JSON:
+    problem = unstorable(call.arguments)
+    if problem is not None:
+        return {"ok": False, "error": "invalid_arguments", "message": f"arguments {problem}"}
     if tools is None:
         return {"ok": False, "error": "unknown_tool", "message": "this agent offers no tools"}
     try:
@@ -92,7 +112,7 @@ async def run_tool_calls(
             call.name,
             tool=call.name,
             callId=call.id,
-            arguments=_clip(dumps(call.arguments)),
+            arguments=_clip(dumps(call.arguments if unstorable(call.arguments) is None else {})),
         )
         answer = await _call(tools, call)
         ok = answer.get("ok") is not False
@@ -116,4 +136,4 @@ async def run_tool_calls(
     return outcome
 
 
-__all__ = ["MAX_LOGGED_CHARS", "ToolsOutcome", "run_tool_calls"]
+__all__ = ["MAX_LOGGED_CHARS", "ToolsOutcome", "run_tool_calls", "unstorable"]
