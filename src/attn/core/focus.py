@@ -109,6 +109,8 @@ class AttemptHandle(Protocol):
     cancelled: asyncio.Event
     #: Why the brain's answer is incomplete, when it said so.
     incomplete: str | None
+    #: Set when mail arrives, cleared by the yield point that takes it.
+    mail: asyncio.Event
     #: When the backstop fires, on ``clock.monotonic()`` (inf: not armed).
     backstop_at: float
 
@@ -252,6 +254,17 @@ class Focus:
     def backstop_remaining_s(self) -> float:
         """Seconds until the backstop ends this attempt (0 when past; inf when unarmed)."""
         return max(0.0, self._attempt.backstop_at - self.clock.monotonic())
+
+    def mail_signal(self) -> asyncio.Event:
+        """An event set when mail arrives for the agent during this work, and
+        cleared by the yield point that judges it.
+
+        A brain busy with something long that it can abort (a model stream)
+        may await it and reach :meth:`yield_point` meanwhile, so that a cancel
+        decided there (the tier 1 judge's) stops the stream at once (LLM-04).
+        Read it, never set it; never run two yield points at once.
+        """
+        return self._attempt.mail
 
     async def checkpoint(self) -> None:
         """Store :attr:`session` in the item row now, with the buffered log lines.

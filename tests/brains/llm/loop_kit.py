@@ -79,6 +79,10 @@ class ScriptedClient:
             for event in turn:
                 if isinstance(event, BaseException):
                     raise event
+                if isinstance(event, asyncio.Event):  # a gate the test opens
+                    self.hanging.set()
+                    await event.wait()
+                    continue
                 if event == "hang":
                     self.hanging.set()
                     await asyncio.Event().wait()

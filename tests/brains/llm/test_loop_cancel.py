@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from attn import Runtime
-from attn.brains.providers.base import TextDelta
+from attn.brains.providers.base import Stop, StopAction, TextDelta, Usage
 from attn.core.events import Event
 from attn.models import COMPLETION_MARKER
-from attn.testing import FakeClock, FakeProvider, FakeToolCall, Turn
+from attn.testing import FakeClock, FakeProvider, FakeToolCall, Turn, eventually
 from tests.brains.llm.loop_kit import (
     KEY_ENV,
     ScriptedClient,
@@ -179,3 +179,60 @@ async def test_llm_04_a_late_chunk_never_reaches_a_caller_or_the_store(runtime: 
     item = await runtime.store.get_item(reply.item_id)
     assert item is not None and "LATE" not in repr(item.session)
     assert len(client.requests) == 1 and tools.calls == []
+
+
+async def test_llm_04_the_judges_cancel_mid_stream_closes_it_at_once(
+    runtime: Runtime, fp: FakeProvider, protocol: str
+) -> None:
+    """Mail arriving while a turn streams is judged at once: the judge's cancel
+    aborts the stream, not only the next turn."""
+
+    class Judge:
+        async def classify(self, focus: Any, new: Any, queue: list[Any], recent: list[Any]) -> str:
+            return "cancel" if "stop" in new.content else "continue"
+
+    fp.script(_hanging_turn(), Turn(text=f"Publishing stopped. {COMPLETION_MARKER}"))
+    agent, _brain, tools = await fake_agent(runtime, fp, protocol, classifier=Judge())
+    work = asyncio.ensure_future(
+        agent.send_message("publish it", source_type="a2a_message", sender_id="boss", timeout_s=30)
+    )
+    stream = await fp.wait_streaming()
+    arrived_at = asyncio.get_running_loop().time()
+    await agent.enqueue("a2a_message", {"content": "stop publishing"}, metadata={"senderId": "ed"})
+    closed_at = await fp.wait_closed(stream)
+    assert closed_at - arrived_at < CLOSE_WITHIN_S
+    reply = await work
+    assert reply.cancelled and tools.calls == []
+    await eventually(lambda: len(fp.requests) == 2)  # then the arrival is handled
+    assert "stop publishing" in fp.requests[1].raw.decode()
+
+
+async def test_a_follow_up_during_a_stream_is_answered_after_it(runtime: Runtime) -> None:
+    gate = asyncio.Event()
+    client = ScriptedClient(
+        [
+            [
+                TextDelta("2+3 is"),
+                gate,
+                TextDelta(" 5."),
+                Usage(1, 1),
+                Stop(StopAction.FINISH, "stop"),
+            ],
+            text_turn("And plus one is 6."),
+        ]
+    )
+    agent, _brain, _tools = await llm_agent(runtime, client)
+    first = asyncio.ensure_future(agent.send_message("what is 2+3?", timeout_s=30))
+    await client.hanging.wait()
+    follow, enqueued = send_soon(agent, "and plus one?")
+    await enqueued
+    await eventually(lambda: agent.mailbox.depth == 0, what="the follow-up merged mid-stream")
+    gate.set()
+    reply, merged = await first, await follow
+    assert reply.text == merged.text == "And plus one is 6."
+    second = client.requests[1].messages
+    # The first answer as streamed, then ONE user message with the follow-up.
+    assert second[-2:] == [
+        {"role": "assistant", "content": "2+3 is 5."},
+        {"role": "user", "content": "and plus one?"},
+    ]

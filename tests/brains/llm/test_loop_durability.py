@@ -221,6 +221,8 @@ async def test_llm_05_sigkill_at_any_point_of_a_turn_then_restart(
         await eventually(lambda: len(fp.requests) == killed_requests + len(after), timeout_s=30)
         [item] = [i for i in await _items(rt) if i.content == TASK]
         await eventually(lambda: _completed(rt, item.id), timeout_s=30, what="the task")
+        final = await rt.store.get_item(item.id)
+    assert final is not None and (final.attempt, final.redelivered) == (2, True)
     resumed = fp.requests[killed_requests:]
     assert all(r.accepted for r in fp.requests), [r.rejection for r in fp.requests]
     assert fp.remaining == 0

@@ -152,7 +152,8 @@ class _Loop:
             if focus.cancelled:
                 return await self._stopped()
             if decision.merged:
-                self.conversation.append(user(decision.merged_text))
+                self._hold_merge(decision.merged_text)
+            if self._flush_merges():
                 await focus.checkpoint()
             turns = int(session.get("turns", 0))
             if turns >= settings.max_turns:
@@ -184,6 +185,7 @@ class _Loop:
                 on_text=self._streamer(marker),
                 delay_for=self.brain.retry.delay_for,
                 turn=turn,
+                on_merge=self._hold_merge,
             )
             if result is None:  # cancelled: nothing of the turn is kept
                 return await self._stopped()
@@ -201,18 +203,32 @@ class _Loop:
                     return None
                 if outcome.cancelled:
                     return await self._stopped()
-                if outcome.merged:
-                    self.conversation.append(user("\n\n".join(outcome.merged)))
-                    await focus.checkpoint()
-                continue
+                for text in outcome.merged:
+                    self._hold_merge(text)
+                continue  # the merges are appended after the yield point that follows
             if action in (StopAction.CONTINUE, StopAction.TOOLS):
                 continue  # paused mid-answer (or asked for no tool): ask again
+            if action == StopAction.FINISH and session.get("pendingMerges"):
+                continue  # merged while the answer streamed: it must be answered too
             if action == StopAction.INCOMPLETE:
                 reason = stop.reason if stop is not None else "no stop reason"
                 focus.report_incomplete(f"the model stopped early ({reason})")
             elif self.marker and not found:
                 focus.report_incomplete("reply lacks the completion marker")
             return Reply(self._answer())
+
+    def _hold_merge(self, text: str) -> None:
+        """Keep merged text (in the session) until the conversation may take it."""
+        pending = self.focus.session.setdefault("pendingMerges", [])
+        pending.append(text)
+
+    def _flush_merges(self) -> bool:
+        """Append every held merge as ONE user message (LLM-03); True when one was."""
+        pending = self.focus.session.pop("pendingMerges", None)
+        if not pending:
+            return False
+        self.conversation.append(user("\n\n".join(str(text) for text in pending)))
+        return True
 
     async def _stopped(self) -> Reply | None:
         """The cancel signal stopped the work: the yield point that follows

@@ -22,7 +22,7 @@ Spec: 000 §4 (cancelActiveStream, backstop); issue 12 point 2.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -35,7 +35,7 @@ from attn.brains.providers.base import (
     ToolCall,
     Usage,
 )
-from attn.core.focus import Focus
+from attn.core.focus import Focus, YieldDecision
 from attn.errors import ModelError, ModelStreamError
 
 T = TypeVar("T")
@@ -92,6 +92,67 @@ async def until_cancelled(awaitable: Awaitable[T], signal: asyncio.Event, name: 
     return None
 
 
+async def _judged(
+    collect: Coroutine[Any, Any, TurnResult],
+    focus: Focus,
+    on_merge: Callable[[str], None],
+    name: str,
+) -> TurnResult | None:
+    """Run ``collect`` (one try of the turn) in its own task, judging mail meanwhile.
+
+    Mail that arrives while the turn streams is judged at once by a yield point
+    (heuristics, then the tier 1 judge) instead of after the turn: a cancel
+    (the signal is set) or a preempt aborts the stream, whose text is then
+    not kept (the turn is asked again when the work resumes); a merge's text
+    goes to ``on_merge``. Never two yield points at once: one in progress
+    when the stream ends is waited for. Returns None when stopped.
+    """
+    signal, mail = focus.cancel_signal(), focus.mail_signal()
+    loop = asyncio.get_running_loop()
+    task: asyncio.Task[TurnResult] = loop.create_task(collect, name=name)
+    cancel_wait = loop.create_task(signal.wait(), name=f"{name}:cancel")
+    mail_wait: asyncio.Task[Any] | None = None
+    judge: asyncio.Task[YieldDecision] | None = None
+    stop = False
+    try:
+        while not (task.done() or signal.is_set() or stop):
+            waits: set[asyncio.Future[Any]] = {task, cancel_wait}
+            if judge is None and mail_wait is None:
+                mail_wait = loop.create_task(mail.wait(), name=f"{name}:mail")
+            waits.add(judge if judge is not None else mail_wait)  # type: ignore[arg-type]
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            if judge is not None and judge.done():
+                stop = _judged_by(judge.result(), on_merge)
+                judge = None
+            elif mail_wait is not None and mail_wait.done():
+                mail_wait = None
+                judge = loop.create_task(focus.yield_point(), name=f"{name}:yield")
+        if judge is not None:  # the stream ended first: finish judging before going on
+            stop = _judged_by(await judge, on_merge) or stop
+            judge = None
+    except asyncio.CancelledError:
+        task.cancel()
+        if judge is not None:
+            judge.cancel()
+        raise
+    finally:
+        cancel_wait.cancel()
+        if mail_wait is not None:
+            mail_wait.cancel()
+    if signal.is_set() or stop:
+        task.cancel()
+        await asyncio.wait({task})
+        return None
+    return task.result()
+
+
+def _judged_by(decision: YieldDecision, on_merge: Callable[[str], None]) -> bool:
+    """Take a yield decision reached mid-turn; True when the work must stop."""
+    if decision.merged:
+        on_merge(decision.merged_text)
+    return decision.stop
+
+
 async def _collect(
     client: ModelClient,
     request: ModelRequest,
@@ -142,6 +203,7 @@ async def model_turn(
     on_text: Callable[[str], None],
     delay_for: DelayFor,
     turn: int,
+    on_merge: Callable[[str], None],
 ) -> TurnResult | None:
     """Stream one model turn, retrying failed tries; None when cancelled.
 
@@ -152,6 +214,8 @@ async def model_turn(
         on_text: called with each text delta while the signal is not set.
         delay_for: the retry policy (``RetryPolicy.delay_for``).
         turn: the turn's number within the item, for the log.
+        on_merge: given the text merged by a yield point reached while the
+            turn streamed (to append once the turn and its tools are done).
 
     Raises:
         ModelError: the policy gave up on the turn (the item's attempt fails).
@@ -166,8 +230,8 @@ async def model_turn(
     while True:
         tries += 1
         try:
-            result = await until_cancelled(
-                _collect(client, request, shown, signal), signal, f"attn:llm:turn{turn}"
+            result = await _judged(
+                _collect(client, request, shown, signal), focus, on_merge, f"attn:llm:turn{turn}"
             )
         except ModelError as error:
             remaining_s = focus.backstop_remaining_s()

@@ -96,6 +96,7 @@ class Attempt:
         "log_seq",
         "logged",
         "logs",
+        "mail",
         "merged_ids",
         "partial",
         "quiet",
@@ -134,6 +135,9 @@ class Attempt:
         #: Set once the work must stop at once (a cancel, the backstop, a stop):
         #: the brain races its model stream against it (LLM-04).
         self.cancelled = asyncio.Event()
+        #: Set when mail arrives during the attempt, cleared by the yield point
+        #: that takes it: a brain streaming a model turn judges it meanwhile.
+        self.mail = asyncio.Event()
         #: Why the brain's answer is incomplete, when it said so (reported once).
         self.incomplete: str | None = None
         self.held: list[str] = []  # arrivals whose preempt a chat held back

@@ -52,6 +52,7 @@ def on_new_item(s: ControllerState, item: MailboxItem) -> None:
     if attempt is not None:
         s.arrivals.append(item)
         attempt.quiet = False
+        attempt.mail.set()
         classifying = s.classifying
         if classifying is not None and is_user_interaction(item, s.registry):
             classifying.cancel()  # people first: no waiting on a classifier (CORE-75)

@@ -87,6 +87,7 @@ async def yield_point(s: ControllerState, attempt: Attempt) -> YieldDecision:
     arrivals = {i.id: i for i in s.arrivals if queued_now(s, i)}
     s.arrivals.clear()
     attempt.quiet = True
+    attempt.mail.clear()
     if not arrivals and not early:
         return CONTINUE
     set_state(s, AttentionState.DECIDING)
