@@ -272,3 +272,29 @@ async def test_llm_01_over_http_and_sse(fp: FakeProvider, protocol: str) -> None
         assert (activity.total_tokens, activity.total_tools) == (94, 1)
     finally:
         await runtime.close()
+
+
+async def test_llm_02_a_chat_during_a_task_stream_preempts_it_at_once(
+    runtime: Runtime, fp: FakeProvider, protocol: str
+) -> None:
+    """A person's chat arriving mid-stream is judged there: the task's stream is
+    aborted (that turn was not answered, so it is asked again on resumption)."""
+    fp.script(
+        Turn(text="A long answer, word by word.", chunks=5, hang_after=2),
+        Turn(text="Hello, person."),
+        Turn(text=f"The task, answered whole. {COMPLETION_MARKER}"),
+    )
+    agent, _brain, _tools = await fake_agent(runtime, fp, protocol)
+    task = asyncio.ensure_future(
+        agent.send_message("long task", source_type="a2a_message", sender_id="boss", timeout_s=30)
+    )
+    stream = await fp.wait_streaming()
+    chat, enqueued = send_soon(agent, "hi!")
+    await enqueued
+    await fp.wait_closed(stream)
+    assert (await chat).text == "Hello, person."
+    reply = await task
+    assert reply.text.startswith("The task, answered whole.")
+    first, _chat, resumed = (r.body for r in fp.requests)
+    assert all(r.accepted for r in fp.requests)
+    assert _messages(resumed, protocol) == _messages(first, protocol)  # asked again, unchanged
