@@ -14,11 +14,18 @@ started with the item's first message. Then, per model turn:
 3. one request (stable system prompt, the conversation, the changing context
    block after it, the tools) streamed by :func:`~attn.brains.llm.turn.model_turn`:
    text deltas pass the completion-marker filter to ``focus.stream``
-   (LLM-21), a cancel aborts the stream at once (LLM-04), failed tries are
-   retried and then raised (LLM-11, LLM-12);
+   (LLM-21), a cancel aborts the stream at once (LLM-04), mail arriving
+   meanwhile is judged at once (a cancel or preempt aborts the stream, a
+   merge waits for the end of the turn), failed tries are retried and then
+   raised (LLM-11, LLM-12);
 4. the answer is appended and the session checkpointed; the stop reason
    says what next: run the tools (with a yield point and a checkpoint after
    each result), ask again, reply, or reply with an incomplete event.
+
+Merged text waits in ``session["pendingMerges"]`` until the conversation may
+take a user message (never between a tool call and its result), then goes in
+as one message. The reply is the model's text since the last user message,
+turns joined by a blank line, as it was streamed.
 
 The model client is made on first use, from the settings (the API key is
 read from the environment only then), or given with :meth:`LLMBrain.with_client`.
@@ -30,6 +37,7 @@ acceptance LLM-01..06, LLM-21.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from attn.brains.llm.conversation import assistant, repair, user
@@ -269,7 +277,7 @@ class _Loop:
             tries=result.tries,
         )
 
-    def _streamer(self, marker: MarkerFilter) -> Any:
+    def _streamer(self, marker: MarkerFilter) -> Callable[[str], None]:
         """``on_text`` for one turn: marker filtered, the turn separator first."""
         focus = self.focus
         started = False
