@@ -5,7 +5,10 @@ and collects its text, complete tool calls, usage and stop reason. Text
 deltas go to ``on_text`` as they arrive. The stream runs in its own task,
 raced against the focus's cancel signal: a cancel (a person's, the tier 1
 judge's, the backstop's) cancels that task at once, which closes the HTTP
-connection, and no later chunk reaches ``on_text`` (LLM-04).
+connection, and no later chunk reaches ``on_text`` (LLM-04). Mail that
+arrives meanwhile is judged at once by a yield point run beside the stream
+(:func:`_judged`), so the tier 1 judge's cancel, or a preempt, aborts the
+stream too; a merge is handed to the loop for after the turn.
 
 A failed try (:class:`~attn.errors.ModelError`: a 429, 529, 5xx, a cut
 stream, truncated tool JSON) is tried again as a whole turn after the retry
