@@ -174,3 +174,19 @@ async def test_the_server_times_the_close_of_a_hanging_stream_the_client_abandon
         await task
     assert 0 <= await fp.wait_closed(stream) - cancelled_at < 0.1
     assert stream.events_sent == 3 and stream.finished_at is None
+
+
+async def test_an_overloaded_error_event_mid_stream_raises_overloaded_in_the_sdk(
+    fp: FakeProvider, ant: anthropic.AsyncAnthropic
+) -> None:
+    fp.script(Fault.stream_error(after_events=3), Fault.stream_error())
+    seen: list[str] = []
+    stream = await ant.messages.create(model="claude-x", max_tokens=100, messages=USER, stream=True)
+    with pytest.raises(anthropic.APIStatusError) as caught:
+        async for event in stream:
+            seen.append(event.type)
+    assert seen == ["message_start", "content_block_start"]  # + a ping
+    body: Any = caught.value.body
+    assert body["error"]["type"] == "overloaded_error"
+    with pytest.raises(anthropic.OverloadedError):  # not streamed: the plain 529
+        await ant.messages.create(model="claude-x", max_tokens=100, messages=USER)
