@@ -22,6 +22,7 @@ from types import TracebackType
 from typing import Self
 
 from attn.testing.fake_provider.answers import plan_answer
+from attn.testing.fake_provider.caching import PromptCache
 from attn.testing.fake_provider.faults import Fault, FaultKind, error_answer
 from attn.testing.fake_provider.http import (
     MAX_HEAD_BYTES,
@@ -66,6 +67,7 @@ class FakeProvider(Observations):
         #: Answers requests instead of the script when set.
         self.responder: Responder | None = None
         self._script: deque[Turn | Fault] = deque()
+        self._cache = PromptCache()
         self._server: asyncio.Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._handlers: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
@@ -266,7 +268,8 @@ class FakeProvider(Observations):
         cut = (
             fault.after_events if fault is not None and fault.kind is FaultKind.CUT_STREAM else None
         )
-        planned = plan_answer(turn, request, _ID_PREFIX[protocol], truncate=truncate)
+        cache = self._cache.usage(body) if protocol == "anthropic" else (0, 0)
+        planned = plan_answer(turn, request, _ID_PREFIX[protocol], truncate=truncate, cache=cache)
         if not request.streamed:
             data = whole_bytes(protocol, planned, body, request.index, keep_alive=keep)
             if cut is not None:  # headers and half the body, then the close
