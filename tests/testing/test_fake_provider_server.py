@@ -64,6 +64,14 @@ async def test_a_failing_responder_is_a_500_naming_its_error(
         await oai.chat.completions.create(model="m", messages=USER)
 
 
+async def test_a_responder_answer_that_is_no_turn_is_a_500_naming_its_type(
+    fp: FakeProvider, oai: openai.AsyncOpenAI
+) -> None:
+    fp.responder = lambda request: "five"  # type: ignore[assignment,return-value]
+    with pytest.raises(openai.InternalServerError, match="returned str, not a Turn or Fault"):
+        await oai.chat.completions.create(model="m", messages=USER)
+
+
 async def test_unknown_paths_and_methods_are_refused_and_recorded(fp: FakeProvider) -> None:
     async with httpx.AsyncClient(base_url=fp.base_url) as http:
         missing = await http.post("/v1/embeddings", json={})

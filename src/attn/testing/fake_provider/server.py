@@ -120,6 +120,7 @@ class FakeProvider(Observations):
                 loop.run_until_complete(self.start())
             except BaseException as exc:  # reported to the starting thread
                 failure.append(exc)
+                loop.close()
                 started.set()
                 return
             started.set()
@@ -188,9 +189,13 @@ class FakeProvider(Observations):
         """The answer to ``request``, or why there is none."""
         if self.responder is not None:
             try:
-                return self.responder(request)
+                answer = self.responder(request)
             except Exception as exc:
                 return f"fake provider: the responder failed: {exc!r}"
+            if not isinstance(answer, Turn | Fault):
+                kind = type(answer).__name__
+                return f"fake provider: the responder returned {kind}, not a Turn or Fault"
+            return answer
         with self._lock:
             if self._script:
                 return self._script.popleft()
@@ -215,7 +220,17 @@ class FakeProvider(Observations):
                         writer, error_bytes(None, exc.status, exc.message, keep_alive=False), False
                     )
                     break
-                if http is None or not await self._answer(http, reader, writer, streams):
+                if http is None:
+                    break
+                try:
+                    keep = await self._answer(http, reader, writer, streams)
+                except (ConnectionError, asyncio.IncompleteReadError):
+                    raise
+                except Exception as exc:  # a fake provider bug: tell the client, not only the log
+                    message = f"fake provider: internal error: {exc!r}"
+                    await _send(writer, error_bytes(None, 500, message, keep_alive=False), False)
+                    raise
+                if not keep:
                     break
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
