@@ -178,3 +178,19 @@ async def test_closing_the_provider_ends_a_hanging_stream() -> None:
         async for _ in stream:
             pass
     await client.close()
+
+
+async def test_a_whole_answer_that_hangs_sends_nothing_and_its_close_is_timed(
+    fp: FakeProvider, ant: anthropic.AsyncAnthropic
+) -> None:
+    fp.script(Turn(text="never", hang_after=0))
+    task = asyncio.create_task(
+        ant.messages.create(model="m", max_tokens=5, messages=USER), name="whole-hanging-answer"
+    )
+    record = await fp.wait_streaming()
+    assert not record.request.streamed and record.events_sent == 0
+    cancelled_at = asyncio.get_running_loop().time()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert 0 <= await fp.wait_closed(record) - cancelled_at < 0.1

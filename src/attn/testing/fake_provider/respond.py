@@ -17,7 +17,7 @@ from attn.testing.fake_provider.openai_wire import openai_completion, openai_eve
 from attn.testing.fake_provider.script import StreamRecord, WireProtocol
 from attn.types import JSON
 
-__all__ = ["error_bytes", "stream_events", "whole_bytes", "write_stream"]
+__all__ = ["error_bytes", "hang_until_closed", "stream_events", "whole_bytes", "write_stream"]
 
 _SSE_HEADERS = {
     "content-type": "text/event-stream; charset=utf-8",
@@ -98,11 +98,7 @@ async def write_stream(
         record.events_sent += 1
         await writer.drain()
     if hanging:
-        record.hanging = True
-        notify()
-        while await reader.read(4096):  # a well-behaved client sends nothing more
-            pass
-        record.closed_at = loop.time()
+        await hang_until_closed(record, reader, notify)
         return False
     if cut is not None:
         return False
@@ -111,3 +107,14 @@ async def write_stream(
     record.finished_at = loop.time()
     notify()
     return True
+
+
+async def hang_until_closed(
+    record: StreamRecord, reader: asyncio.StreamReader, notify: Callable[[], None]
+) -> None:
+    """Mark ``record`` hanging and send nothing until the client closes; note when it did."""
+    record.hanging = True
+    notify()
+    while await reader.read(4096):  # a well-behaved client sends nothing more
+        pass
+    record.closed_at = asyncio.get_running_loop().time()

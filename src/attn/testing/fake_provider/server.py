@@ -32,7 +32,13 @@ from attn.testing.fake_provider.http import (
     read_request,
 )
 from attn.testing.fake_provider.observe import Observations
-from attn.testing.fake_provider.respond import error_bytes, stream_events, whole_bytes, write_stream
+from attn.testing.fake_provider.respond import (
+    error_bytes,
+    hang_until_closed,
+    stream_events,
+    whole_bytes,
+    write_stream,
+)
 from attn.testing.fake_provider.script import (
     ReceivedRequest,
     Responder,
@@ -285,7 +291,7 @@ class FakeProvider(Observations):
         )
         cache = self._cache.usage(body) if protocol == "anthropic" else (0, 0)
         planned = plan_answer(turn, request, _ID_PREFIX[protocol], truncate=truncate, cache=cache)
-        if not request.streamed:
+        if not request.streamed and turn.hang_after is None:
             data = whole_bytes(protocol, planned, body, request.index, keep_alive=keep)
             if cut is not None:  # headers and half the body, then the close
                 head, _, rest = data.partition(b"\r\n\r\n")
@@ -294,6 +300,9 @@ class FakeProvider(Observations):
         record = StreamRecord(request, started_at=asyncio.get_running_loop().time())
         streams.append(record)
         self._add_stream(record)
+        if not request.streamed:  # a whole answer that hangs: not even the headers
+            await hang_until_closed(record, reader, self._notify)
+            return False
         events = stream_events(protocol, planned, body, request.index, fault)
         return await write_stream(
             record,
