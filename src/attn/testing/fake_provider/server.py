@@ -21,6 +21,7 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Self
 
+from attn.testing.fake_provider import anthropic_wire, openai_wire
 from attn.testing.fake_provider.answers import plan_answer
 from attn.testing.fake_provider.caching import PromptCache
 from attn.testing.fake_provider.faults import Fault, FaultKind, error_answer
@@ -52,7 +53,7 @@ from attn.types import JSON
 __all__ = ["FakeProvider"]
 
 _ROUTES: dict[str, WireProtocol] = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
-_ID_PREFIX = {"openai": "call_", "anthropic": "toolu_"}
+_ID_PREFIX = {"openai": openai_wire.ID_PREFIX, "anthropic": anthropic_wire.ID_PREFIX}
 
 
 class FakeProvider(Observations):
