@@ -64,6 +64,14 @@ async def test_a_failing_responder_is_a_500_naming_its_error(
         await oai.chat.completions.create(model="m", messages=USER)
 
 
+async def test_a_responder_answer_that_is_no_turn_is_a_500_naming_its_type(
+    fp: FakeProvider, oai: openai.AsyncOpenAI
+) -> None:
+    fp.responder = lambda request: "five"  # type: ignore[assignment,return-value]
+    with pytest.raises(openai.InternalServerError, match="returned str, not a Turn or Fault"):
+        await oai.chat.completions.create(model="m", messages=USER)
+
+
 async def test_unknown_paths_and_methods_are_refused_and_recorded(fp: FakeProvider) -> None:
     async with httpx.AsyncClient(base_url=fp.base_url) as http:
         missing = await http.post("/v1/embeddings", json={})
@@ -170,3 +178,19 @@ async def test_closing_the_provider_ends_a_hanging_stream() -> None:
         async for _ in stream:
             pass
     await client.close()
+
+
+async def test_a_whole_answer_that_hangs_sends_nothing_and_its_close_is_timed(
+    fp: FakeProvider, ant: anthropic.AsyncAnthropic
+) -> None:
+    fp.script(Turn(text="never", hang_after=0))
+    task = asyncio.create_task(
+        ant.messages.create(model="m", max_tokens=5, messages=USER), name="whole-hanging-answer"
+    )
+    record = await fp.wait_streaming()
+    assert not record.request.streamed and record.events_sent == 0
+    cancelled_at = asyncio.get_running_loop().time()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert 0 <= await fp.wait_closed(record) - cancelled_at < 0.1
