@@ -194,3 +194,21 @@ async def test_a_whole_answer_that_hangs_sends_nothing_and_its_close_is_timed(
     with pytest.raises(asyncio.CancelledError):
         await task
     assert 0 <= await fp.wait_closed(record) - cancelled_at < 0.1
+
+
+@pytest.mark.parametrize("pace_s", [-0.1, 60.5, float("nan")])
+def test_a_pace_out_of_range_is_refused(pace_s: float) -> None:
+    with pytest.raises(ValueError, match="pace_s"):
+        Turn(text="x", pace_s=pace_s)
+
+
+async def test_a_paced_turn_waits_between_events(fp: FakeProvider, oai: openai.AsyncOpenAI) -> None:
+    """A demo's model types visibly: each event after the first waits ``pace_s``."""
+    fp.script(Turn(text="one two three", chunks=3, pace_s=0.01))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    stream = await oai.chat.completions.create(model="m", messages=USER, stream=True)
+    text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+    assert text == "one two three"
+    events = fp.streams[0].events_sent
+    assert events >= 4 and loop.time() - started >= 0.01 * (events - 1)

@@ -80,12 +80,14 @@ async def write_stream(
     reader: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
     notify: Callable[[], None],
+    pace_s: float = 0.0,
 ) -> bool:
     """Write ``events`` as a chunked SSE body; False when the connection must close.
 
     ``cut``: stop after that many events (at most all but the last) without the
     last chunk. ``hang_after``: stop after that many events and read until the
-    client closes, noting the close in ``record``.
+    client closes, noting the close in ``record``. ``pace_s``: seconds to wait
+    before each event after the first.
     """
     loop = asyncio.get_running_loop()
     writer.write(response_head(200, _SSE_HEADERS))
@@ -93,7 +95,9 @@ async def write_stream(
     hanging = hang_after is not None and (cut is None or hang_after <= stop_at)
     if hang_after is not None and hanging:
         stop_at = min(hang_after, stop_at)
-    for event in events[:stop_at]:
+    for n, event in enumerate(events[:stop_at]):
+        if pace_s and n:
+            await asyncio.sleep(pace_s)
         writer.write(chunk(event))
         record.events_sent += 1
         await writer.drain()

@@ -74,9 +74,11 @@ class Turn:
             nothing more until the client closes the connection (for cancel
             tests); None: stream the whole answer. A request that is not
             streamed then gets nothing at all, not even the headers.
+        pace_s: real seconds between two streamed events (0 .. 60), so a
+            demo's model types at a visible speed; 0 (tests): no wait.
 
     Raises:
-        ValueError: ``chunks`` or ``hang_after`` out of range.
+        ValueError: ``chunks``, ``hang_after`` or ``pace_s`` out of range.
     """
 
     text: str = ""
@@ -85,8 +87,11 @@ class Turn:
     stop: str | None = None
     chunks: int = 3
     hang_after: int | None = None
+    pace_s: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0 <= self.pace_s <= 60:
+            raise ValueError(f"pace_s must be 0 .. 60 seconds, got {self.pace_s!r}")
         if not 1 <= self.chunks <= MAX_CHUNKS:
             raise ValueError(f"chunks must be 1 .. {MAX_CHUNKS}, got {self.chunks!r}")
         if self.hang_after is not None and self.hang_after < 0:

@@ -313,6 +313,7 @@ class FakeProvider(Observations):
             reader=reader,
             writer=writer,
             notify=self._notify,
+            pace_s=turn.pace_s,
         )
 
     def _closed(self, streams: list[StreamRecord]) -> None:
