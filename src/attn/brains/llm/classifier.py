@@ -201,6 +201,7 @@ def judge_prompt(
     content = focus.content
     if len(content) > MAX_FOCUS_CHARS:
         content = content[:MAX_FOCUS_CHARS] + f"\n…({len(content) - MAX_FOCUS_CHARS} more chars)"
+    queue = [i for i in queue if i.id != new.id and i.id != focus.id]
     lines: list[str] = []
     if agent is not None:
         name, description = agent

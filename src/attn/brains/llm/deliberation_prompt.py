@@ -70,7 +70,8 @@ def item_lines(item: MailboxItem, note: str = "") -> list[str]:
     text = item.content
     if len(text) > PREVIEW_CHARS:
         text = text[:PREVIEW_CHARS] + f"…({len(text) - PREVIEW_CHARS} more chars)"
-    body = ["    " + line for line in text.splitlines()[:20]] if text.strip() else []
+    shown = text.strip() and text.strip() != item.summary.strip()
+    body = ["    " + line for line in text.splitlines()[:20]] if shown else []
     return [header, *body]
 
 
