@@ -12,8 +12,8 @@ are :mod:`attn.limits`'; these wrappers add the option's name.
 
 from __future__ import annotations
 
-from attn.errors import InvalidInput, OptionError
-from attn.limits import check_int, check_seconds, check_text
+from attn.errors import InvalidInput, OptionError, shown
+from attn.limits import check_int, check_seconds, check_text, is_finite_number
 
 #: Most steps of an echo brain (each is a yield point and an activity log line).
 MAX_ECHO_STEPS = 10_000
@@ -40,15 +40,21 @@ def bounded_int(brain: str, option: str, value: object, low: int, high: int) -> 
 
 
 def bounded_seconds(
-    brain: str, option: str, value: object, high_s: float, *, label: str | None = None
+    brain: str,
+    option: str,
+    value: object,
+    high_s: float,
+    *,
+    label: str | None = None,
+    low_s: float = 0.0,
 ) -> float:
-    """``value`` as finite seconds in ``0 .. high_s`` (``label`` names it in the message).
+    """``value`` as finite seconds in ``low_s .. high_s`` (``label`` names it in the message).
 
     Raises:
         OptionError: a bool, a non-number, NaN, infinity, or out of bounds (any size).
     """
     try:
-        return check_seconds(value, f"{brain} brain {label or option}", min_s=0, max_s=high_s)
+        return check_seconds(value, f"{brain} brain {label or option}", min_s=low_s, max_s=high_s)
     except InvalidInput as exc:
         raise OptionError(option, exc.message) from None
 
@@ -65,3 +71,31 @@ def bounded_text(
         return check_text(value, f"{brain} brain {label or option}", max_len=high, blank_ok=True)
     except InvalidInput as exc:
         raise OptionError(option, exc.message) from None
+
+
+def bounded_number(brain: str, option: str, value: object, low: float, high: float) -> float:
+    """``value`` as a finite float in ``low .. high`` (an int is taken as a float).
+
+    Raises:
+        OptionError: a bool, a non-number, NaN, infinity, or out of bounds (any size).
+    """
+    if not is_finite_number(value) or not low <= value <= high:
+        raise OptionError(
+            option,
+            f"{brain} brain {option} must be a number from {low:g} to {high:g}, got {shown(value)}",
+        )
+    return float(value)
+
+
+def bounded_choice(brain: str, option: str, value: object, choices: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``choices`` (exactly, case included).
+
+    Raises:
+        OptionError: anything else; the message lists the choices.
+    """
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(choice) for choice in choices)
+        raise OptionError(
+            option, f"{brain} brain {option} must be one of {listed}, got {shown(value)}"
+        )
+    return value
