@@ -61,7 +61,7 @@ class LLMInterruptClassifier:
     Args:
         client: the model client (OpenAI-compatible or Anthropic).
         model: the provider's model name (1..200 characters).
-        max_tokens: most output tokens of the answer, 1..1024 (default 16).
+        max_tokens: most output tokens of the answer, 1..200,000 (default 16).
         timeout_s: seconds the call may take, 0.01..600 (default 20); past it
             the answer is continue.
 
@@ -81,7 +81,7 @@ class LLMInterruptClassifier:
     ) -> None:
         self.client = client
         self.model = check_text(model, "classifier model", max_len=200)
-        self.max_tokens = check_int(max_tokens, "classifier max_tokens", low=1, high=1024)
+        self.max_tokens = check_int(max_tokens, "classifier max_tokens", low=1, high=200_000)
         self.timeout_s = check_seconds(timeout_s, "classifier timeout_s", min_s=0.01, max_s=600.0)
         #: Name and description of the agent, when the runtime bound one.
         self.agent: tuple[str, str] | None = None

@@ -1,7 +1,8 @@
-"""The texts of a deliberation: the agent's identity and the [DELIBERATION MODE] prompt.
+"""The first message of a deliberation: the [DELIBERATION MODE] prompt.
 
-The agent deliberates as itself ("You are {name}. {description}"), never as an
-outside "attention manager". The prompt lists the WHOLE queue (every item: id,
+The system prompt is the agent's own (:func:`attn.brains.llm.prompt.system_prompt`
+with the deliberation scenario: "You are {name}. {description}", never an
+outside "attention manager"). This message lists the WHOLE queue (every item: id,
 type, priority, sender, whether it is protected, summary and a preview of its
 text), the agent's working memory with ages, and long-term memories matching
 the head item. Same inputs give the same bytes.
@@ -22,33 +23,17 @@ PREVIEW_CHARS = 500
 #: execution triggers); the attention controller enforces it with the type registry.
 PROTECTED_TYPES = frozenset({"human_chat", "mention"})
 
-_INSTRUCTIONS = """\
+#: The opening of the first message (the system prompt holds the scenario's instructions).
+HEADER = """\
 [DELIBERATION MODE]
-Several items are waiting in your mailbox. Before working on any of them, decide \
-as yourself what to do with the whole queue:
-
-- Choose the item to process now, or several related items to process together \
-in one session (a batch, with a short batch context saying how to handle them).
-- Defer items that can wait; drop items that are stale or redundant; mark items \
-you can fully handle right now (e.g. a plain acknowledgement) as completed inline.
-- Protected items (human chat, direct mentions, task execution triggers) may never \
-be deferred, dropped or completed inline.
-- You may look around first with the tools offered (check_mailbox, memory_search, \
-recall_activity, working memory). Do not start the work itself here.
-- Finish by calling complete_deliberation exactly once, with process_item_id, \
-your reasoning, and a short situational_awareness note (what is going on, what \
-comes next); it is kept in your working memory under "deliberation"."""
-
-
-def identity(name: str, description: str) -> str:
-    """The agent's identity line: ``You are {name}. {description}``."""
-    description = description.strip()
-    return f"You are {name}." + (f" {description}" if description else "")
-
-
-def deliberation_system(name: str, description: str) -> str:
-    """The system prompt of a deliberation: the identity, then the mode's instructions."""
-    return f"{identity(name, description)}\n\n{_INSTRUCTIONS}"
+Decide what to do with the whole queue below before working on any of it. \
+Protected items (human chat, direct mentions, task execution triggers) may never \
+be deferred, dropped or completed inline. You may look around first with the \
+tools offered (check_mailbox, memory_search, recall_activity, working memory). \
+Finish by calling complete_deliberation exactly once, with process_item_id (or \
+process_item_ids for a batch), your reasoning, and a short situational_awareness \
+note (what is going on, what comes next): it is kept in your working memory \
+under "deliberation"."""
 
 
 def is_protected(item: MailboxItem) -> bool:
@@ -92,7 +77,8 @@ def deliberation_prompt(
         memories: long-term memory entries matching the head, best first.
     """
     depth = context.get("queueDepth", len(queued) + 1)
-    lines = [f"## Mailbox: {depth} item(s) waiting, in the order they would be served", ""]
+    lines = [HEADER, "", f"## Mailbox: {depth} item(s) waiting, in the order they would be served"]
+    lines.append("")
     lines += item_lines(head, " (next by priority)")
     for item in queued:
         lines += item_lines(item)
@@ -105,11 +91,10 @@ def deliberation_prompt(
 
 
 __all__ = [
+    "HEADER",
     "PREVIEW_CHARS",
     "PROTECTED_TYPES",
     "deliberation_prompt",
-    "deliberation_system",
-    "identity",
     "is_protected",
     "item_lines",
 ]

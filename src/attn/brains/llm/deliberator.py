@@ -2,10 +2,10 @@
 
 :class:`LLMDeliberator` implements :class:`~attn.core.deliberation.Deliberator`.
 Triage calls it when two or more items of overlapping priority wait. It runs
-a small tool loop: the agent's identity and the [DELIBERATION MODE]
-instructions as the system prompt, the whole queue and the working memory as
-the first message, and ONLY the deliberation tools (:data:`DELIBERATION_TOOLS`)
-offered. Each model turn's tool calls run through the agent's
+a small tool loop: the agent's own system prompt with the deliberation
+scenario (:func:`~attn.brains.llm.prompt.system_prompt`), the whole queue and
+the working memory as the first message, and ONLY the deliberation tools
+(:data:`DELIBERATION_TOOLS`) offered. Each model turn's tool calls run through the agent's
 :class:`~attn.brains.llm.host.ToolProvider` and their results are appended,
 until ``complete_deliberation`` answers ok; its ``{"deliberation": {...}}`` is
 the :class:`~attn.core.deliberation.DeliberationResult` handed back. At most
@@ -29,8 +29,10 @@ import logging
 from typing import Any
 
 from attn.brains.llm.conversation import assistant, tool_result, user
-from attn.brains.llm.deliberation_prompt import deliberation_prompt, deliberation_system
+from attn.brains.llm.deliberation_prompt import deliberation_prompt
 from attn.brains.llm.host import BrainHost, ToolProvider
+from attn.brains.llm.prompt import Identity, system_prompt
+from attn.brains.llm.scenarios import Scenario
 from attn.brains.providers.base import (
     ModelClient,
     ModelRequest,
@@ -41,8 +43,8 @@ from attn.brains.providers.base import (
     ToolSpec,
 )
 from attn.core.deliberation import DeliberationResult, MemoryUpdate
-from attn.errors import ModelError
-from attn.limits import check_int, check_text
+from attn.errors import InvalidInput, ModelError, shown
+from attn.limits import check_int, check_text, is_finite_number
 from attn.models import MailboxItem
 from attn.types import JSON
 
@@ -77,6 +79,8 @@ class LLMDeliberator:
         max_turns: most model turns per deliberation, 1..50 (default 6).
         max_tokens: most output tokens per turn, 1..200,000 (default 2048).
         temperature: 0..2, or None for the provider's default.
+        system_prompt_text: the agent's own system prompt text (its
+            ``system_prompt_file``), put in the system prompt after its identity.
 
     Raises:
         InvalidInput: a bad model name or bound; nothing is built.
@@ -92,12 +96,20 @@ class LLMDeliberator:
         max_tokens: int = 2048,
         *,
         temperature: float | None = None,
+        system_prompt_text: str | None = None,
     ) -> None:
         self.client = client
         self.model = check_text(model, "deliberator model", max_len=200)
         self.max_turns = check_int(max_turns, "deliberator max_turns", low=1, high=50)
         self.max_tokens = check_int(max_tokens, "deliberator max_tokens", low=1, high=200_000)
+        if temperature is not None and not (
+            is_finite_number(temperature) and 0 <= temperature <= 2
+        ):
+            raise InvalidInput(
+                f"deliberator temperature must be a number from 0 to 2, got {shown(temperature)}"
+            )
         self.temperature = temperature
+        self.system_prompt_text = system_prompt_text
         self.host: BrainHost | None = None
         #: Model turns made, over the deliberator's life (for benchmarks and the mind view).
         self.turns = 0
@@ -140,7 +152,8 @@ class LLMDeliberator:
         messages: list[JSON] = [
             user(deliberation_prompt(head, queued, context, host.working_memory.render(), memories))
         ]
-        system = deliberation_system(host.name, host.description)
+        identity = Identity(host.name, host.description, self.system_prompt_text)
+        system = system_prompt(identity, Scenario.DELIBERATION)
         for _ in range(self.max_turns):
             request = ModelRequest(
                 model=self.model,
