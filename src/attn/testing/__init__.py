@@ -21,8 +21,27 @@ from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from attn.store.memory import MemoryStore
+from attn.testing.fake_provider import (
+    FakeProvider,
+    FakeToolCall,
+    Fault,
+    ReceivedRequest,
+    StreamRecord,
+    Turn,
+)
 
-__all__ = ["FakeClock", "MemoryStore", "eventually", "settle"]
+__all__ = [
+    "FakeClock",
+    "FakeProvider",
+    "FakeToolCall",
+    "Fault",
+    "MemoryStore",
+    "ReceivedRequest",
+    "StreamRecord",
+    "Turn",
+    "eventually",
+    "settle",
+]
 
 T = TypeVar("T")
 

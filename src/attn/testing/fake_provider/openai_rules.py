@@ -1,0 +1,12 @@
+"""openai request rules (filled in next)."""
+
+from __future__ import annotations
+
+from attn.types import JSON
+
+__all__ = ["check_openai"]
+
+
+def check_openai(body: JSON) -> str | None:
+    """Why the API refuses ``body``, or None."""
+    return None
