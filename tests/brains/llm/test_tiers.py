@@ -9,6 +9,7 @@ model. Time is the runtime's FakeClock; the HTTP calls are awaited with
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -290,7 +291,9 @@ async def test_llm_31_deliberation_offers_only_its_tools_and_its_decision_is_app
     assert "[DELIBERATION MODE]" in sent
     for item_id in (a, b, c):  # the whole queue
         assert item_id in sent
-    assert '"depth"' in body_text(second.body)  # check_mailbox's result went back to the model
+    assert "recentDecisions" in body_text(
+        second.body
+    )  # check_mailbox's result went back to the model
     assert (await runtime.store.get_item(a)).status == ItemStatus.DROPPED  # type: ignore[union-attr]
     types = [d.decision_type for d in await runtime.store.find_decisions("a", c)]
     assert DecisionType.DEFER in types  # then it resurfaced once the agent was idle
@@ -368,7 +371,7 @@ async def test_llm_31_a_chat_during_deliberation_aborts_it(
 
     async def brain(item: MailboxItem, focus: Focus) -> Reply:
         seen.append(item.content)
-        waiting.append([i.id for i in agent.queued_items()])
+        waiting.append([i.id for i in agent.mailbox.queued_items()])
         return Reply("ok")
 
     agent, _ = await _deliberating_agent(runtime, client, brain)
@@ -379,14 +382,16 @@ async def test_llm_31_a_chat_during_deliberation_aborts_it(
         _done(process_item_id=y, reasoning="y after the chat"),
     )
     agent.start()
-    await fp.wait_streaming()
+    stream = await fp.wait_streaming()
+    chat_at = time.monotonic()
     await agent.enqueue("human_chat", {"content": "are you there?"})
+    closed_at = await fp.wait_closed(stream)
+    assert closed_at - chat_at < 0.1  # the model stream closed at once
     await eventually(lambda: seen, what="the chat was processed")
     await runtime.run_until_idle()
     assert seen == ["are you there?", "y", "x"]
     # The aborted deliberation's results were discarded: x and y waited, untouched.
     assert waiting[0] == [x, y]
-    assert fp.requests[0].closed_at is not None  # the fake provider saw the stream closed
     (triage,) = [
         d for d in await runtime.store.find_decisions("a", y) if d.decision_type == "triage"
     ]

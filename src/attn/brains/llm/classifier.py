@@ -106,7 +106,6 @@ class LLMInterruptClassifier:
             system=SYSTEM,
             messages=[user(judge_prompt(focus, new, queue, recent, self.agent))],
             max_tokens=self.max_tokens,
-            temperature=0.0,
             cache=False,
         )
 
@@ -138,7 +137,7 @@ class LLMInterruptClassifier:
             log.warning("interrupt judge timed out after %.1f s; continuing", self.timeout_s)
             return FALLBACK
         except Exception as exc:  # any model failure means continue
-            log.warning("interrupt judge failed (%s); continuing", type(exc).__name__)
+            log.warning("interrupt judge failed (%s: %s); continuing", type(exc).__name__, exc)
             return FALLBACK
         word = parse_answer(answer)
         if word is None:
