@@ -194,4 +194,5 @@ class ModelTiers:
         self.clients.clear()
 
     def stop(self) -> None:
+        self.record.model_requests = len(self.provider.accepted)
         self.provider.stop()

@@ -133,6 +133,8 @@ class RunRecord:
     #: interrupt-judge calls and deliberation turns.
     judge_calls: int = 0
     deliberation_turns: int = 0
+    #: Requests the fake provider answered in that mode (each call went over HTTP).
+    model_requests: int = 0
     executed_steps: int = 0
     kept_steps: int = 0
     items: dict[str, MailboxItem] = field(default_factory=dict)
