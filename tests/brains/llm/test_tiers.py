@@ -20,6 +20,7 @@ from attn.brains.llm import LLMDeliberator, LLMInterruptClassifier
 from attn.brains.llm.classifier import parse_answer
 from attn.brains.providers import ModelClient, make_client
 from attn.core.working_memory import DELIBERATION_KEY
+from attn.errors import InvalidInput
 from attn.testing import FakeClock, FakeProvider, FakeToolCall, Fault, Turn, eventually, settle
 
 PROTOCOLS = ["openai", "anthropic"]
@@ -396,6 +397,64 @@ async def test_llm_31_a_chat_during_deliberation_aborts_it(
         d for d in await runtime.store.find_decisions("a", y) if d.decision_type == "triage"
     ]
     assert triage.reasoning == "y after the chat"
+
+
+async def test_llm_31_a_tool_outside_deliberation_is_refused_without_running(
+    runtime: Runtime, fp: FakeProvider, client: ModelClient
+) -> None:
+    agent, _ = await _deliberating_agent(runtime, client, lambda item, focus: _ok())
+    a = await agent.enqueue("a2a_message", {"content": "one"}, priority=2)
+    await agent.enqueue("a2a_message", {"content": "two"}, priority=2)
+    fp.script(
+        Turn(tool_calls=[FakeToolCall("schedule_wakeup", {"delay_minutes": 5, "note": "x"})]),
+        _done(process_item_id=a, reasoning="one first"),
+    )
+    agent.start()
+    await eventually(lambda: len(fp.requests) >= 2, what="the second deliberation turn")
+    await runtime.run_until_idle()
+    assert "tool_not_allowed" in body_text(fp.requests[1].body)
+    assert await runtime.time.list_callbacks("a") == []  # no wakeup was scheduled
+
+
+async def test_llm_31_no_decision_within_max_turns_picks_by_priority(
+    runtime: Runtime, fp: FakeProvider, client: ModelClient
+) -> None:
+    seen: list[str] = []
+
+    async def brain(item: MailboxItem, focus: Focus) -> Reply:
+        seen.append(item.content)
+        return Reply("ok")
+
+    agent, _ = await _deliberating_agent(runtime, client, brain, max_turns=2)
+    first = await agent.enqueue("a2a_message", {"content": "first"}, priority=2)
+    await agent.enqueue("a2a_message", {"content": "second"}, priority=2)
+    fp.script(Turn(text="Let me think."), Turn(text="Still thinking."))
+    agent.start()
+    await eventually(lambda: seen, what="the head was processed")
+    await runtime.run_until_idle()
+    assert seen == ["first", "second"]
+    assert len(fp.requests) == 2  # max_turns model turns, then the controller decides
+    assert "complete_deliberation now" in body_text(fp.requests[1].body)  # the nudge
+    (pick,) = [
+        d for d in await runtime.store.find_decisions("a", first) if d.decision_type == "pick"
+    ]
+    assert "no usable result" in pick.reasoning
+
+
+def test_bad_tier_settings_are_refused() -> None:
+    class Unused:
+        provider = "openai"
+
+    for build in (
+        lambda: LLMInterruptClassifier(Unused(), ""),  # type: ignore[arg-type]
+        lambda: LLMInterruptClassifier(Unused(), "m", 0),  # type: ignore[arg-type]
+        lambda: LLMInterruptClassifier(Unused(), "m", timeout_s=float("nan")),  # type: ignore[arg-type]
+        lambda: LLMDeliberator(Unused(), "m", max_turns=0),  # type: ignore[arg-type]
+        lambda: LLMDeliberator(Unused(), "m", max_tokens=10**9),  # type: ignore[arg-type]
+        lambda: LLMDeliberator(Unused(), "m", temperature=3),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(InvalidInput):
+            build()
 
 
 # -- LLM-32: situational awareness ---------------------------------------------------------------
