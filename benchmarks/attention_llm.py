@@ -182,7 +182,9 @@ class ModelTiers:
             rec.deliberation_turns += 1
 
         return (
-            LLMInterruptClassifier(self._client(JUDGE_COST_S, judged), "fake-judge"),
+            LLMInterruptClassifier(
+                self._client(JUDGE_COST_S, judged), "fake-judge", clock=self.clock
+            ),
             CountedDeliberator(
                 self._client(TURN_COST_S, turned), "fake-deliberator", rec, name, self.clock
             ),

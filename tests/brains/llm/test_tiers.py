@@ -8,6 +8,7 @@ model. Time is the runtime's FakeClock; the HTTP calls are awaited with
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
@@ -187,14 +188,20 @@ async def test_llm_30_unparseable_or_failed_answers_continue(
 
 
 async def test_llm_30_a_hanging_model_times_out_to_continue(
-    fp: FakeProvider, client: ModelClient, runtime: Runtime
+    fp: FakeProvider, client: ModelClient, runtime: Runtime, clock: FakeClock
 ) -> None:
     fp.script(Turn(text="cancel", hang_after=0))
-    judge = LLMInterruptClassifier(client, "judge-model", timeout_s=0.05)
-    agent = await runtime.add_agent("a", Worker(FakeClock()), start=False)
+    judge = LLMInterruptClassifier(client, "judge-model", timeout_s=5, clock=clock)
+    agent = await runtime.add_agent("a", Worker(clock), start=False)
     focus = await agent.mailbox.enqueue("a2a_message", {"content": PUBLISH})
     new = await agent.mailbox.enqueue("a2a_message", {"content": "stop publishing"})
-    assert await judge.classify(focus, new, [], []) == "continue"
+    answer = asyncio.ensure_future(judge.classify(focus, new, [], []))
+    stream = await fp.wait_streaming()
+    await clock.advance(4.9)
+    assert not answer.done()  # still within the timeout
+    await clock.advance(0.2)
+    assert await answer == "continue"
+    await fp.wait_closed(stream)  # the hanging stream was closed
 
 
 @pytest.mark.parametrize(

@@ -22,6 +22,7 @@ from typing import Any
 
 from attn.brains.llm.conversation import user
 from attn.brains.providers.base import ModelClient, ModelRequest, TextDelta
+from attn.clock import SYSTEM_CLOCK, Clock
 from attn.limits import check_int, check_seconds, check_text
 from attn.models import MailboxItem
 
@@ -62,8 +63,11 @@ class LLMInterruptClassifier:
         client: the model client (OpenAI-compatible or Anthropic).
         model: the provider's model name (1..200 characters).
         max_tokens: most output tokens of the answer, 1..200,000 (default 16).
-        timeout_s: seconds the call may take, 0.01..600 (default 20); past it
+        timeout_s: seconds the call may take, 0.01..600 (default 20), on
+            ``clock``; past it the call is cancelled (its stream closed) and
             the answer is continue.
+        clock: the clock the timeout is measured on (the runtime's, so a
+            FakeClock controls it); the system clock by default.
 
     Raises:
         InvalidInput: a bad model name or bound; nothing is built.
@@ -78,8 +82,10 @@ class LLMInterruptClassifier:
         max_tokens: int = 16,
         *,
         timeout_s: float = 20.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.client = client
+        self.clock = clock
         self.model = check_text(model, "classifier model", max_len=200)
         self.max_tokens = check_int(max_tokens, "classifier max_tokens", low=1, high=200_000)
         self.timeout_s = check_seconds(timeout_s, "classifier timeout_s", min_s=0.01, max_s=600.0)
@@ -87,7 +93,11 @@ class LLMInterruptClassifier:
         self.agent: tuple[str, str] | None = None
 
     def bind_agent(self, host: Any) -> None:
-        """Remember the agent's name and description for the prompt (the runtime calls it)."""
+        """Remember the agent's name and description for the prompt (the runtime calls
+        it); without a clock given, measure the timeout on the agent's runtime clock."""
+        runtime_clock = getattr(getattr(host, "controller", None), "clock", None)
+        if self.clock is SYSTEM_CLOCK and runtime_clock is not None:
+            self.clock = runtime_clock
         name = getattr(host, "name", None)
         if isinstance(name, str):
             description = getattr(host, "description", "")
@@ -131,8 +141,7 @@ class LLMInterruptClassifier:
         """
         request = self.request(focus, new, queue, recent)
         try:
-            async with asyncio.timeout(self.timeout_s):
-                answer = await self._ask(request)
+            answer = await self._within_timeout(request)
         except TimeoutError:
             log.warning("interrupt judge timed out after %.1f s; continuing", self.timeout_s)
             return FALLBACK
@@ -144,6 +153,28 @@ class LLMInterruptClassifier:
             log.warning("interrupt judge answered %r; continuing", answer[:200])
             return FALLBACK
         return word
+
+    async def _within_timeout(self, request: ModelRequest) -> str:
+        """:meth:`_ask`, cancelled after ``timeout_s`` on the clock (then TimeoutError)."""
+        task = asyncio.current_task()
+        assert task is not None
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        timer = self.clock.call_later(self.timeout_s, expire)
+        try:
+            return await self._ask(request)
+        except asyncio.CancelledError:
+            # Only our own cancel becomes a timeout; anyone else's goes on.
+            if expired and task.uncancel() == 0:
+                raise TimeoutError from None
+            raise
+        finally:
+            timer.cancel()
 
     async def _ask(self, request: ModelRequest) -> str:
         parts: list[str] = []
