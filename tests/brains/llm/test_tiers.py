@@ -435,7 +435,7 @@ async def test_llm_31_no_decision_within_max_turns_picks_by_priority(
     agent, _ = await _deliberating_agent(runtime, client, brain, max_turns=2)
     first = await agent.enqueue("a2a_message", {"content": "first"}, priority=2)
     await agent.enqueue("a2a_message", {"content": "second"}, priority=2)
-    fp.script(Turn(text="Let me think."), Turn(text="Still thinking."))
+    fp.script(Turn(text=""), Turn(text="Still thinking."))
     agent.start()
     await eventually(lambda: seen, what="the head was processed")
     await runtime.run_until_idle()

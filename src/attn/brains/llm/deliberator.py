@@ -168,11 +168,13 @@ class LLMDeliberator:
             except ModelError as exc:
                 log.warning("deliberation of %s: model failed: %s", host.name, exc.message)
                 return None
-            messages.append(
-                assistant(
-                    text, [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+            if text or calls:  # an empty assistant message is refused by Anthropic
+                messages.append(
+                    assistant(
+                        text,
+                        [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
+                    )
                 )
-            )
             if not calls:
                 if stop is not None and stop.action == StopAction.CONTINUE:
                     continue
