@@ -35,8 +35,10 @@ _ITEM = re.compile(
     re.MULTILINE,
 )
 _CONVERSATION = ("a2a_message", "task_comment")
-_CANCEL = ("stop ", "stop.", "cancel", "abort", "don't ", "do not ", "never mind")
-_PREEMPT = ("hold off", "wait", "pause", "urgent", "asap", "right now", "first")
+#: A message that opens by revoking the work cancels it; one that opens by
+#: asking to pause (or says it is urgent) preempts it; anything else continues.
+_CANCEL = re.compile(r"^(please\s+)?(stop|cancel|abort|never mind|don't|do not)\b")
+_PREEMPT = re.compile(r"^(please\s+)?(hold off|wait|pause)\b|\burgent\b")
 
 
 class InFlight:
@@ -103,10 +105,10 @@ def _user_texts(body: Any) -> list[str]:
 def judge(text: str) -> str:
     """What a sensible judge answers about the new message ``text``."""
     new = text.split("## New message", 1)[-1].split("## Queue", 1)[0]
-    new = new.split("content:", 1)[-1].lower()
-    if any(w in new for w in _CANCEL):
+    opening = new.split("content:", 1)[-1].strip().lower()[:120]
+    if _CANCEL.search(opening):
         return "cancel"
-    if any(w in new for w in _PREEMPT):
+    if _PREEMPT.search(opening):
         return "preempt"
     return "continue"
 
