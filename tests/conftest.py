@@ -1,5 +1,5 @@
 """Fixtures shared by every test folder: a fake clock, a runtime, a live server, a CLI
-runner, the local PostgreSQL.
+runner, the local PostgreSQL, and (for every test) a guard that keeps it off the network.
 
 ``clock`` is a :class:`~attn.testing.FakeClock` (a folder may override it, as
 tests/time does with its own start) and ``runtime`` a started runtime on the
@@ -32,12 +32,20 @@ from typer.testing import CliRunner
 
 from attn import Runtime
 from attn.server.testing import LiveServer, team_config
-from attn.testing import FakeClock, MemoryStore
+from attn.testing import FakeClock, MemoryStore, NetworkGuard, network_guard
 
 #: The local PostgreSQL the tests use (trust auth, database ``test``).
 POSTGRES_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 #: Settings a CLI test must not inherit from the environment.
 _CLI_ENV = ("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG", "ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT")
+
+
+@pytest.fixture(autouse=True)
+def no_network() -> Iterator[NetworkGuard]:
+    """Every test: a connect outside loopback raises, and fails the test even if caught."""
+    with network_guard() as guard:
+        yield guard
+    guard.check()
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Helpers for testing code built on attn: a fake clock, loop settling, waiting.
+"""Helpers for testing code built on attn: a fake clock, loop settling, waiting, a fake
+model provider and a network guard.
 
 ``FakeClock`` only moves when a test calls :meth:`FakeClock.advance`; timers
 scheduled through it (backstops, brain sleeps, resurface times) fire in order
@@ -8,6 +9,10 @@ writes complete without leaving the event loop.
 Where the work happens outside the event loop (a database server, a writer
 thread, a server in another thread), :func:`eventually` polls an observable
 condition until it holds, instead of sleeping for a fixed time.
+
+:class:`FakeProvider` is a loopback server speaking OpenAI Chat Completions and
+Anthropic Messages from a script (see :mod:`attn.testing.fake_provider`), and
+:func:`network_guard` refuses every connect outside loopback.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from attn.testing.fake_provider import (
     StreamRecord,
     Turn,
 )
+from attn.testing.network import NetworkBlocked, NetworkGuard, network_guard
 
 __all__ = [
     "FakeClock",
@@ -36,10 +42,13 @@ __all__ = [
     "FakeToolCall",
     "Fault",
     "MemoryStore",
+    "NetworkBlocked",
+    "NetworkGuard",
     "ReceivedRequest",
     "StreamRecord",
     "Turn",
     "eventually",
+    "network_guard",
     "settle",
 ]
 

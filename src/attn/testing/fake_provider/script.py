@@ -69,9 +69,11 @@ class Turn:
             ``"max_tokens"``, ``"refusal"``, ``"length"``, ``"content_filter"``.
         chunks: how many deltas the text, and each tool call's JSON, is split
             into when streamed (1 .. ``MAX_CHUNKS``).
-        hang_after: stream this many events (SSE ``data`` lines) and then send
+        hang_after: stream this many Server-Sent Events (as sent: OpenAI's
+            first role-only chunk and Anthropic's ``ping`` count) and then send
             nothing more until the client closes the connection (for cancel
-            tests); None: stream the whole answer.
+            tests); None: stream the whole answer. A request that is not
+            streamed then gets nothing at all, not even the headers.
 
     Raises:
         ValueError: ``chunks`` or ``hang_after`` out of range.
@@ -132,7 +134,8 @@ class ReceivedRequest:
 
 @dataclass(slots=True)
 class StreamRecord:
-    """One streamed answer and its connection's fate, in the server loop's time.
+    """One streamed answer (or a whole one that hangs) and its connection's fate,
+    in the server loop's time.
 
     Times are ``loop.time()`` of the provider's event loop (``time.monotonic()``
     seconds, comparable across threads).
