@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from attn import jsontext
 from attn.brains.providers.anthropic_wire import messages_request
 from attn.brains.providers.base import ModelEvent, ModelRequest, Usage
 from attn.brains.providers.neutral import check_request, require_sdk
-from attn.brains.providers.sdk_errors import to_model_error
+from attn.brains.providers.sdk_errors import is_provider_failure, to_model_error
 from attn.brains.providers.stop_reasons import anthropic_stop
 from attn.brains.providers.streamed import StreamedTurn, token_count
 from attn.clock import SYSTEM_CLOCK, Clock
@@ -83,7 +84,9 @@ class AnthropicMessagesClient:
         kwargs = messages_request(request)
         try:
             events = await self._client.messages.create(**kwargs)
-        except self._sdk.AnthropicError as exc:
+        except Exception as exc:
+            if not is_provider_failure(exc, self._sdk):
+                raise
             raise self._error(exc) from None
         turn = _AnthropicTurn(request)
         async with events:  # closes the response on cancel, error or early exit
@@ -92,7 +95,9 @@ class AnthropicMessagesClient:
                     delta = turn.take(event)
                     if delta is not None:
                         yield delta
-            except self._sdk.AnthropicError as exc:
+            except Exception as exc:
+                if not is_provider_failure(exc, self._sdk):
+                    raise
                 raise self._error(exc, streaming=True) from None
         for closing in turn.finish():
             yield closing
@@ -142,6 +147,11 @@ class _AnthropicTurn:
                 parts.id = block_id[:200] if isinstance(block_id, str) else ""
                 name = getattr(block, "name", None)
                 parts.add_name(name if isinstance(name, str) else None)
+                start = getattr(block, "input", None)
+                if isinstance(start, dict) and start:
+                    # The API starts with {} and streams the JSON; a proxy may
+                    # send the whole input here instead.
+                    parts.add_arguments(jsontext.dumps(start))
         elif kind == "message_start":
             self._count(getattr(getattr(event, "message", None), "usage", None))
         elif kind == "message_delta":

@@ -84,6 +84,9 @@ def messages_of(request: ModelRequest) -> list[dict[str, Any]]:
 def messages_request(request: ModelRequest) -> dict[str, Any]:
     """The keyword arguments of ``messages.create`` for ``request``, streaming.
 
+    A ``temperature`` is sent in ``extra_body`` (see the comment below): a
+    model that takes none answers 400, a ModelError that is not retried.
+
     Raises:
         InvalidInput: a temperature above Anthropic's 1.0.
     """
@@ -112,7 +115,9 @@ def messages_request(request: ModelRequest) -> dict[str, Any]:
                 f"temperature must be a number from 0 to 1 for Anthropic, "
                 f"got {shown(request.temperature)}"
             )
-        kwargs["temperature"] = request.temperature
+        # The installed SDK's messages.create has no temperature argument (newer
+        # models take none); it goes in the body as asked, and the API decides.
+        kwargs["extra_body"] = {"temperature": request.temperature}
     return kwargs
 
 

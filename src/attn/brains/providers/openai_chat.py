@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from attn.brains.providers.base import ModelEvent, ModelRequest, Usage
 from attn.brains.providers.neutral import check_request, require_sdk
 from attn.brains.providers.openai_wire import chat_request
-from attn.brains.providers.sdk_errors import to_model_error
+from attn.brains.providers.sdk_errors import is_provider_failure, to_model_error
 from attn.brains.providers.stop_reasons import openai_stop
 from attn.brains.providers.streamed import StreamedTurn, token_count
 from attn.clock import SYSTEM_CLOCK, Clock
@@ -86,7 +86,9 @@ class OpenAIChatClient:
         kwargs = chat_request(request, official=self._official)
         try:
             chunks = await self._client.chat.completions.create(**kwargs)
-        except self._sdk.OpenAIError as exc:
+        except Exception as exc:
+            if not is_provider_failure(exc, self._sdk):
+                raise
             raise self._error(exc) from None
         turn = StreamedTurn(request, self.provider)
         async with chunks:  # closes the response on cancel, error or early exit
@@ -94,7 +96,9 @@ class OpenAIChatClient:
                 async for chunk in chunks:
                     for event in _take(turn, chunk):
                         yield event
-            except self._sdk.OpenAIError as exc:
+            except Exception as exc:
+                if not is_provider_failure(exc, self._sdk):
+                    raise
                 raise self._error(exc, streaming=True) from None
         for event in turn.finish():
             yield event

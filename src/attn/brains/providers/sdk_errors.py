@@ -97,6 +97,18 @@ def retry_after_s(headers: Mapping[str, str], now: datetime) -> float | None:
     return _bounded((when - origin).total_seconds())
 
 
+#: Packages whose exceptions mean the HTTP exchange failed (the anthropic SDK
+#: lets a connection cut mid-stream surface as the transport's own error).
+_TRANSPORTS = frozenset({"httpx", "httpx2", "httpcore", "h11"})
+
+
+def is_provider_failure(exc: BaseException, sdk: ModuleType) -> bool:
+    """Whether ``exc`` is the SDK's error or its HTTP transport's (not a bug of attn)."""
+    if isinstance(exc, sdk.APIError):
+        return True
+    return type(exc).__module__.split(".")[0] in _TRANSPORTS and isinstance(exc, Exception)
+
+
 def to_model_error(
     exc: Exception,
     sdk: ModuleType,
@@ -130,6 +142,11 @@ def to_model_error(
         if streaming:
             return ModelStreamError(f"{provider} stream cut: {what}")
         return ModelError(f"{provider} request {what}", retryable=True)
+    if not isinstance(exc, sdk.APIError) and is_provider_failure(exc, sdk):
+        what = type(exc).__name__
+        if streaming:
+            return ModelStreamError(f"{provider} stream cut: {what}")
+        return ModelError(f"{provider} request failed: {what}", retryable=True)
     if isinstance(exc, sdk.APIError):
         body = _inner(getattr(exc, "body", None))
         kind = _field(body, "type")
@@ -222,6 +239,7 @@ __all__ = [
     "MAX_RETRY_AFTER_S",
     "REDACTED",
     "RETRYABLE_STATUSES",
+    "is_provider_failure",
     "redact",
     "retry_after_s",
     "to_model_error",
