@@ -63,6 +63,8 @@ FACADE = [
     "ItemType",
     "MailboxFull",
     "MemoryFull",
+    "ModelError",
+    "ModelStreamError",
     "MailboxItem",
     "MailboxToolset",
     "MemoryUpdate",

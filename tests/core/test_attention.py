@@ -575,6 +575,15 @@ async def test_core_43_missing_marker_completes_once_with_incomplete(
     assert await _status(runtime, item_id) == ItemStatus.COMPLETED
 
 
+async def test_core_43_chat_needs_no_marker(runtime: Runtime) -> None:
+    """Chat is never told to write the marker (000 §20), so its absence is no incomplete."""
+    incomplete: list[Event] = []
+    runtime.bus.subscribe(lambda e: e.type == INCOMPLETE and incomplete.append(e))
+    agent = await runtime.add_agent("a", MarkerBrain(["plain answer"]))
+    reply = await agent.send_message("hi")
+    assert reply.text == "plain answer" and incomplete == []
+
+
 async def test_core_43_marker_is_stripped(runtime: Runtime) -> None:
     agent = await runtime.add_agent("a", MarkerBrain([f"all good {COMPLETION_MARKER}"]))
     reply = await agent.send_message("hi")

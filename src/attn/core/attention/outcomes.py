@@ -143,7 +143,8 @@ def _settle(
     if reply is not None and s.uses_marker and spec.invokes_llm:
         text, found = strip_marker(reply.text)
         reply = replace(reply, text=text)
-        if not found:
+        # Chat (a type a person waits on) is never told to write the marker (000 §20).
+        if not found and spec.preemptable:
             incomplete = "reply lacks the completion marker"
     if reply is not None and spec.invokes_llm and not reply.text.strip():
         if not spec.user_interaction:
