@@ -231,6 +231,21 @@ def test_llm_30_answers_are_read_tolerantly(answer: str, word: str | None) -> No
 # -- LLM-31: tier 2, deliberation as the agent --------------------------------------------------
 
 
+#: 000 §21's DELIBERATION_ALLOWED_TOOLS that attn has.
+SPEC_DELIBERATION_TOOLS = (
+    "check_mailbox",
+    "defer_mailbox_item",
+    "drop_mailbox_item",
+    "prioritize_mailbox_item",
+    "update_working_memory",
+    "clear_working_memory",
+    "complete_deliberation",
+    "recall_activity",
+    "memory_search",
+    "memory_save",
+)
+
+
 async def _deliberating_agent(
     runtime: Runtime, client: ModelClient, brain: Any, **options: Any
 ) -> tuple[Any, LLMDeliberator]:
@@ -290,7 +305,7 @@ async def test_llm_31_deliberation_offers_only_its_tools_and_its_decision_is_app
     for request in (first, second):
         offered = tool_names(request.body)
         assert "complete_deliberation" in offered and "check_mailbox" in offered
-        assert set(offered) <= set(LLMDeliberatorTools)
+        assert sorted(offered) == sorted(SPEC_DELIBERATION_TOOLS)
         assert "schedule_wakeup" not in offered  # no time or work tools while deliberating
     assert system_text(first.body).startswith(
         "You are a. I review pull requests for the platform team."
@@ -310,20 +325,6 @@ async def test_llm_31_deliberation_offers_only_its_tools_and_its_decision_is_app
     ]
     assert triage.reasoning == "the review unblocks the team"
     assert deliberator.turns == 2
-
-
-LLMDeliberatorTools = (
-    "check_mailbox",
-    "defer_mailbox_item",
-    "drop_mailbox_item",
-    "prioritize_mailbox_item",
-    "update_working_memory",
-    "clear_working_memory",
-    "complete_deliberation",
-    "recall_activity",
-    "memory_search",
-    "memory_save",
-)
 
 
 async def test_llm_31_protected_items_are_never_deferred_dropped_or_completed_inline(
