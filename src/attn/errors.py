@@ -191,6 +191,18 @@ class MailboxFull(AttnError):
     code = "mailbox_full"
 
 
+class MemoryFull(AttnError):
+    """The agent keeps 10,000 long-term memory entries; the new one was not saved."""
+
+    code = "memory_full"
+
+
+class ToolFailed(AttnError):
+    """A tool raised an error while it ran; the model gets this as the tool's result."""
+
+    code = "tool_failed"
+
+
 class AgentExists(AttnError):
     """An agent with that name is already hosted."""
 
@@ -299,6 +311,7 @@ __all__ = [
     "InvalidTransition",
     "ItemNotFound",
     "MailboxFull",
+    "MemoryFull",
     "ModelError",
     "ModelStreamError",
     "OptionError",
@@ -310,6 +323,7 @@ __all__ = [
     "ServeError",
     "StoreClosed",
     "StoreError",
+    "ToolFailed",
     "UnknownAgent",
     "UnknownItemType",
     "shown",

@@ -121,6 +121,7 @@ async def test_upgrading_an_empty_postgres_schema_matches_the_schema(fresh_pg_ur
             "agent_settings",
             "alembic_version",
             "mailbox_items",
+            "memories",
             "pending_callbacks",
         ]
 

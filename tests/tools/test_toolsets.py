@@ -11,7 +11,15 @@ from attn import Focus, MailboxItem, Reply, Runtime
 from attn.errors import InvalidInput, ItemNotFound
 from attn.store.memory import MemoryStore
 from attn.testing import FakeClock
-from attn.tools import CombinedToolset, FunctionToolset, MailboxToolset, Param, TimeToolset, tool
+from attn.tools import (
+    CombinedToolset,
+    FunctionToolset,
+    MailboxToolset,
+    MemoryToolset,
+    Param,
+    TimeToolset,
+    tool,
+)
 from attn.types import JSON
 
 
@@ -167,7 +175,7 @@ async def test_a_combined_toolset_lists_every_set_and_routes_each_call() -> None
         CombinedToolset(sample, Sample())
 
 
-async def test_an_agents_tools_are_its_mailbox_and_time_tools() -> None:
+async def test_an_agents_tools_are_its_mailbox_time_and_memory_tools() -> None:
     clock = FakeClock(datetime(2026, 1, 1, tzinfo=UTC))
     seen: list[CombinedToolset] = []
 
@@ -180,13 +188,16 @@ async def test_an_agents_tools_are_its_mailbox_and_time_tools() -> None:
         tools = agent.tools()
         assert (
             tools.names()
-            == MailboxToolset(agent).names() + TimeToolset(runtime.time, "alice").names()
+            == MailboxToolset(agent).names()
+            + TimeToolset(runtime.time, "alice").names()
+            + MemoryToolset(runtime.store, "alice", clock).names()
         )
         await agent.send_message("hi", session_id="ses-3")
         [focused] = seen
-        mailbox, time = focused.toolsets
+        mailbox, time, memory = focused.toolsets
         assert isinstance(mailbox, MailboxToolset) and mailbox.agent is agent
         assert isinstance(time, TimeToolset) and time.session_id == "ses-3"
+        assert isinstance(memory, MemoryToolset) and memory.agent_id == "alice"
 
 
 def test_the_public_names_are_pinned() -> None:
@@ -198,11 +209,13 @@ def test_the_public_names_are_pinned() -> None:
             "CombinedToolset",
             "FunctionToolset",
             "MailboxToolset",
+            "MemoryToolset",
             "MemoryUpdateArgument",
             "Param",
             "TimeToolset",
             "ToolDefinition",
             "ToolHost",
+            "Tools",
             "Toolset",
             "tool",
         ]

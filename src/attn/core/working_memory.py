@@ -195,8 +195,8 @@ class WorkingMemory:
 
         ``situational_awareness`` (when not blank) goes under ``"deliberation"``;
         then the ``working`` memory updates are written in order, all or nothing.
-        Long-term updates are not applied (attn has no long-term memory yet):
-        each is logged and returned.
+        Long-term updates are not working memory: each is logged and returned
+        (a hosted agent saves them to its long-term memory, 000 §8).
 
         Returns:
             The memory updates that were not applied (the long-term ones).
@@ -217,9 +217,7 @@ class WorkingMemory:
                 skipped.append(update)
         self.update_many(writes)
         for update in skipped:
-            log.info(
-                "long-term memory update %r not applied: attn has no long-term memory", update.key
-            )
+            log.info("long-term memory update %r not applied to working memory", update.key)
         return skipped
 
     def remember_deliberation(self, result: DeliberationResult) -> None:
@@ -240,10 +238,7 @@ class WorkingMemory:
             if update.type == "working":
                 self._try_update(update.key, update.content)
             else:
-                log.info(
-                    "long-term memory update %r not applied: attn has no long-term memory",
-                    update.key,
-                )
+                log.debug("long-term memory update %r left to the agent", update.key)
 
     def _try_update(self, key: str, content: str) -> None:
         try:

@@ -1,4 +1,5 @@
-"""The records attn keeps: mailbox items, decisions, activities, pending callbacks.
+"""The records attn keeps: mailbox items, decisions, activities, pending callbacks,
+long-term memories.
 
 Plain dataclasses and enums with no behaviour beyond their wire form
 (``to_dict()``, camelCase keys). Every layer may import them; they import
@@ -9,9 +10,22 @@ from attn.models.activities import COMPLETION_MARKER, Activity, ActivityLog, Log
 from attn.models.callbacks import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.models.decisions import AttentionState, Decision, DecisionType
 from attn.models.items import TERMINAL_STATUSES, ItemStatus, MailboxItem
+from attn.models.memories import (
+    MAX_MEMORIES_PER_AGENT,
+    MAX_MEMORY_CHARS,
+    MAX_MEMORY_KEY_CHARS,
+    MAX_MEMORY_QUERY_CHARS,
+    MAX_MEMORY_RESULTS,
+    Memory,
+)
 
 __all__ = [
     "COMPLETION_MARKER",
+    "MAX_MEMORIES_PER_AGENT",
+    "MAX_MEMORY_CHARS",
+    "MAX_MEMORY_KEY_CHARS",
+    "MAX_MEMORY_QUERY_CHARS",
+    "MAX_MEMORY_RESULTS",
     "TERMINAL_STATUSES",
     "Activity",
     "ActivityLog",
@@ -24,5 +38,6 @@ __all__ = [
     "ItemStatus",
     "LogType",
     "MailboxItem",
+    "Memory",
     "PendingCallback",
 ]

@@ -31,13 +31,14 @@ from attn.errors import (
     InvalidInput,
 )
 from attn.models import AttentionState, MailboxItem
-from attn.runtime import messages, mind, views
+from attn.runtime import agent_tools, messages, mind
+from attn.runtime.agent_views import AgentViews
 from attn.store.base import Store
 from attn.time import Timekeeper
-from attn.tools import CombinedToolset, MailboxToolset, TimeToolset
+from attn.tools import CombinedToolset, Toolset
 
 
-class Agent:
+class Agent(AgentViews):
     """One hosted agent. Made by :meth:`attn.runtime.Runtime.add_agent`.
 
     Attributes:
@@ -47,6 +48,9 @@ class Agent:
         controller: its :class:`~attn.core.attention.AttentionController`.
         recovery: what restart recovery did when the agent was added.
         working_memory: keyed notes shown in the brain's prompts (000 §21).
+
+    An agent is the :class:`~attn.brains.llm.host.BrainHost` of its brain:
+    :meth:`tools_for`, :meth:`queued_items`, :meth:`memories_for`.
     """
 
     def __init__(
@@ -64,6 +68,7 @@ class Agent:
         deliberator: Deliberator | None = None,
         classifier: InterruptClassifier | None = None,
         time: Timekeeper,
+        tools: tuple[Toolset, ...] = (),
     ) -> None:
         self.name = name
         self.description = description
@@ -73,6 +78,7 @@ class Agent:
         self._registry = registry
         self._clock = clock
         self._time = time
+        self._user_tools = tools
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
@@ -81,6 +87,7 @@ class Agent:
         self.recovery = RecoveryReport()
         self.working_memory = WorkingMemory(clock)
         self.controller.triage.subscribe(self.working_memory.remember_deliberation)
+        self.controller.triage.subscribe(agent_tools.save_longterm(store, clock, name))
 
     def subscribe_triage(
         self, listener: Callable[[DeliberationResult], None]
@@ -93,16 +100,40 @@ class Agent:
         return self.controller.triage.subscribe(listener)
 
     def tools(self, session_id: str | None = None) -> CombinedToolset:
-        """This agent's brain tools, mailbox and time (000 §21, §11.3); time results are
-        delivered into ``session_id`` (None: into no session)."""
-        return CombinedToolset(MailboxToolset(self), TimeToolset(self._time, self.name, session_id))
+        """This agent's brain tools: mailbox, time, memory and the user's (``tools=`` of
+        :meth:`~attn.runtime.Runtime.add_agent`), in that order (000 §21, §11.3, §8);
+        time results are delivered into ``session_id`` (None: into no session)."""
+        return agent_tools.compose(
+            self, self._store, self._clock, self._time, self._user_tools, session_id
+        )
 
-    def tools_for(self, focus: Focus) -> CombinedToolset:
+    def tools_for(self, focus: Focus, *, deliberation: bool = False) -> CombinedToolset:
         """The brain tools for the item this agent is working on: time results come
-        back to its session (``metadata.sessionId``, else ``item:<id>``)."""
-        item = focus.item
-        session = item.metadata.get("sessionId")
-        return self.tools(session if isinstance(session, str) else f"item:{item.id}")
+        back to its session (``metadata.sessionId``, else ``item:<id>``). With
+        ``deliberation``: :meth:`deliberation_tools`."""
+        if deliberation:
+            return self.deliberation_tools()
+        return self.tools(agent_tools.session_of(focus))
+
+    def deliberation_tools(self) -> CombinedToolset:
+        """The tools allowed while deliberating (000 §21): the mailbox and memory tools,
+        :data:`~attn.runtime.agent_tools.DELIBERATION_TOOLS`."""
+        return agent_tools.compose(
+            self, self._store, self._clock, self._time, (), None, deliberation=True
+        )
+
+    def queued_items(self) -> list[MailboxItem]:
+        """Every queued item in claim order (the whole queue: 000 §4 rule 4)."""
+        return self.mailbox.queued_items()
+
+    async def memories_for(self, text: str, limit: int = 5) -> list[str]:
+        """Long-term memory entries sharing words with ``text``, best first, as
+        ``"[key] content"`` (000 §8, §21).
+
+        Raises:
+            InvalidInput: ``text`` is not a string or ``limit`` is not in 1..50.
+        """
+        return await agent_tools.memories_for(self._store, self.name, text, limit)
 
     def wrap_brain(self, middleware: Callable[[Brain], Brain]) -> None:
         """Add a brain middleware: the loop calls ``middleware(brain)`` from the next item on.
@@ -294,87 +325,6 @@ class Agent:
         return await mind.mind(
             self.name, self.description, self.controller, self.mailbox, self._registry
         )
-
-    async def mailbox_timeline(
-        self,
-        types: list[str] | None = None,
-        category: str | None = None,
-        statuses: list[str] | None = None,
-        limit: int = views.DEFAULT_ITEM_PAGE,
-        offset: int = 0,
-        cursor: str | None = None,
-    ) -> dict[str, Any]:
-        """The enriched mailbox timeline (000 §5; acceptance SRV-02), read in one
-        store snapshot: ``queued`` (claim order, at most 1,000), ``queueDepth``,
-        ``countsByStatus`` and ``countsByType`` (all the agent's items, not just
-        this page), ``history`` with each item's decisions and activity summary,
-        newest first, ``total`` (history items matching the filters) and
-        ``nextCursor`` (None on the last page).
-
-        Without a status filter, ``history`` holds every item that is not
-        queued (queued items are listed in ``queued``). Every item is in one of
-        the two, also the one being claimed right then.
-
-        Args:
-            types, category, statuses: filters (source types, a category, statuses).
-            limit: page size, 1..1000; a page also ends after about 4 MB of JSON.
-            offset: items to skip (old clients; ``cursor`` does not repeat items).
-            cursor: the ``nextCursor`` of the previous page.
-
-        Raises:
-            InvalidInput: unknown status or category, limit/offset out of range
-                (limit 1..1000, offset 0..10⁹), a malformed cursor, or both cursor
-                and offset. UnknownItemType: unknown type.
-        """
-        return await views.mailbox_timeline(
-            self._store, self._registry, self.name, types, category, statuses, limit, offset, cursor
-        )
-
-    async def decisions(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        """This agent's decisions, newest first (see :meth:`decision_page` for a cursor).
-
-        Raises:
-            InvalidInput: limit outside 1..1000 or offset outside 0..10⁹.
-        """
-        views.check_page(limit, offset)
-        return [
-            d.to_dict() for d in await self._store.find_decisions(self.name, None, limit, offset)
-        ]
-
-    async def decision_page(
-        self, limit: int = views.DEFAULT_DECISION_PAGE, offset: int = 0, cursor: str | None = None
-    ) -> dict[str, Any]:
-        """One page of the decision timeline, newest first: ``decisions`` and
-        ``nextCursor`` (pass it as ``cursor`` for the next page; None on the last).
-
-        Raises:
-            InvalidInput: limit outside 1..1000, offset outside 0..10⁹, a malformed
-                cursor, or both cursor and offset.
-        """
-        return await views.decision_page(self._store, self.name, limit, offset, cursor)
-
-    async def activity_logs(self, activity_id: str) -> list[dict[str, Any]]:
-        """Every log entry of one of this agent's activities, in order (see
-        :meth:`activity_log_page` for a bounded page).
-
-        Raises:
-            ActivityNotFound: no activity has that id, or it is another agent's.
-        """
-        checked = await views.require_activity(self._store, self.name, activity_id)
-        return [entry.to_dict() for entry in await self._store.find_activity_logs(checked)]
-
-    async def activity_log_page(
-        self, activity_id: str, limit: int = views.DEFAULT_LOG_PAGE, cursor: str | None = None
-    ) -> dict[str, Any]:
-        """One page of an activity's log entries in sequence order: ``logs`` and
-        ``nextCursor``. Content over 1,000,000 characters is cut (``truncated``,
-        ``contentChars``); a page also ends after about 4 MB of JSON.
-
-        Raises:
-            ActivityNotFound: no activity has that id, or it is another agent's.
-            InvalidInput: limit outside 1..1000 or a malformed cursor.
-        """
-        return await views.activity_log_page(self._store, self.name, activity_id, limit, cursor)
 
     def statistics(self) -> dict[str, Any]:
         """Depth, state and lifetime counters, with camelCase keys (as the API shows them)."""

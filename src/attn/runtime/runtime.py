@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Iterable
 from types import TracebackType
 
 from attn.clock import SYSTEM_CLOCK, Clock
@@ -22,9 +23,11 @@ from attn.core.focus import Brain
 from attn.core.registry import TypeRegistry
 from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
 from attn.runtime.agent import Agent
+from attn.runtime.agent_tools import check_user_tools
 from attn.store.base import Store
 from attn.store.memory import MemoryStore
 from attn.time import Timekeeper
+from attn.tools import Toolset
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -139,6 +142,7 @@ class Runtime:
         deliberator: Deliberator | None = None,
         classifier: InterruptClassifier | None = None,
         start: bool = True,
+        tools: Iterable[Toolset] = (),
     ) -> Agent:
         """Host a new agent: recover its stored mailbox, then start its loop.
 
@@ -151,9 +155,18 @@ class Runtime:
             deliberator: tier 2 triage (000 §21); None picks by priority.
             classifier: tier 1 interrupt judge asked when the heuristics say continue.
             start: start the attention loop at once.
+            tools: the user's toolsets (e.g. :class:`~attn.tools.Tools`), offered
+                to the brain after attn's own (``agent.tools()``).
+
+        The brain, the classifier and the deliberator that have a
+        ``bind_agent(agent)`` method are given the new agent (their
+        :class:`~attn.brains.llm.host.BrainHost`) before its mailbox is
+        recovered and its loop starts.
 
         Raises:
-            InvalidInput: bad name or brain. AgentExists: the name is taken.
+            InvalidInput: bad name, brain or tools (a tool name used twice).
+                AgentExists: the name is taken. Whatever a ``bind_agent`` raises
+                (the agent is not added).
         """
         if not isinstance(name, str) or not _NAME_RE.match(name):
             raise InvalidInput(
@@ -161,6 +174,7 @@ class Runtime:
             )
         if not callable(brain):
             raise InvalidInput(f"brain must be an async callable, got {type(brain).__name__}")
+        user_tools = check_user_tools(tools)
         async with self._lifecycle:
             return await self._add_agent(
                 name,
@@ -171,6 +185,7 @@ class Runtime:
                 deliberator=deliberator,
                 classifier=classifier,
                 start=start,
+                tools=user_tools,
             )
 
     async def _add_agent(
@@ -184,6 +199,7 @@ class Runtime:
         deliberator: Deliberator | None,
         classifier: InterruptClassifier | None,
         start: bool,
+        tools: tuple[Toolset, ...],
     ) -> Agent:
         if name in self._agents:
             raise AgentExists(f"agent {name!r} is already hosted")
@@ -201,9 +217,14 @@ class Runtime:
             deliberator=deliberator,
             classifier=classifier,
             time=self.time,
+            tools=tools,
         )
         self._agents[name] = agent
         try:
+            for part in (brain, classifier, deliberator):
+                bind = getattr(part, "bind_agent", None)
+                if part is not None and callable(bind):
+                    bind(agent)
             await agent._open()
             await self.time.attach(agent)
         except BaseException:

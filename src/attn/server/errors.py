@@ -42,6 +42,7 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.InvalidTransition: 409,
     e.ProtectedItem: 409,
     e.MailboxFull: 429,
+    e.MemoryFull: 429,
     e.AgentExists: 409,
     e.AgentNotRunning: 409,
     e.ReplyCancelled: 409,

@@ -1,7 +1,8 @@
 """Persistence: the :class:`Store` port, its write ops, and the three adapters.
 
 Public modules: this package (the port and the adapters, by name),
-:mod:`attn.store.base` (the port itself: :class:`Store`, the write ops,
+:mod:`attn.store.base` (the port itself: :class:`Store`, the write ops of
+:mod:`attn.store.ops`,
 :class:`ItemQuery`, :class:`Timeline`), :mod:`attn.store.url` (database URLs),
 :mod:`attn.store.migrate` (schema migrations) and the three adapter packages
 :mod:`attn.store.memory`, :mod:`attn.store.sqlite` and
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from attn.store._opener import open_store
 from attn.store.base import (
     DeleteCallback,
+    DeleteMemory,
     InsertActivity,
     InsertCallback,
     InsertDecision,
@@ -33,6 +35,7 @@ from attn.store.base import (
     InsertLogs,
     ItemQuery,
     PutAgentSetting,
+    SaveMemory,
     Store,
     StoreStatistics,
     Timeline,
@@ -60,6 +63,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DeleteCallback",
+    "DeleteMemory",
     "InsertActivity",
     "InsertCallback",
     "InsertDecision",
@@ -70,6 +74,7 @@ __all__ = [
     "PostgresStore",
     "PutAgentSetting",
     "SQLiteStore",
+    "SaveMemory",
     "Store",
     "StoreStatistics",
     "Timeline",

@@ -33,6 +33,7 @@ from attn.store._values import (
     ITEM_STATUS,
     JSON,
     LOG_FIELDS,
+    MEMORY_FIELDS,
     TEXT,
     check_columns,
     check_fields,
@@ -43,6 +44,7 @@ from attn.store._values import (
 )
 from attn.store.base import (
     DeleteCallback,
+    DeleteMemory,
     InsertActivity,
     InsertCallback,
     InsertDecision,
@@ -50,6 +52,7 @@ from attn.store.base import (
     InsertLogs,
     ItemQuery,
     PutAgentSetting,
+    SaveMemory,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
@@ -71,6 +74,10 @@ def _log_label(log: Any) -> str:
 
 def _callback_label(callback: Any) -> str:
     return f"pending callback {callback.id!r}"
+
+
+def _memory_label(memory: Any) -> str:
+    return f"memory {memory.id!r}"
 
 
 def _check_op(op: WriteOp) -> None:
@@ -108,6 +115,11 @@ def _check_op(op: WriteOp) -> None:
         TEXT.check(op.name, f"{label}: name")
         JSON.check(op.value, label)
         INSTANT.check(op.updated_at, f"{label}.updated_at")
+    elif isinstance(op, SaveMemory):
+        check_fields(op.memory, MEMORY_FIELDS, _memory_label)
+    elif isinstance(op, DeleteMemory):
+        check_key("memory", op.memory_id)
+        TEXT.check(op.agent_id, f"memory {op.memory_id!r}.agent_id")
     else:
         raise StoreError(f"unknown write op {type(op).__name__}")
 

@@ -14,7 +14,7 @@ from enum import StrEnum
 from operator import attrgetter
 from typing import Any, NoReturn
 
-from attn.errors import StoreError
+from attn.errors import StoreError, shown
 from attn.jsontext import dumps
 from attn.limits import json_problem
 from attn.models import (
@@ -26,6 +26,7 @@ from attn.models import (
     LogType,
     MailboxItem,
 )
+from attn.models.memories import MAX_MEMORY_CHARS, MAX_MEMORY_KEY_CHARS
 from attn.store.base import ACTIVITY_UPDATE_FIELDS, CALLBACK_UPDATE_FIELDS, ITEM_UPDATE_FIELDS
 
 
@@ -188,6 +189,47 @@ ACTIVITY_FIELDS: Fields = (
     ("started_at", INSTANT),
     ("task_id", TEXT_OR_NONE),
     *ACTIVITY_COLUMNS.items(),
+)
+
+
+def _encodable(value: str) -> bool:
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class _Text(Rule):
+    """Text of 1..``most`` characters, not blank; a refusal shows the value cut short."""
+
+    __slots__ = ()
+
+    def __init__(self, most: int, *, nullable: bool = False) -> None:
+        def ok(v: Any) -> bool:
+            return (
+                isinstance(v, str)
+                and 0 < len(v) <= most
+                and not v.isspace()
+                and "\x00" not in v
+                and (v.isascii() or _encodable(v))
+            )
+
+        says = f"must be 1..{most} characters of Unicode text, not blank, without NUL"
+        super().__init__(ok, says, nullable=nullable)
+
+    def refuse(self, value: Any, what: str) -> NoReturn:
+        size = f" ({len(value)} characters)" if isinstance(value, str) else ""
+        raise StoreError(f"{what} {self.says}, got {shown(value)}{size}")
+
+
+MEMORY_FIELDS: Fields = (
+    ("id", TEXT),
+    ("agent_id", TEXT),
+    ("content", _Text(MAX_MEMORY_CHARS)),
+    ("key", _Text(MAX_MEMORY_KEY_CHARS, nullable=True)),
+    ("created_at", INSTANT),
+    ("updated_at", INSTANT),
 )
 LOG_FIELDS: Fields = (
     ("activity_id", TEXT),

@@ -1,6 +1,7 @@
 """The store interface: every byte attn persists goes through a :class:`Store`.
 
-Writes are lists of :data:`WriteOp` applied in one transaction by
+Writes are lists of :data:`WriteOp` (defined in :mod:`attn.store.ops`, named
+here too) applied in one transaction by
 :meth:`Store.write`; it returns only after the transaction is committed.
 Every backend first checks them with :func:`attn.store._checks.check_write`,
 the one home of their rules.
@@ -8,7 +9,7 @@ Backends may commit several concurrent ``write`` calls in one transaction
 (group commit), but each call stays atomic and each caller is answered after
 its own commit.
 
-Spec: 000 §6 (tables, lifecycle), §17 (recovery reads). Implementations:
+Spec: 000 §6 (tables, lifecycle), §17 (recovery reads), §8 (memories). Implementations:
 :class:`~attn.store.memory.MemoryStore`, :class:`~attn.store.sqlite.SQLiteStore`,
 :class:`~attn.store.postgres.PostgresStore`; one contract suite tests all three.
 """
@@ -21,154 +22,28 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem
+from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, Memory
+from attn.store.ops import (
+    ACTIVITY_UPDATE_FIELDS,
+    CALLBACK_UPDATE_FIELDS,
+    ITEM_UPDATE_FIELDS,
+    DeleteCallback,
+    DeleteMemory,
+    InsertActivity,
+    InsertCallback,
+    InsertDecision,
+    InsertItem,
+    InsertLogs,
+    PutAgentSetting,
+    SaveMemory,
+    UpdateActivity,
+    UpdateCallback,
+    UpdateItem,
+    WriteOp,
+)
 
 if TYPE_CHECKING:
     from attn.models import PendingCallback
-
-#: Columns of ``mailbox_items`` that :class:`UpdateItem` may set.
-ITEM_UPDATE_FIELDS = frozenset(
-    {
-        "priority",
-        "status",
-        "payload",
-        "metadata",
-        "started_at",
-        "completed_at",
-        "deferred_until",
-        "merged_into",
-        "attempt",
-        "redelivered",
-        "session",
-        "reason",
-    }
-)
-ACTIVITY_UPDATE_FIELDS = frozenset({"ended_at", "total_tokens", "total_tools", "success", "label"})
-#: Columns of ``pending_callbacks`` that :class:`UpdateCallback` may set.
-CALLBACK_UPDATE_FIELDS = frozenset({"due_at", "status", "claimed_by", "claimed_at", "data"})
-
-
-@dataclass(frozen=True, slots=True)
-class InsertItem:
-    """Insert a new item; the store assigns ``seq``.
-
-    With an ``idempotency_key`` already used by the same agent nothing is
-    inserted and the result is the existing item instead.
-    Result: ``(item, created)``, the stored item (with ``seq``) and whether it is new.
-
-    ``encoded``: the item's payload and metadata already encoded by
-    :func:`attn.jsontext.dumps` from values already checked against
-    :mod:`attn.limits` (the mailbox does both at enqueue), so the store checks
-    them no further (an optimisation; stores may ignore it).
-    """
-
-    item: MailboxItem
-    encoded: tuple[str, str] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateItem:
-    """Set columns of one item.
-
-    ``only_if_status``: apply only when the stored status is one of these
-    (a guarded transition). Result: True when a row changed.
-    """
-
-    item_id: str
-    values: dict[str, Any]
-    only_if_status: tuple[ItemStatus, ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class InsertDecision:
-    """Record a decision. Result: None."""
-
-    decision: Decision
-
-
-@dataclass(frozen=True, slots=True)
-class InsertActivity:
-    """Record the start of an activity. Result: None."""
-
-    activity: Activity
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateActivity:
-    """Set columns of one activity. Result: True when a row changed."""
-
-    activity_id: str
-    values: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class InsertLogs:
-    """Append activity log entries. Result: None."""
-
-    logs: tuple[ActivityLog, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class InsertCallback:
-    """Persist a new pending callback (000 §11.3). Result: None.
-
-    A callback id that already exists is a :class:`~attn.errors.StoreError`.
-    """
-
-    callback: PendingCallback
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateCallback:
-    """Set columns (:data:`CALLBACK_UPDATE_FIELDS`) of one agent's callback.
-
-    ``only_if_status``: apply only when the stored status is one of these
-    (``"pending"``, ``"claimed"``, ``"resolved"``). ``only_if_due_at``: apply
-    only when the stored ``due_at`` is this instant (a compare-and-set, so two
-    runtimes moving one due time move it once). Result: True when a row changed.
-    """
-
-    callback_id: str
-    agent_id: str
-    values: dict[str, Any]
-    only_if_status: tuple[str, ...] | None = None
-    only_if_due_at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DeleteCallback:
-    """Remove one agent's callback. Result: True when a row was removed.
-
-    ``only_if_status``: remove only when the stored status is one of these.
-    """
-
-    callback_id: str
-    agent_id: str
-    only_if_status: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PutAgentSetting:
-    """Insert or replace one per-agent setting (a JSON value). Result: None."""
-
-    agent_id: str
-    name: str
-    value: Any
-    updated_at: datetime
-
-
-WriteOp = (
-    InsertItem
-    | UpdateItem
-    | InsertDecision
-    | InsertActivity
-    | UpdateActivity
-    | InsertLogs
-    | InsertCallback
-    | UpdateCallback
-    | DeleteCallback
-    | PutAgentSetting
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,3 +265,50 @@ class Store(Protocol):
 
     async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
         """Every stored setting of the agent, by name (JSON values)."""
+
+    # -- long-term memory (000 §8) ---------------------------------------------------
+
+    async def search_memories(self, agent_id: str, query: str, limit: int = 5) -> list[Memory]:
+        """The agent's memory entries that share words with ``query``, best first.
+
+        Words are the lower-case word tokens (``\\w+``) of the content and key;
+        entries are ranked by how many distinct words of the query they hold,
+        then newest ``updated_at`` first, then id (descending). Entries sharing
+        no word are left out; a query with no words finds nothing.
+
+        Args:
+            agent_id: whose memory is searched.
+            query: text of at most 1,000 characters.
+            limit: most entries answered, 1..50.
+
+        Raises:
+            InvalidInput: ``query`` is not text or too long, or ``limit`` is
+                not an integer in 1..50.
+        """
+
+    async def count_memories(self, agent_id: str) -> int:
+        """How many memory entries the agent keeps."""
+
+
+__all__ = [
+    "ACTIVITY_UPDATE_FIELDS",
+    "CALLBACK_UPDATE_FIELDS",
+    "ITEM_UPDATE_FIELDS",
+    "DeleteCallback",
+    "DeleteMemory",
+    "InsertActivity",
+    "InsertCallback",
+    "InsertDecision",
+    "InsertItem",
+    "InsertLogs",
+    "ItemQuery",
+    "PutAgentSetting",
+    "SaveMemory",
+    "Store",
+    "StoreStatistics",
+    "Timeline",
+    "UpdateActivity",
+    "UpdateCallback",
+    "UpdateItem",
+    "WriteOp",
+]

@@ -134,3 +134,21 @@ agent_settings = sa.Table(
     sa.Column("value", sa.Text(), nullable=False),
     sa.Column("updated_at", Instant, nullable=False),
 )
+
+# -- long-term memory (000 §8) ------------------------------------------------------
+
+memories = sa.Table(
+    "memories",
+    metadata,
+    sa.Column("id", sa.Text(), primary_key=True),
+    sa.Column("agent_id", sa.Text(), nullable=False),
+    sa.Column("content", sa.Text(), nullable=False),
+    # NULL for an unnamed entry; a named one is replaced by the next save under its key.
+    sa.Column("key", sa.Text()),
+    # The entry's distinct lower-case words, sorted, each framed by spaces (search).
+    sa.Column("words", sa.Text(), nullable=False, server_default=" "),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Column("updated_at", Instant, nullable=False),
+    sa.Index("idx_memories_key", "agent_id", "key", unique=True),
+    sa.Index("idx_memories_agent_updated", "agent_id", "updated_at"),
+)

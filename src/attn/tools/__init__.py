@@ -5,18 +5,23 @@ A :class:`Toolset` lists its tools (:meth:`~Toolset.definitions`, or
 model's JSON arguments (:meth:`~Toolset.call`, which always answers JSON).
 A :class:`FunctionToolset` turns its :func:`tool` methods into tools: each
 definition comes from the method's signature, type hints (bounds from
-``Annotated[..., Param(...)]``) and Google docstring. A
-:class:`CombinedToolset` offers several sets as one. The runtime composes an
-agent's brain tools (``agent.tools()``, ``agent.tools_for(focus)``).
+``Annotated[..., Param(...)]``) and Google docstring. :class:`Tools` does
+the same for plain functions registered with its ``@tools.tool`` decorator
+(the user's own tools) and also checks the model's argument values against
+their schema. A :class:`CombinedToolset` offers several sets as one. The
+runtime composes an agent's brain tools (``agent.tools()``,
+``agent.tools_for(focus)``).
 
-Public: the names in ``__all__``, and the modules :mod:`attn.tools.mailbox`
-and :mod:`attn.tools.time` (one toolset each). Modules whose names start with
+Public: the names in ``__all__``, and the modules :mod:`attn.tools.mailbox`,
+:mod:`attn.tools.time`, :mod:`attn.tools.memory` (one toolset each) and
+:mod:`attn.tools.user` (:class:`Tools`). Modules whose names start with
 an underscore are internal.
 
 Layering: above :mod:`attn.core` and :mod:`attn.time`, below
 :mod:`attn.runtime`; nothing in core, time, store or models imports it.
 
-Spec: 000 §21 (mailbox tools), §3.4 and §11.3 (time tools).
+Spec: 000 §21 (mailbox tools), §3.4 and §11.3 (time tools), §8 (memory
+tools); acceptance LLM-40 (user tools).
 """
 
 from attn.tools._function import FunctionToolset, tool
@@ -25,18 +30,22 @@ from attn.tools._mailbox_items import ToolHost
 from attn.tools._schema import Param, ToolDefinition
 from attn.tools._toolset import CombinedToolset, Toolset
 from attn.tools.mailbox import MailboxToolset
+from attn.tools.memory import MemoryToolset
 from attn.tools.time import TimeToolset
+from attn.tools.user import Tools
 
 __all__ = [
     "MAX_DELAY_MINUTES",
     "CombinedToolset",
     "FunctionToolset",
     "MailboxToolset",
+    "MemoryToolset",
     "MemoryUpdateArgument",
     "Param",
     "TimeToolset",
     "ToolDefinition",
     "ToolHost",
+    "Tools",
     "Toolset",
     "tool",
 ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from attn.errors import AttnError, InvalidInput, shown
+from attn.errors import AttnError, InvalidInput, ToolFailed, shown
 from attn.tools._schema import ToolDefinition
 from attn.types import JSON
 
@@ -112,12 +112,17 @@ class Toolset(ABC):
         Returns:
             ``{"ok": True, ...the tool's result}``, or ``{"ok": False, "error":
             code, "message": text}`` for an unknown tool, unknown or missing
-            arguments, or any :class:`~attn.errors.AttnError` the tool raised.
+            arguments, or any :class:`~attn.errors.AttnError` the tool raised;
+            any other exception answers ``"error": "tool_failed"`` (LLM-40).
         """
         try:
             result = await self.call_tool(name, arguments)
         except AttnError as exc:
             return {"ok": False, "error": exc.code, "message": exc.message}
+        except Exception as exc:
+            text = f"tool {shown(name)} failed: {type(exc).__name__}: {exc}"
+            failed = ToolFailed(text if len(text) <= 1000 else text[:999] + "…")
+            return {"ok": False, "error": failed.code, "message": failed.message}
         return {"ok": True, **result}
 
 

@@ -11,7 +11,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, PendingCallback
+from attn.models import (
+    Activity,
+    ActivityLog,
+    Decision,
+    ItemStatus,
+    MailboxItem,
+    Memory,
+    PendingCallback,
+)
 from attn.store.base import ItemQuery, Timeline
 from attn.store.memory.tables import Tables
 
@@ -156,3 +164,17 @@ def agent_settings(tables: Tables, agent_id: str) -> dict[str, Any]:
         for (owner, name), value in tables.settings.items()
         if owner == agent_id
     }
+
+
+def search_memories(
+    tables: Tables, agent_id: str, query_words: list[str], limit: int
+) -> list[Memory]:
+    """The agent's best ``limit`` entries for ``query_words`` (see ``Store.search_memories``)."""
+    wanted = set(query_words)
+    scored = []
+    for memory in tables.memories.get(agent_id, {}).values():
+        score = len(wanted & tables.memory_words[memory.id])
+        if score:
+            scored.append((score, memory.updated_at, memory.id, memory))
+    scored.sort(key=lambda s: (s[0], s[1], s[2]), reverse=True)
+    return [s[3] for s in scored[:limit]]

@@ -16,7 +16,15 @@ from datetime import datetime
 from typing import Any
 
 from attn.errors import StoreClosed, StoreError
-from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, PendingCallback
+from attn.models import (
+    Activity,
+    ActivityLog,
+    Decision,
+    ItemStatus,
+    MailboxItem,
+    Memory,
+    PendingCallback,
+)
 from attn.store._checks import (
     check_claim,
     check_instant,
@@ -25,6 +33,7 @@ from attn.store._checks import (
     check_statuses,
     check_write,
 )
+from attn.store._memories import check_search
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.memory import reads, writes
 from attn.store.memory.tables import Tables
@@ -232,3 +241,17 @@ class MemoryStore:
         """Every stored setting of the agent, by name."""
         self._check()
         return reads.agent_settings(self._tables, agent_id)
+
+    async def search_memories(self, agent_id: str, query: str, limit: int = 5) -> list[Memory]:
+        """The agent's memory entries sharing words with ``query``, best first.
+
+        Raises:
+            InvalidInput: a query over 1,000 characters or a limit outside 1..50.
+        """
+        self._check()
+        return reads.search_memories(self._tables, agent_id, check_search(query, limit), limit)
+
+    async def count_memories(self, agent_id: str) -> int:
+        """How many memory entries the agent keeps."""
+        self._check()
+        return len(self._tables.memories.get(agent_id, {}))

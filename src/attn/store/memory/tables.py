@@ -1,4 +1,4 @@
-"""The state of a :class:`~attn.store.memory.MemoryStore`: one dict per table."""
+"""The state of a :class:`~attn.store.memory.MemoryStore`: a dict or two per table."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from attn.models import (
     CallbackStatus,
     Decision,
     MailboxItem,
+    Memory,
     PendingCallback,
 )
 
@@ -33,6 +34,10 @@ class Tables:
             time, a heap; entries that no longer match the stored callback are
             skipped when popped (lazy deletion).
         settings: agent settings by ``(agent_id, name)``.
+        memories: each agent's long-term memory entries, by agent id, then id.
+        memory_agents: the agent of each memory id (the primary key).
+        memory_keys: memory id by ``(agent_id, key)`` (the unique index).
+        memory_words: the words of each memory id (the ``words`` column).
     """
 
     items: dict[str, MailboxItem] = field(default_factory=dict)
@@ -44,6 +49,10 @@ class Tables:
     callbacks: dict[str, PendingCallback] = field(default_factory=dict)
     due: list[tuple[datetime, str]] = field(default_factory=list)
     settings: dict[tuple[str, str], Any] = field(default_factory=dict)
+    memories: dict[str, dict[str, Memory]] = field(default_factory=dict)
+    memory_agents: dict[str, str] = field(default_factory=dict)
+    memory_keys: dict[tuple[str, str], str] = field(default_factory=dict)
+    memory_words: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def index_due(self, callback: PendingCallback) -> None:
         """Remember ``callback``'s due time if it is pending with one."""

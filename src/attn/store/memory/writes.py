@@ -16,15 +16,18 @@ from datetime import datetime
 from typing import Any
 
 from attn.errors import StoreError
-from attn.models import CallbackStatus, PendingCallback
+from attn.models import MAX_MEMORIES_PER_AGENT, CallbackStatus, Memory, PendingCallback
+from attn.store._memories import entry_words
 from attn.store.base import (
     DeleteCallback,
+    DeleteMemory,
     InsertActivity,
     InsertCallback,
     InsertDecision,
     InsertItem,
     InsertLogs,
     PutAgentSetting,
+    SaveMemory,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
@@ -40,6 +43,7 @@ def check_keys(tables: Tables, ops: Sequence[WriteOp]) -> None:
         StoreError: naming the record and its id, as a primary key would.
     """
     new_ids: set[str] = set()
+    new_keys: set[tuple[str, str]] = set()
     for op in ops:
         if isinstance(op, InsertItem):
             if op.item.id in tables.items or op.item.id in new_ids:
@@ -52,6 +56,16 @@ def check_keys(tables: Tables, ops: Sequence[WriteOp]) -> None:
             if callback_id in tables.callbacks or callback_id in new_ids:
                 raise StoreError(f"pending callback {callback_id!r} already exists")
             new_ids.add(callback_id)
+        elif isinstance(op, SaveMemory):
+            memory = op.memory
+            key = None if memory.key is None else (memory.agent_id, memory.key)
+            if key is not None and (key in tables.memory_keys or key in new_keys):
+                continue  # replaces the entry under that key: no insert
+            if memory.id in tables.memory_agents or memory.id in new_ids:
+                raise StoreError(f"memory {memory.id!r} already exists")
+            new_ids.add(memory.id)
+            if key is not None:
+                new_keys.add(key)
 
 
 def apply(tables: Tables, op: WriteOp) -> Any:
@@ -132,7 +146,41 @@ def _apply_time(tables: Tables, op: WriteOp) -> Any:
     if isinstance(op, PutAgentSetting):
         tables.settings[(op.agent_id, op.name)] = copy.deepcopy(op.value)
         return None
+    if isinstance(op, SaveMemory):
+        return _save_memory(tables, op.memory)
+    if isinstance(op, DeleteMemory):
+        return _delete_memory(tables, op.agent_id, op.memory_id)
     raise StoreError(f"unknown write op {type(op).__name__}")
+
+
+def _save_memory(tables: Tables, memory: Memory) -> Memory | None:
+    entries = tables.memories.setdefault(memory.agent_id, {})
+    if memory.key is not None:
+        existing = tables.memory_keys.get((memory.agent_id, memory.key))
+        if existing is not None:
+            old = entries[existing]
+            memory = replace(memory, id=old.id, created_at=old.created_at)
+    if memory.id not in entries:
+        if len(entries) >= MAX_MEMORIES_PER_AGENT:
+            return None
+        tables.memory_agents[memory.id] = memory.agent_id
+        if memory.key is not None:
+            tables.memory_keys[(memory.agent_id, memory.key)] = memory.id
+    entries[memory.id] = memory
+    tables.memory_words[memory.id] = entry_words(memory)
+    return memory
+
+
+def _delete_memory(tables: Tables, agent_id: str, memory_id: str) -> bool:
+    entries = tables.memories.get(agent_id, {})
+    memory = entries.pop(memory_id, None)
+    if memory is None:
+        return False
+    del tables.memory_agents[memory_id]
+    del tables.memory_words[memory_id]
+    if memory.key is not None:
+        del tables.memory_keys[(agent_id, memory.key)]
+    return True
 
 
 def claim_callbacks(

@@ -14,10 +14,11 @@ import asyncpg
 
 from attn.errors import StoreError
 from attn.limits import load_stored
-from attn.models import Activity, ActivityLog, Decision, MailboxItem, PendingCallback
+from attn.models import Activity, ActivityLog, Decision, MailboxItem, Memory, PendingCallback
 from attn.store._checks import check_page, check_query, check_statuses
+from attn.store._memories import check_search
 from attn.store.base import ItemQuery, Timeline
-from attn.store.postgres import codec, queries
+from attn.store.postgres import codec, memories, queries
 
 Pool: TypeAlias = "asyncpg.Pool[asyncpg.Record]"
 
@@ -156,3 +157,22 @@ class PostgresReads(ABC):
     async def get_agent_settings(self, agent_id: str) -> dict[str, Any]:
         rows = await self._fetch(queries.GET_SETTINGS, agent_id)
         return {row["name"]: load_stored(row["value"]) for row in rows}
+
+    async def search_memories(self, agent_id: str, query: str, limit: int = 5) -> list[Memory]:
+        """The agent's memory entries sharing words with ``query``, best first.
+
+        Raises:
+            InvalidInput: a query over 1,000 characters or a limit outside 1..50.
+        """
+        found = check_search(query, limit)
+        if not found:
+            self._require()
+            return []
+        sql = memories.search_statement(len(found))
+        rows = await self._fetch(sql, *memories.search_args(agent_id, found, limit))
+        return [memories.decode(row) for row in rows]
+
+    async def count_memories(self, agent_id: str) -> int:
+        """How many memory entries the agent keeps."""
+        rows = await self._fetch(memories.COUNT, agent_id)
+        return int(rows[0][0])

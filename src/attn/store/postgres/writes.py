@@ -15,22 +15,24 @@ from typing import Any, TypeAlias
 import asyncpg
 
 from attn.errors import StoreError
-from attn.models import MailboxItem
+from attn.models import MailboxItem, Memory
 from attn.store._values import json_text
 from attn.store.base import (
     DeleteCallback,
+    DeleteMemory,
     InsertActivity,
     InsertCallback,
     InsertDecision,
     InsertItem,
     InsertLogs,
     PutAgentSetting,
+    SaveMemory,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
     WriteOp,
 )
-from attn.store.postgres import codec, queries
+from attn.store.postgres import codec, memories, queries
 
 Connection: TypeAlias = (
     "asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -48,6 +50,7 @@ class Step:
     args: tuple[Any, ...] = ()
     rows: tuple[tuple[Any, ...], ...] = ()
     item: MailboxItem | None = None
+    memory: Memory | None = None
 
 
 def _update(
@@ -107,6 +110,10 @@ def _compile(op: WriteOp) -> Step:
         what = f"agent setting {op.name!r} of {op.agent_id!r}"
         args = (op.agent_id, op.name, json_text(op.value, what), op.updated_at)
         return Step("execute", queries.PUT_SETTING, True, args)
+    if isinstance(op, SaveMemory):
+        return Step("save_memory", "", False, memory=op.memory)
+    if isinstance(op, DeleteMemory):
+        return Step("update", memories.DELETE, True, (op.memory_id, op.agent_id))
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 
@@ -151,6 +158,8 @@ async def apply_step(conn: Connection, step: Step) -> Any:
                 " conflicted but no item holds it"
             )
         return (codec.decode_item(row), False)
+    if step.memory is not None:
+        return await memories.save(conn, step.memory)
     if step.kind == "update":
         status = await conn.execute(step.sql, *step.args)
         return status.rsplit(" ", 1)[-1] != "0"

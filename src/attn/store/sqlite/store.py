@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from attn.errors import InvalidInput, StoreClosed, StoreError
-from attn.models import Activity, ActivityLog, Decision, MailboxItem, PendingCallback
+from attn.models import Activity, ActivityLog, Decision, MailboxItem, Memory, PendingCallback
 from attn.store._checks import check_claim, check_write
+from attn.store._memories import check_search
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
-from attn.store.sqlite import reads, writes
+from attn.store.sqlite import memories, reads, writes
 from attn.store.sqlite.connect import open_connections
 from attn.store.sqlite.group_commit import GroupCommit
 from attn.store.sqlite.host import HostLock
@@ -353,3 +354,17 @@ class SQLiteStore:
         stats = self._commits.statistics(self.backend)
         stats.extra["synchronous"] = self._synchronous
         return stats
+
+    # -- long-term memory (000 §8) ----------------------------------------------------
+
+    async def search_memories(self, agent_id: str, query: str, limit: int = 5) -> list[Memory]:
+        """The agent's memory entries sharing words with ``query``, best first.
+
+        Raises:
+            InvalidInput: a query over 1,000 characters or a limit outside 1..50.
+        """
+        return await self._read(memories.search(agent_id, check_search(query, limit), limit))
+
+    async def count_memories(self, agent_id: str) -> int:
+        """How many memory entries the agent keeps."""
+        return await self._read(memories.count(agent_id))

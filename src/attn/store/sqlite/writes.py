@@ -18,18 +18,20 @@ from attn.models import CallbackStatus, ItemStatus, MailboxItem, PendingCallback
 from attn.store._values import json_text
 from attn.store.base import (
     DeleteCallback,
+    DeleteMemory,
     InsertActivity,
     InsertCallback,
     InsertDecision,
     InsertItem,
     InsertLogs,
     PutAgentSetting,
+    SaveMemory,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
     WriteOp,
 )
-from attn.store.sqlite import codec, queries
+from attn.store.sqlite import codec, memories, queries
 from attn.store.sqlite.codec import Row
 
 #: One compiled write op as the writer thread runs it, on its cursor inside a transaction.
@@ -208,6 +210,9 @@ def _compile(op: WriteOp) -> Run:
             codec.encode_instant(op.updated_at),
         )
         return _execute(queries.PUT_SETTING, params)
+    if isinstance(op, DeleteMemory):
+        run: Run = memories.delete(op.agent_id, op.memory_id)
+        return run
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 
@@ -230,6 +235,10 @@ def compile_ops(ops: Sequence[WriteOp]) -> tuple[list[Run | InsertRow], list[Fin
             run, finish = _insert_item(op.item, op.encoded)
             runs.append(run)
             finishers.append(finish)
+        elif isinstance(op, SaveMemory):
+            save, done = memories.save(op.memory)
+            runs.append(save)
+            finishers.append(done)
         else:
             runs.append(_compile(op))
             finishers.append(None)

@@ -1,0 +1,167 @@
+"""An agent's brain tools, composed: mailbox, time, memory and the user's toolsets.
+
+:func:`compose` builds what ``agent.tools()`` and ``agent.tools_for(focus)``
+answer; with ``deliberation=True`` only the tools 000 §21 allows while
+deliberating (:data:`DELIBERATION_TOOLS`: inspecting and managing the
+mailbox, working memory, the decision itself, and reading or saving memory).
+:func:`check_user_tools` refuses the user's toolsets before an agent is made.
+
+Spec: 000 §21 ("Tool Access During Deliberation", "Agent Mailbox Management
+Tools"), §11.3 (time tools), §8 (memory tools); acceptance LLM-41.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from attn.clock import Clock
+from attn.core.deliberation import DeliberationResult
+from attn.core.focus import Focus
+from attn.errors import InvalidInput
+from attn.models import MAX_MEMORY_QUERY_CHARS
+from attn.store.base import SaveMemory, Store
+from attn.time import Timekeeper
+from attn.tools import CombinedToolset, MailboxToolset, MemoryToolset, TimeToolset, Toolset
+from attn.tools.memory import memory_entry
+
+if TYPE_CHECKING:
+    from attn.runtime.agent import Agent
+
+log = logging.getLogger(__name__)
+
+#: The tools of 000 §21's DELIBERATION_ALLOWED_TOOLS that attn has.
+DELIBERATION_TOOLS = frozenset(
+    {
+        "check_mailbox",
+        "defer_mailbox_item",
+        "drop_mailbox_item",
+        "prioritize_mailbox_item",
+        "update_working_memory",
+        "clear_working_memory",
+        "complete_deliberation",
+        "recall_activity",
+        "memory_search",
+        "memory_save",
+    }
+)
+
+
+def _built_in_names() -> dict[str, str]:
+    return {
+        d.name: cls.__name__
+        for cls in (MailboxToolset, TimeToolset, MemoryToolset)
+        for d in cls.tool_definitions()
+    }
+
+
+def check_user_tools(tools: object) -> tuple[Toolset, ...]:
+    """The user's toolsets for :meth:`attn.runtime.Runtime.add_agent`, checked.
+
+    Args:
+        tools: an iterable of :class:`~attn.tools.Toolset` (e.g. :class:`~attn.tools.Tools`).
+
+    Raises:
+        InvalidInput: not an iterable of toolsets, or a tool name used twice
+            (also one of attn's own tools' names).
+    """
+    if isinstance(tools, str | bytes | Toolset) or not isinstance(tools, Iterable):
+        raise InvalidInput(f"tools must be a list of toolsets, got {type(tools).__name__}")
+    checked = tuple(tools)
+    owners = _built_in_names()
+    for toolset in checked:
+        if not isinstance(toolset, Toolset):
+            raise InvalidInput(f"tools must hold toolsets, got a {type(toolset).__name__}")
+        for name in toolset.names():
+            if name in owners:
+                raise InvalidInput(
+                    f"tool {name!r} of {type(toolset).__name__} is already one of"
+                    f" {owners[name]}'s tools; rename it"
+                )
+            owners[name] = type(toolset).__name__
+    return checked
+
+
+def compose(
+    agent: Agent,
+    store: Store,
+    clock: Clock,
+    keeper: Timekeeper,
+    user_tools: tuple[Toolset, ...],
+    session_id: str | None,
+    *,
+    deliberation: bool = False,
+) -> CombinedToolset:
+    """The agent's brain tools: mailbox, time (results into ``session_id``), memory, the user's.
+
+    With ``deliberation`` only the mailbox and memory tools, which are
+    exactly :data:`DELIBERATION_TOOLS`: no time tools (they start work) and
+    no user tools (000 §21 keeps side effects for the processing phase).
+    """
+    mailbox = MailboxToolset(agent)
+    memory = MemoryToolset(store, agent.name, clock)
+    if deliberation:
+        return CombinedToolset(mailbox, memory)
+    return CombinedToolset(
+        mailbox, TimeToolset(keeper, agent.name, session_id), memory, *user_tools
+    )
+
+
+def session_of(focus: Focus) -> str:
+    """Where time results of the item in focus go: ``metadata.sessionId``, else ``item:<id>``."""
+    item = focus.item
+    session = item.metadata.get("sessionId")
+    return session if isinstance(session, str) else f"item:{item.id}"
+
+
+async def memories_for(store: Store, agent_id: str, text: str, limit: int) -> list[str]:
+    """The agent's memory entries matching the words of ``text`` (its first 1,000
+    characters), best first, as ``"[key] content"`` (``"content"`` without a key).
+
+    Raises:
+        InvalidInput: ``text`` is not text or ``limit`` is not in 1..50.
+    """
+    if not isinstance(text, str):
+        raise InvalidInput(f"text must be a string, got {type(text).__name__}")
+    found = await store.search_memories(agent_id, text[:MAX_MEMORY_QUERY_CHARS], limit)
+    return [m.content if m.key is None else f"[{m.key}] {m.content}" for m in found]
+
+
+def save_longterm(
+    store: Store, clock: Clock, agent_id: str
+) -> Callable[[DeliberationResult], None]:
+    """A triage listener saving a deliberation's ``longterm`` memory updates (000 §21).
+
+    Each update is saved like ``memory_save(content, key)``, write-behind (the
+    loop never waits for it); an invalid one, a full memory or a failed write
+    is logged and skipped, never raised into the loop.
+    """
+
+    def listener(result: DeliberationResult) -> None:
+        for update in result.memory_updates:
+            if update.type != "longterm":
+                continue
+            try:
+                entry = memory_entry(agent_id, update.content, update.key, clock.now())
+            except InvalidInput as exc:
+                log.warning("long-term memory update %r of %s skipped: %s", update.key,
+                            agent_id, exc.message)  # fmt: skip
+                continue
+            store.submit([SaveMemory(entry)]).add_done_callback(
+                functools.partial(_saved, agent_id=agent_id, key=update.key)
+            )
+
+    return listener
+
+
+def _saved(done: asyncio.Future[list[Any]], *, agent_id: str, key: str) -> None:
+    if done.cancelled():
+        return
+    error = done.exception()
+    if error is not None:
+        log.warning("long-term memory update %r of %s failed: %s", key, agent_id, error)
+    elif done.result() == [None]:
+        log.warning("long-term memory update %r of %s skipped: the memory is full", key, agent_id)

@@ -1,0 +1,104 @@
+"""The paged JSON views of one agent's records, as :class:`~attn.runtime.Agent` methods.
+
+A mixin of :class:`~attn.runtime.Agent`: the mailbox timeline, decisions and
+activity logs, read from the store (see :mod:`attn.runtime.views`).
+
+Spec: 000 §5 (the Agent Mind endpoints); acceptance SRV-02.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attn.core.registry import TypeRegistry
+from attn.runtime import views
+from attn.store.base import Store
+
+
+class AgentViews:
+    """What an agent shows of its stored records (mixed into :class:`~attn.runtime.Agent`)."""
+
+    name: str
+    _store: Store
+    _registry: TypeRegistry
+
+    async def mailbox_timeline(
+        self,
+        types: list[str] | None = None,
+        category: str | None = None,
+        statuses: list[str] | None = None,
+        limit: int = views.DEFAULT_ITEM_PAGE,
+        offset: int = 0,
+        cursor: str | None = None,
+    ) -> dict[str, Any]:
+        """The enriched mailbox timeline (000 §5; acceptance SRV-02), read in one
+        store snapshot: ``queued`` (claim order, at most 1,000), ``queueDepth``,
+        ``countsByStatus`` and ``countsByType`` (all the agent's items, not just
+        this page), ``history`` with each item's decisions and activity summary,
+        newest first, ``total`` (history items matching the filters) and
+        ``nextCursor`` (None on the last page).
+
+        Without a status filter, ``history`` holds every item that is not
+        queued (queued items are listed in ``queued``). Every item is in one of
+        the two, also the one being claimed right then.
+
+        Args:
+            types, category, statuses: filters (source types, a category, statuses).
+            limit: page size, 1..1000; a page also ends after about 4 MB of JSON.
+            offset: items to skip (old clients; ``cursor`` does not repeat items).
+            cursor: the ``nextCursor`` of the previous page.
+
+        Raises:
+            InvalidInput: unknown status or category, limit/offset out of range
+                (limit 1..1000, offset 0..10⁹), a malformed cursor, or both cursor
+                and offset. UnknownItemType: unknown type.
+        """
+        return await views.mailbox_timeline(
+            self._store, self._registry, self.name, types, category, statuses, limit, offset, cursor
+        )
+
+    async def decisions(self, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
+        """This agent's decisions, newest first (see :meth:`decision_page` for a cursor).
+
+        Raises:
+            InvalidInput: limit outside 1..1000 or offset outside 0..10⁹.
+        """
+        views.check_page(limit, offset)
+        return [
+            d.to_dict() for d in await self._store.find_decisions(self.name, None, limit, offset)
+        ]
+
+    async def decision_page(
+        self, limit: int = views.DEFAULT_DECISION_PAGE, offset: int = 0, cursor: str | None = None
+    ) -> dict[str, Any]:
+        """One page of the decision timeline, newest first: ``decisions`` and
+        ``nextCursor`` (pass it as ``cursor`` for the next page; None on the last).
+
+        Raises:
+            InvalidInput: limit outside 1..1000, offset outside 0..10⁹, a malformed
+                cursor, or both cursor and offset.
+        """
+        return await views.decision_page(self._store, self.name, limit, offset, cursor)
+
+    async def activity_logs(self, activity_id: str) -> list[dict[str, Any]]:
+        """Every log entry of one of this agent's activities, in order (see
+        :meth:`activity_log_page` for a bounded page).
+
+        Raises:
+            ActivityNotFound: no activity has that id, or it is another agent's.
+        """
+        checked = await views.require_activity(self._store, self.name, activity_id)
+        return [entry.to_dict() for entry in await self._store.find_activity_logs(checked)]
+
+    async def activity_log_page(
+        self, activity_id: str, limit: int = views.DEFAULT_LOG_PAGE, cursor: str | None = None
+    ) -> dict[str, Any]:
+        """One page of an activity's log entries in sequence order: ``logs`` and
+        ``nextCursor``. Content over 1,000,000 characters is cut (``truncated``,
+        ``contentChars``); a page also ends after about 4 MB of JSON.
+
+        Raises:
+            ActivityNotFound: no activity has that id, or it is another agent's.
+            InvalidInput: limit outside 1..1000 or a malformed cursor.
+        """
+        return await views.activity_log_page(self._store, self.name, activity_id, limit, cursor)

@@ -1,0 +1,189 @@
+"""The write ops of the store port: what :meth:`attn.store.base.Store.write` applies.
+
+Each op is a frozen dataclass; its docstring says what it does and what its
+result is. :func:`attn.store._checks.check_write` checks them before any
+backend applies them. Re-exported by :mod:`attn.store.base`, the port.
+
+Spec: 000 §6 (tables), §11.3 (pending callbacks, settings), §8 (memories).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from attn.models import Activity, Decision, ItemStatus, MailboxItem, Memory
+
+if TYPE_CHECKING:
+    from attn.models import ActivityLog, PendingCallback
+
+#: Columns of ``mailbox_items`` that :class:`UpdateItem` may set.
+ITEM_UPDATE_FIELDS = frozenset(
+    {
+        "priority",
+        "status",
+        "payload",
+        "metadata",
+        "started_at",
+        "completed_at",
+        "deferred_until",
+        "merged_into",
+        "attempt",
+        "redelivered",
+        "session",
+        "reason",
+    }
+)
+ACTIVITY_UPDATE_FIELDS = frozenset({"ended_at", "total_tokens", "total_tools", "success", "label"})
+#: Columns of ``pending_callbacks`` that :class:`UpdateCallback` may set.
+CALLBACK_UPDATE_FIELDS = frozenset({"due_at", "status", "claimed_by", "claimed_at", "data"})
+
+
+@dataclass(frozen=True, slots=True)
+class InsertItem:
+    """Insert a new item; the store assigns ``seq``.
+
+    With an ``idempotency_key`` already used by the same agent nothing is
+    inserted and the result is the existing item instead.
+    Result: ``(item, created)``, the stored item (with ``seq``) and whether it is new.
+
+    ``encoded``: the item's payload and metadata already encoded by
+    :func:`attn.jsontext.dumps` from values already checked against
+    :mod:`attn.limits` (the mailbox does both at enqueue), so the store checks
+    them no further (an optimisation; stores may ignore it).
+    """
+
+    item: MailboxItem
+    encoded: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateItem:
+    """Set columns of one item.
+
+    ``only_if_status``: apply only when the stored status is one of these
+    (a guarded transition). Result: True when a row changed.
+    """
+
+    item_id: str
+    values: dict[str, Any]
+    only_if_status: tuple[ItemStatus, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InsertDecision:
+    """Record a decision. Result: None."""
+
+    decision: Decision
+
+
+@dataclass(frozen=True, slots=True)
+class InsertActivity:
+    """Record the start of an activity. Result: None."""
+
+    activity: Activity
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateActivity:
+    """Set columns of one activity. Result: True when a row changed."""
+
+    activity_id: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class InsertLogs:
+    """Append activity log entries. Result: None."""
+
+    logs: tuple[ActivityLog, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InsertCallback:
+    """Persist a new pending callback (000 §11.3). Result: None.
+
+    A callback id that already exists is a :class:`~attn.errors.StoreError`.
+    """
+
+    callback: PendingCallback
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateCallback:
+    """Set columns (:data:`CALLBACK_UPDATE_FIELDS`) of one agent's callback.
+
+    ``only_if_status``: apply only when the stored status is one of these
+    (``"pending"``, ``"claimed"``, ``"resolved"``). ``only_if_due_at``: apply
+    only when the stored ``due_at`` is this instant (a compare-and-set, so two
+    runtimes moving one due time move it once). Result: True when a row changed.
+    """
+
+    callback_id: str
+    agent_id: str
+    values: dict[str, Any]
+    only_if_status: tuple[str, ...] | None = None
+    only_if_due_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteCallback:
+    """Remove one agent's callback. Result: True when a row was removed.
+
+    ``only_if_status``: remove only when the stored status is one of these.
+    """
+
+    callback_id: str
+    agent_id: str
+    only_if_status: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PutAgentSetting:
+    """Insert or replace one per-agent setting (a JSON value). Result: None."""
+
+    agent_id: str
+    name: str
+    value: Any
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SaveMemory:
+    """Save one long-term memory entry of ``memory.agent_id`` (000 §8).
+
+    With a ``key`` the agent already has an entry under, that entry's
+    ``content`` and ``updated_at`` are replaced (its id and ``created_at``
+    stay); otherwise ``memory`` is inserted, unless the agent already keeps
+    :data:`~attn.models.MAX_MEMORIES_PER_AGENT` entries: then nothing is
+    written. Result: the stored :class:`~attn.models.Memory`, or None when
+    the agent's memory is full. A repeated id is a
+    :class:`~attn.errors.StoreError`.
+    """
+
+    memory: Memory
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteMemory:
+    """Remove one of the agent's memory entries. Result: True when one was removed."""
+
+    agent_id: str
+    memory_id: str
+
+
+WriteOp = (
+    InsertItem
+    | UpdateItem
+    | InsertDecision
+    | InsertActivity
+    | UpdateActivity
+    | InsertLogs
+    | InsertCallback
+    | UpdateCallback
+    | DeleteCallback
+    | PutAgentSetting
+    | SaveMemory
+    | DeleteMemory
+)
