@@ -77,6 +77,8 @@ async def test_saving_under_a_key_updates_that_memory(store: Store, clock: FakeC
         ("memory_search", {"query": "q" * 1001}, "at most 1,000 characters"),
         ("memory_search", {"query": "q", "limit": 51}, "limit must be an integer from 1 to 50"),
         ("recall_activity", {"limit": 0}, "limit must be an integer from 1 to 50"),
+        ("recall_activity", {"activity_id": "a\x00"}, "activity_id must be a non-blank string"),
+        ("recall_activity", {"activity_id": "a" * 201}, "at most 200 characters"),
     ],
 )
 async def test_bad_arguments_are_refused_and_change_nothing(

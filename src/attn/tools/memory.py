@@ -21,7 +21,7 @@ from typing import Annotated
 from attn.clock import Clock
 from attn.errors import ActivityNotFound, MemoryFull, shown
 from attn.ids import new_id
-from attn.limits import check_int, check_optional_text, check_text
+from attn.limits import MAX_ID_CHARS, check_id, check_int, check_optional_text, check_text
 from attn.models import (
     MAX_MEMORIES_PER_AGENT,
     MAX_MEMORY_CHARS,
@@ -161,7 +161,7 @@ class MemoryToolset(FunctionToolset):
     @tool
     async def recall_activity(
         self,
-        activity_id: str | None = None,
+        activity_id: Annotated[str | None, Param(min_length=1, max_length=MAX_ID_CHARS)] = None,
         limit: Annotated[int, Param(minimum=1, maximum=MAX_RECALL)] = 10,
     ) -> JSON:
         """Review your past work. Without an activity_id: your most recent activities
@@ -180,12 +180,13 @@ class MemoryToolset(FunctionToolset):
 
         Raises:
             ActivityNotFound: you have no activity with that id.
-            InvalidInput: a limit outside 1..50.
+            InvalidInput: a limit outside 1..50, or an id that is not a
+                non-blank string of at most 200 characters.
         """
         count = check_int(limit, "limit", low=1, high=MAX_RECALL)
         if activity_id is None:
             return {"activities": await self._recent(count)}
-        return await self._logs(activity_id, count)
+        return await self._logs(check_id(activity_id, "activity_id"), count)
 
     async def _recent(self, limit: int) -> list[JSON]:
         query = ItemQuery(self.agent_id, statuses=_WORKED_ON, limit=min(2 * limit, 100))

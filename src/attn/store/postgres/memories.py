@@ -2,7 +2,9 @@
 
 A save is two statements in the write's transaction: the replacement of the
 entry under its key, then, when there is none, an insert guarded by the
-agent's entry count. The search ranks in SQL over the ``words`` column (see
+agent's entry count (under READ COMMITTED two concurrent saves of one agent
+could both pass it at 9,999; one runtime hosts an agent, by the host lock, and
+its loop saves one entry at a time). The search ranks in SQL over the ``words`` column (see
 :mod:`attn.store._memories`); ids order by code point (``COLLATE "C"``), as
 on the other stores. Spec: 000 §8.
 """
