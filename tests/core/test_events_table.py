@@ -12,6 +12,7 @@ WIRE = {
     "STATE_CHANGED": "attention:state-changed",
     "FOCUS_CHANGED": "agent:focus-changed",
     "INCOMPLETE": "agent:incomplete",
+    "TOOL_ERROR": "agent:tool-error",
     "AGENT_CREATED": "agent:created",
     "AGENT_REMOVED": "agent:removed",
     "AGENT_STARTED": "agent:started",

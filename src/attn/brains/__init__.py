@@ -1,10 +1,11 @@
-"""Built-in brains that need no network: ``echo`` and ``script``.
+"""Built-in brains: ``echo`` and ``script`` (no network) and ``llm`` (the tool loop).
 
 A feature package above core: a brain is a :class:`~attn.core.focus.Brain`
 (an async callable given the item and its focus). :func:`build_brain` makes
 one from its name and options as written in ``attn.toml``; every option is
 bounded (``attn.brains.options``) and a bad one raises
-:class:`~attn.errors.OptionError` naming it. LLM brains will live here too.
+:class:`~attn.errors.OptionError` naming it. The ``llm`` brain loads no
+provider SDK until its first model request.
 """
 
 from __future__ import annotations
@@ -12,11 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from attn.brains.echo import EchoBrain
+from attn.brains.llm import LLMBrain
 from attn.brains.script import ScriptBrain
 from attn.core.focus import Brain
 from attn.errors import InvalidInput
 
-BRAINS: dict[str, type[EchoBrain] | type[ScriptBrain]] = {"echo": EchoBrain, "script": ScriptBrain}
+BRAINS: dict[str, type[EchoBrain] | type[ScriptBrain] | type[LLMBrain]] = {
+    "echo": EchoBrain,
+    "script": ScriptBrain,
+    "llm": LLMBrain,
+}
 
 
 def build_brain(name: str, options: dict[str, Any] | None = None) -> Brain:
@@ -36,4 +42,4 @@ def build_brain(name: str, options: dict[str, Any] | None = None) -> Brain:
         raise InvalidInput(f"brain {name!r} does not take those options: {exc}") from exc
 
 
-__all__ = ["BRAINS", "EchoBrain", "ScriptBrain", "build_brain"]
+__all__ = ["BRAINS", "EchoBrain", "LLMBrain", "ScriptBrain", "build_brain"]

@@ -41,6 +41,9 @@ STATE_CHANGED = "attention:state-changed"
 FOCUS_CHANGED = "agent:focus-changed"
 #: A brain call ended without completing its item: ``{"mailboxItemId", "sourceType", "reason"}``.
 INCOMPLETE = "agent:incomplete"
+#: A tool the brain called answered a structured error:
+#: ``{"mailboxItemId", "sourceType", "tool", "error", "message"}`` (000 §20).
+TOOL_ERROR = "agent:tool-error"
 
 # ------------------------------------------------------- agents (runtime)
 

@@ -12,6 +12,7 @@ Spec: 000 §4 (yield points, decisions), §5 (awaitable replies), §20 (marker).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from attn.clock import Clock
+from attn.core.events import TOOL_ERROR
 from attn.core.turns import LoopTurns
 from attn.models import MailboxItem
 from attn.types import JSON
@@ -103,6 +105,14 @@ class AttemptHandle(Protocol):
     stream_closed: bool
     tokens: int
     tools: int
+    #: Set once the work must stop at once (cancel, backstop, stop).
+    cancelled: asyncio.Event
+    #: Why the brain's answer is incomplete, when it said so.
+    incomplete: str | None
+    #: Set when mail arrives, cleared by the yield point that takes it.
+    mail: asyncio.Event
+    #: When the backstop fires, on ``clock.monotonic()`` (inf: not armed).
+    backstop_at: float
 
     async def yield_point(self) -> YieldDecision:
         """The controller's answer about mail that arrived meanwhile."""
@@ -118,6 +128,14 @@ class AttemptHandle(Protocol):
 
     def stream(self, delta: str) -> None:
         """Pass a piece of reply text on (and keep it as partial output)."""
+        ...
+
+    async def checkpoint(self, session: dict[str, Any]) -> None:
+        """Store ``session`` in the item row now, with the buffered log lines."""
+        ...
+
+    def report(self, event_type: str, data: dict[str, Any]) -> None:
+        """Emit an event about the item on the agent's bus."""
         ...
 
 
@@ -218,6 +236,61 @@ class Focus:
         """Send a piece of reply text to a streaming caller (and keep it as partial output)."""
         if self._attempt.live and not self._attempt.stream_closed:
             self._attempt.stream(delta)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the work must stop at once (see :meth:`cancel_signal`)."""
+        return self._attempt.cancelled.is_set()
+
+    def cancel_signal(self) -> asyncio.Event:
+        """An event set when this work must stop at once: a person's cancel (soft
+        or hard), the tier 1 judge's cancel, the backstop or the agent stopping.
+
+        A brain races a model stream against ``signal.wait()`` so the stream is
+        aborted at once (000 §4 cancelActiveStream; LLM-04). Read it, never set it.
+        """
+        return self._attempt.cancelled
+
+    def backstop_remaining_s(self) -> float:
+        """Seconds until the backstop ends this attempt (0 when past; inf when unarmed)."""
+        return max(0.0, self._attempt.backstop_at - self.clock.monotonic())
+
+    def mail_signal(self) -> asyncio.Event:
+        """An event set when mail arrives for the agent during this work, and
+        cleared by the yield point that judges it.
+
+        A brain busy with something long that it can abort (a model stream)
+        may await it and reach :meth:`yield_point` meanwhile, so that a cancel
+        decided there (the tier 1 judge's) stops the stream at once (LLM-04).
+        Read it, never set it; never run two yield points at once.
+        """
+        return self._attempt.mail
+
+    async def checkpoint(self) -> None:
+        """Store :attr:`session` in the item row now, with the buffered log lines.
+
+        Only while this attempt is live and its item processing (otherwise
+        nothing is written). After a crash, restart recovery requeues the item
+        with this session, so the next attempt continues from it: a brain that
+        checkpoints after every step loses at most the step in flight (LLM-05).
+        """
+        if self._attempt.live:
+            await self._attempt.checkpoint(self.session)
+
+    def report_incomplete(self, reason: str) -> None:
+        """Say that this answer is incomplete (a cut or refused model turn, the
+        turn limit): the item completes without a retry, with one
+        ``agent:incomplete`` event carrying the first reason given (000 §20)."""
+        if self._attempt.live and self._attempt.incomplete is None:
+            self._attempt.incomplete = str(reason)[:1000] or "incomplete"
+
+    def report_tool_error(self, tool: str, error: str, message: str) -> None:
+        """Make a tool's structured error visible: an ``agent:tool-error`` event
+        ``{"mailboxItemId", "sourceType", "tool", "error", "message"}`` and an
+        ``error`` activity log entry (000 §20)."""
+        if self._attempt.live:
+            self.log("error", f"tool {tool} failed: {error}: {message}", tool=tool, error=error)
+            self._attempt.report(TOOL_ERROR, {"tool": tool, "error": error, "message": message})
 
 
 class Brain(Protocol):

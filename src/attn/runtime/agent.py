@@ -6,6 +6,7 @@ for fire-and-forget items, ``send_message`` for an awaited reply.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -305,9 +306,13 @@ class Agent(AgentViews):
         """Stop for good and fail every waiting caller with ReplyCancelled.
 
         Later enqueues and messages raise :class:`~attn.errors.UnknownAgent`.
+        A brain with an ``async aclose()`` (the LLM brain's model client) is closed.
         """
         self.mailbox.close()
         await self.controller.close()
+        close = getattr(self.brain, "aclose", None)
+        if close is not None and inspect.iscoroutinefunction(close):
+            await close()  # a model brain's HTTP client (LLMBrain.aclose)
 
     async def wait_idle(self) -> None:
         await self.controller.wait_idle()

@@ -6,6 +6,7 @@ Also tier 1 and tier 2 of triage with a model: :class:`LLMInterruptClassifier`
 Spec: 000 §4, §5, §13.2, §20, §21, §3.5, §24; acceptance LLM-01..41.
 """
 
+from attn.brains.llm.brain import LLMBrain
 from attn.brains.llm.classifier import LLMInterruptClassifier
 from attn.brains.llm.deliberator import DELIBERATION_TOOLS, LLMDeliberator
 from attn.brains.llm.marker import MarkerFilter
@@ -18,6 +19,7 @@ __all__ = [
     "Identity",
     "LLMDeliberator",
     "LLMInterruptClassifier",
+    "LLMBrain",
     "LLMSettings",
     "MarkerFilter",
     "Scenario",

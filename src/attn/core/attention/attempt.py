@@ -57,6 +57,14 @@ class AttemptHost(Protocol):
         """(Re)start ``attempt``'s backstop; longer while a person's answer is awaited."""
         ...
 
+    async def checkpoint(self, attempt: Attempt, session: dict[str, Any]) -> None:
+        """Store ``session`` in ``attempt``'s item row now, with the buffered log lines."""
+        ...
+
+    def report(self, attempt: Attempt, event_type: str, data: dict[str, Any]) -> None:
+        """Emit an event about ``attempt``'s item (``agent:tool-error``) on the agent's bus."""
+        ...
+
 
 class Attempt:
     """State of one brain call. Owned by the attention controller.
@@ -72,19 +80,23 @@ class Attempt:
     __slots__ = (
         "activity_id",
         "backstop",
+        "backstop_at",
         "batch_context",
         "cancel_request",
+        "cancelled",
         "clock",
         "early",
         "final",
         "held",
         "host",
+        "incomplete",
         "interrupt",
         "item",
         "live",
         "log_seq",
         "logged",
         "logs",
+        "mail",
         "merged_ids",
         "partial",
         "quiet",
@@ -120,11 +132,21 @@ class Attempt:
         #: The yield decision that ended the work (preempt or cancel), once made.
         self.final: YieldDecision | None = None
         self.cancel_request: str | None = None
+        #: Set once the work must stop at once (a cancel, the backstop, a stop):
+        #: the brain races its model stream against it (LLM-04).
+        self.cancelled = asyncio.Event()
+        #: Set when mail arrives during the attempt, cleared by the yield point
+        #: that takes it: a brain streaming a model turn judges it meanwhile.
+        self.mail = asyncio.Event()
+        #: Why the brain's answer is incomplete, when it said so (reported once).
+        self.incomplete: str | None = None
         self.held: list[str] = []  # arrivals whose preempt a chat held back
         self.interrupt: Interrupt | None = None
         self.task: asyncio.Task[Any] | None = None
         self.waiter: asyncio.Future[None] | None = None
         self.backstop: TimerHandle | None = None
+        #: When the backstop fires, on ``clock.monotonic()`` (inf: not armed).
+        self.backstop_at = float("inf")
         self.logs: list[ActivityLog] = []
         #: The activity's last log ``seq``, continued across attempts (preempt, resume).
         self.log_seq = log_seq
@@ -199,6 +221,14 @@ class Attempt:
         if self.stream_listener is not None:
             self.stream_listener(delta)
 
+    async def checkpoint(self, session: dict[str, Any]) -> None:
+        """Store ``session`` in the item row now (see :meth:`Focus.checkpoint`)."""
+        await self.host.checkpoint(self, session)
+
+    def report(self, event_type: str, data: dict[str, Any]) -> None:
+        """Emit an event about this attempt's item on the agent's bus."""
+        self.host.report(self, event_type, data)
+
     def end(self, interrupt: Interrupt | None = None) -> None:
         """Wake the controller: the attempt is over (brain done or interrupted)."""
         if self.waiter is not None and self.waiter.done():
@@ -207,6 +237,7 @@ class Attempt:
             self.interrupt = interrupt
             self.live = False
             self.quiet = False
+            self.cancelled.set()
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
 

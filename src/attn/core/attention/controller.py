@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 from attn.clock import Clock
 from attn.config import AgentConfig
 from attn.core.attention import loop, outcomes, writes, yields
 from attn.core.attention.attempt import Attempt, Interrupt
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
-from attn.core.attention.state import ControllerState, focus_id, focus_item
+from attn.core.attention.state import ControllerState, emit, focus_id, focus_item
 from attn.core.deliberation import Deliberator
 from attn.core.events import EventBus
 from attn.core.focus import Brain, Reply, YieldDecision
@@ -174,8 +175,9 @@ class AttentionController:
     def cancel_processing(self, reason: str, *, hard: bool = False) -> str | None:
         """Ask the current work to stop for good (a person's cancel).
 
-        The next yield point answers cancel (also for human chat); with
-        ``hard`` the brain task is cancelled at once. The request is bound to
+        The next yield point answers cancel (also for human chat), and the
+        focus's cancel signal is set so an in-flight model stream is aborted
+        at once (LLM-04); with ``hard`` the brain task is cancelled at once. The request is bound to
         the current item and never leaks onto the next one (CORE-30).
 
         Returns:
@@ -186,6 +188,7 @@ class AttentionController:
             return None
         attempt.cancel_request = reason
         attempt.quiet = False
+        attempt.cancelled.set()  # the brain's model stream is aborted at once (LLM-04)
         if hard:
             attempt.end(Interrupt.CANCELLED)
         return attempt.item.id
@@ -244,3 +247,17 @@ class AttentionController:
         config = self.config
         backstop_s = config.approval_backstop_s if awaiting_approval else config.backstop_s
         loop.arm_backstop(self._s, attempt, backstop_s)
+
+    async def checkpoint(self, attempt: Attempt, session: dict[str, Any]) -> None:
+        """Store ``session`` in ``attempt``'s item row now, with its buffered logs (LLM-05)."""
+        await writes.checkpoint(self._s, attempt, session)
+
+    def report(self, attempt: Attempt, event_type: str, data: dict[str, Any]) -> None:
+        """Emit ``event_type`` about ``attempt``'s item, while the attempt is live."""
+        if attempt.live:
+            item = attempt.item
+            emit(
+                self._s,
+                event_type,
+                {"mailboxItemId": item.id, "sourceType": item.source_type, **data},
+            )

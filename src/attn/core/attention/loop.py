@@ -52,6 +52,7 @@ def on_new_item(s: ControllerState, item: MailboxItem) -> None:
     if attempt is not None:
         s.arrivals.append(item)
         attempt.quiet = False
+        attempt.mail.set()
         classifying = s.classifying
         if classifying is not None and is_user_interaction(item, s.registry):
             classifying.cancel()  # people first: no waiting on a classifier (CORE-75)
@@ -258,6 +259,7 @@ def arm_backstop(s: ControllerState, attempt: Attempt, backstop_s: float) -> Non
     """(Re)start the backstop of ``attempt``: it times out ``backstop_s`` seconds from now."""
     if attempt.backstop is not None:
         attempt.backstop.cancel()
+    attempt.backstop_at = s.clock.monotonic() + backstop_s
     attempt.backstop = s.clock.call_later(backstop_s, lambda: attempt.end(Interrupt.TIMEOUT))
 
 

@@ -139,14 +139,20 @@ def _settle(
             f"brain returned {type(result).__name__}, expected Reply, str or None",
         )
         return
-    incomplete = None
+    # The brain's own word (Focus.report_incomplete) wins: one event, no retry.
+    incomplete = attempt.incomplete
     if reply is not None and s.uses_marker and spec.invokes_llm:
         text, found = strip_marker(reply.text)
         reply = replace(reply, text=text)
         # Chat (a type a person waits on) is never told to write the marker (000 §20).
-        if not found and spec.preemptable:
+        if not found and incomplete is None and spec.preemptable:
             incomplete = "reply lacks the completion marker"
-    if reply is not None and spec.invokes_llm and not reply.text.strip():
+    if (
+        attempt.incomplete is None
+        and reply is not None
+        and spec.invokes_llm
+        and not reply.text.strip()
+    ):
         if not spec.user_interaction:
             _fail(s, batch, attempt, "empty reply")
             return

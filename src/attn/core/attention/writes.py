@@ -11,6 +11,7 @@ Spec: DESIGN.md invariant 5 (commit before answering) and the group-commit choic
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +19,8 @@ from typing import Any
 from attn.core.attention.attempt import Attempt
 from attn.core.attention.outcomes import Batch
 from attn.core.attention.state import ControllerState
-from attn.store.base import InsertLogs
+from attn.models import ItemStatus
+from attn.store.base import InsertLogs, UpdateItem, WriteOp
 
 log = logging.getLogger("attn.attention")
 
@@ -78,3 +80,23 @@ def flush_logs(s: ControllerState, attempt: Attempt) -> None:
 def _log_failure(future: asyncio.Future[list[Any]]) -> None:
     if not future.cancelled() and future.exception() is not None:
         log.error("writing activity logs failed", exc_info=future.exception())
+
+
+async def checkpoint(s: ControllerState, attempt: Attempt, session: dict[str, Any]) -> None:
+    """Store ``session`` in the item row now, with the buffered log lines (LLM-05).
+
+    Only while ``attempt`` is live and its item processing (the write is
+    guarded by the stored status), so a crash later loses at most the work
+    since this call; the item keeps a copy, which a requeue writes again.
+    """
+    if not attempt.live:
+        return
+    item = attempt.item
+    saved = copy.deepcopy(session)
+    item.session = saved
+    ops: list[WriteOp] = [
+        UpdateItem(item.id, {"session": saved}, only_if_status=(ItemStatus.PROCESSING,))
+    ]
+    if attempt.logs:
+        ops.append(InsertLogs(tuple(attempt.take_logs())))
+    await s.mailbox.commit(ops)

@@ -87,6 +87,7 @@ async def yield_point(s: ControllerState, attempt: Attempt) -> YieldDecision:
     arrivals = {i.id: i for i in s.arrivals if queued_now(s, i)}
     s.arrivals.clear()
     attempt.quiet = True
+    attempt.mail.clear()
     if not arrivals and not early:
         return CONTINUE
     set_state(s, AttentionState.DECIDING)
@@ -179,6 +180,8 @@ async def yield_point(s: ControllerState, attempt: Attempt) -> YieldDecision:
         decision = YieldDecision(action, tuple(merged), tuple(evaluated), verdict.reason)
         attempt.final = decision
         attempt.stopper = new
+        if action == YieldAction.CANCEL:
+            attempt.cancelled.set()  # the tier 1 judge's cancel: nothing more streams
         ops.append(
             mailbox.transitions.decision_op(
                 item,
