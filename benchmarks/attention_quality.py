@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/attention_quality.py [--seed 7] [--agents 3]
 [--minutes 10] [--team-minutes 6] [--team-rounds 3] [--restart-at 180] [--keys]
-[--explain 5] [--check]``
+[--llm] [--explain 5] [--check]``
 
 Workloads (each replayed on simulated time through real :class:`attn.Runtime`\\ s):
 
@@ -27,6 +27,11 @@ Modes:
 * ``on+delib``: ``on`` plus a tier 2 deliberator standing in for the model
   (0.4 s of simulated time per deliberation; it batches conversational items
   and completes informational ones inline; it never drops anything).
+* ``on+llm`` (with ``--llm``): ``on`` plus tiers 1 and 2 as the LLM interrupt
+  judge and the LLM deliberator, making real model calls over loopback HTTP to
+  attn's fake provider, which answers like a sensible model from each
+  request's text (``attention_llm.py``); every judge call and deliberation
+  turn counts as a model call (``model/100``).
 
 The figures (defined in ``attention_figures.py``) are measured at the brain:
 what each brain call, yield-point merge and deliberation actually delivered.
@@ -60,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import seeded_traffic
 import team_traffic
 from attention_figures import Check, Figures, checks, compute, percentile
+from attention_llm import LLM_MODE
 from attention_record import RunRecord, Workload, kind_of
 from attention_sim import MODES, run
 from rich.console import Console
@@ -100,7 +106,7 @@ def overview(workload: Workload, figures: dict[str, Figures], console: Console) 
         table.add_row(
             mode,
             f"{rec.brain_calls * fig.per100:.1f}",
-            f"{(rec.brain_calls + rec.deliberations) * fig.per100:.1f}",
+            f"{rec.model_calls * fig.per100:.1f}",
             f"{len(fig.lost_texts)}/{fig.texts}",
             f"{len(fig.violations)} ({fig.violations_any_priority})",
             f"{fig.items_lost} ({fig.items_dropped})",
@@ -139,6 +145,13 @@ def overview(workload: Workload, figures: dict[str, Figures], console: Console) 
         *(str(f.record.brain_calls) for f in figures.values()),
         " / ".join(str(f.record.deliberations) for f in figures.values()),
     )
+    if any(f.record.judge_calls or f.record.deliberation_turns for f in figures.values()):
+        calls.add_row(
+            "model: judge + turns",
+            "",
+            *(f"{f.record.judge_calls} + {f.record.deliberation_turns}" for f in figures.values()),
+            "",
+        )
     console.print(calls)
 
 
@@ -250,7 +263,7 @@ def workloads(args: argparse.Namespace, console: Console) -> list[Workload]:
 
 async def main_async(args: argparse.Namespace) -> bool:
     console = Console(width=max(Console().width, 200))
-    modes = tuple(m for m in MODES if m in args.modes)
+    modes = tuple(m for m in (*MODES, LLM_MODE) if m in args.modes)
     found: list[Check] = []
     all_figures: list[Figures] = []
     for workload in workloads(args, console):
@@ -307,10 +320,15 @@ def main() -> None:
         metavar="N",
         help="show what happened to the first N lost texts and misorders",
     )
+    parser.add_argument(
+        "--llm",
+        action="store_true",
+        help=f"also run mode {LLM_MODE}: tiers 1 and 2 as model calls to the fake provider",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args()
     args.workloads = tuple(args.workloads.split(","))
-    args.modes = tuple(args.modes.split(","))
+    args.modes = tuple(args.modes.split(",")) + ((LLM_MODE,) if args.llm else ())
     ok = asyncio.run(main_async(args))
     sys.exit(1 if args.check and not ok else 0)
 

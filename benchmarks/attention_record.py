@@ -129,6 +129,12 @@ class RunRecord:
     calls_by_kind: dict[str, int] = field(default_factory=dict)
     brain_calls: int = 0
     deliberations: int = 0
+    #: Model calls of the tiers when they run as a model (mode ``on+llm``):
+    #: interrupt-judge calls and deliberation turns.
+    judge_calls: int = 0
+    deliberation_turns: int = 0
+    #: Requests the fake provider answered in that mode (each call went over HTTP).
+    model_requests: int = 0
     executed_steps: int = 0
     kept_steps: int = 0
     items: dict[str, MailboxItem] = field(default_factory=dict)
@@ -143,6 +149,13 @@ class RunRecord:
     #: item id → [(simulated s, decision type, reasoning)], oldest first, for the
     #: items of lost or misordered texts (and the items they were merged into).
     explained: dict[str, list[tuple[float, str, str]]] = field(default_factory=dict)
+
+    @property
+    def model_calls(self) -> int:
+        """Brain calls plus the tiers' model calls: each judge call and deliberation
+        turn when they are a model, else one per (simulated) deliberation."""
+        tiers = self.judge_calls + self.deliberation_turns
+        return self.brain_calls + (tiers if tiers else self.deliberations)
 
     def rows(self) -> dict[int, MailboxItem]:
         """Stimulus index → the stored row its enqueue created."""

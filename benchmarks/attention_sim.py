@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from attention_actors import NoMergeRules, SimBrain, SimDeliberator
+from attention_llm import LLM_MODE, InFlight, ModelTiers
 from attention_record import (
     STIMULUS_KEY,
     Enqueued,
@@ -38,6 +39,7 @@ from attn.store.base import ItemQuery
 from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, MemoryStore, settle
 
+#: The modes run by default; ``attention_llm.LLM_MODE`` (``on+llm``) is asked for by flag.
 MODES = ("off", "on", "on+delib")
 #: Longest simulated drain after the last stimulus before the run counts as stuck.
 MAX_DRAIN_S = 3600.0
@@ -159,26 +161,34 @@ class _Run:
         self.clock = SimClock()
         self.record = RunRecord(mode, workload)
         self.rt: Runtime | None = None
+        self.models = InFlight()
+        self.tiers = ModelTiers(self.record, self.clock, self.models) if mode == LLM_MODE else None
 
     async def open(self) -> Runtime:
         store = TrackedStore(SQLiteStore(self.db) if self.workload.sqlite else MemoryStore())
-        self.clock.stores = [store]
+        self.clock.stores = [store, self.models]  # type: ignore[list-item]
         registry = TypeRegistry()
         for spec in self.workload.types:
             registry.register(spec)
         rt = Runtime(store, clock=self.clock, registry=registry)
         await rt.start()
         for name in self.workload.agents:
-            deliberator = (
+            deliberator: Any = (
                 SimDeliberator(name, self.record, self.clock) if self.mode == "on+delib" else None
             )
-            await rt.add_agent(
+            classifier: Any = None
+            if self.tiers is not None:
+                classifier, deliberator = self.tiers.for_agent(name)
+            agent = await rt.add_agent(
                 name,
                 SimBrain(name, self.record, self.clock),
                 mode_config(self.mode),
                 rules=NoMergeRules(rt.registry) if self.mode == "off" else None,
                 deliberator=deliberator,
+                classifier=classifier,
             )
+            if getattr(deliberator, "host", False) is None:  # until add_agent binds it
+                deliberator.bind_agent(agent)
         self.rt = rt
         return rt
 
@@ -274,6 +284,16 @@ class _Run:
                 item = rec.items.get(item.merged_into)
 
     async def run(self) -> RunRecord:
+        if self.tiers is None:
+            return await self._run()
+        self.tiers.start()
+        try:
+            return await self._run()
+        finally:
+            await self.tiers.close()
+            self.tiers.stop()
+
+    async def _run(self) -> RunRecord:
         started = time.perf_counter()
         workload, rec = self.workload, self.record
         rt = await self.open()

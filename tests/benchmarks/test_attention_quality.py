@@ -19,6 +19,7 @@ sys.path.insert(0, str(BENCH))
 import attention_figures  # noqa: E402
 import seeded_traffic  # noqa: E402
 import team_traffic  # noqa: E402
+from attention_llm import LLM_MODE, deliberate, judge  # noqa: E402
 from attention_record import (  # noqa: E402
     STIMULUS_KEY,
     Delivery,
@@ -164,6 +165,45 @@ async def test_seeded_workload_runs_in_every_mode(tmp_path: Path) -> None:
     }
 
 
+async def test_llm_mode_runs_tiers_1_and_2_as_model_calls_over_http(tmp_path: Path) -> None:
+    workload = seeded_traffic.generate(7, 1, 90)
+    fig = attention_figures.compute(await run(LLM_MODE, workload, tmp_path / "x.db"))
+    rec = fig.record
+    assert rec.drained and rec.stored == len(workload.stimuli)
+    assert rec.judge_calls > 0 and rec.deliberation_turns >= rec.deliberations > 0
+    # Every judge call and deliberation turn was a request the fake provider answered.
+    assert rec.model_requests == rec.judge_calls + rec.deliberation_turns
+    assert rec.model_calls == rec.brain_calls + rec.judge_calls + rec.deliberation_turns
+    assert any(d.how == "deliberation" for d in rec.deliveries)  # inline completions
+    assert not fig.violations
+
+
+def test_the_sensible_model_judges_from_the_new_message_only() -> None:
+    def prompt(new: str) -> str:
+        focus = "## Current work\ncontent:\nstop nothing, wait\n\n"
+        return f"{focus}## New message\ncontent:\n{new}\n\n## Queue"
+
+    assert judge(prompt("please stop publishing")) == "cancel"
+    assert judge(prompt("hold off for now")) == "preempt"
+    assert judge(prompt("thanks, looks good")) == "continue"
+
+
+def test_the_sensible_model_batches_talk_and_acknowledges_updates() -> None:
+    text = "\n".join(
+        [
+            "## Mailbox: 4 item(s) waiting",
+            "- id=h type=task_status_update priority=2 from=x (next by priority): done",
+            "- id=m1 type=a2a_message priority=2 from=bo: hi",
+            "- id=run type=task_status_update priority=2 protected from=x: run",
+            "- id=m2 type=a2a_message priority=2 from=bo: again",
+        ]
+    )
+    decision = deliberate(text)
+    assert decision["process_item_id"] == "m1"
+    assert decision["process_item_ids"] == ["m1", "m2"]
+    assert decision["inline_completed_ids"] == ["h"]  # never the protected trigger
+
+
 @needs_data
 def test_team_workload_keeps_each_real_message_once() -> None:
     events, types = team_traffic.real_events(team_traffic.DATA_DIR)
@@ -226,3 +266,27 @@ def test_command_prints_the_targets_and_exits_0_without_check() -> None:
     assert done.returncode == 0, done.stderr
     assert "Targets" in done.stdout and "texts lost" in done.stdout
     assert "seeded" in done.stdout
+
+
+def test_command_llm_flag_adds_the_model_mode() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "attention_quality.py"),
+            "--minutes",
+            "0.5",
+            "--agents",
+            "1",
+            "--workloads",
+            "seeded",
+            "--modes",
+            "on",
+            "--llm",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert LLM_MODE in done.stdout and "judge + turns" in done.stdout

@@ -174,3 +174,59 @@ async def test_the_server_times_the_close_of_a_hanging_stream_the_client_abandon
         await task
     assert 0 <= await fp.wait_closed(stream) - cancelled_at < 0.1
     assert stream.events_sent == 3 and stream.finished_at is None
+
+
+async def test_an_overloaded_error_event_mid_stream_raises_overloaded_in_the_sdk(
+    fp: FakeProvider, ant: anthropic.AsyncAnthropic
+) -> None:
+    fp.script(Fault.stream_error(after_events=3), Fault.stream_error())
+    seen: list[str] = []
+    stream = await ant.messages.create(model="claude-x", max_tokens=100, messages=USER, stream=True)
+    with pytest.raises(anthropic.APIStatusError) as caught:
+        async for event in stream:
+            seen.append(event.type)
+    assert seen == ["message_start", "content_block_start"]  # + a ping
+    body: Any = caught.value.body
+    assert body["error"]["type"] == "overloaded_error"
+    with pytest.raises(anthropic.OverloadedError):  # not streamed: the plain 529
+        await ant.messages.create(model="claude-x", max_tokens=100, messages=USER)
+
+
+async def test_usage_reports_a_cache_read_only_when_the_marked_prefix_is_unchanged(
+    fp: FakeProvider, ant: anthropic.AsyncAnthropic
+) -> None:
+    fp.script(*[Turn(text="ok")] * 4)
+    system: Any = [
+        {"type": "text", "text": "You are Ada. " * 40, "cache_control": {"type": "ephemeral"}}
+    ]
+    turn_one: Any = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "first", "cache_control": {"type": "ephemeral"}}],
+        }
+    ]
+    first = await ant.messages.create(model="m", max_tokens=5, system=system, messages=turn_one)
+    assert (
+        first.usage.cache_read_input_tokens == 0
+        and (first.usage.cache_creation_input_tokens or 0) > 0
+    )
+
+    # the same prefix plus an appended turn (its breakpoint moved to the new last block)
+    turn_two: Any = [
+        {"role": "user", "content": [{"type": "text", "text": "first"}]},
+        {"role": "assistant", "content": "ok"},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}}],
+        },
+    ]
+    second = await ant.messages.create(model="m", max_tokens=5, system=system, messages=turn_two)
+    assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens
+    assert (second.usage.cache_creation_input_tokens or 0) > 0  # the appended part
+
+    edited: Any = [{**system[0], "text": "You are Bob. " * 40}]
+    third = await ant.messages.create(model="m", max_tokens=5, system=edited, messages=turn_two)
+    assert third.usage.cache_read_input_tokens == 0
+
+    plain = await ant.messages.create(model="m", max_tokens=5, messages=USER)
+    assert (plain.usage.cache_read_input_tokens, plain.usage.cache_creation_input_tokens) == (0, 0)

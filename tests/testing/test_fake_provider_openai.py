@@ -165,3 +165,16 @@ async def test_the_server_times_the_close_of_a_hanging_stream_the_client_abandon
     closed_at = await fp.wait_closed(stream)
     assert 0 <= closed_at - cancelled_at < 0.1
     assert stream.finished_at is None
+
+
+async def test_an_error_in_the_middle_of_a_stream_raises_an_api_error_after_the_first_deltas(
+    fp: FakeProvider, oai: openai.AsyncOpenAI
+) -> None:
+    fp.script(Fault.stream_error(after_events=2, code=500, message="boom", turn=Turn(text="abc")))
+    seen: list[str] = []
+    stream = await oai.chat.completions.create(model="gpt-x", messages=USER, stream=True)
+    with pytest.raises(openai.APIError, match="boom"):
+        async for chunk in stream:
+            seen.append(chunk.choices[0].delta.content or "")
+    assert seen == ["", "a"]
+    assert fp.streams[0].finished_at is not None  # the stream itself ended in good order

@@ -64,6 +64,14 @@ async def test_a_failing_responder_is_a_500_naming_its_error(
         await oai.chat.completions.create(model="m", messages=USER)
 
 
+async def test_a_responder_answer_that_is_no_turn_is_a_500_naming_its_type(
+    fp: FakeProvider, oai: openai.AsyncOpenAI
+) -> None:
+    fp.responder = lambda request: "five"  # type: ignore[assignment,return-value]
+    with pytest.raises(openai.InternalServerError, match="returned str, not a Turn or Fault"):
+        await oai.chat.completions.create(model="m", messages=USER)
+
+
 async def test_unknown_paths_and_methods_are_refused_and_recorded(fp: FakeProvider) -> None:
     async with httpx.AsyncClient(base_url=fp.base_url) as http:
         missing = await http.post("/v1/embeddings", json={})
@@ -170,3 +178,37 @@ async def test_closing_the_provider_ends_a_hanging_stream() -> None:
         async for _ in stream:
             pass
     await client.close()
+
+
+async def test_a_whole_answer_that_hangs_sends_nothing_and_its_close_is_timed(
+    fp: FakeProvider, ant: anthropic.AsyncAnthropic
+) -> None:
+    fp.script(Turn(text="never", hang_after=0))
+    task = asyncio.create_task(
+        ant.messages.create(model="m", max_tokens=5, messages=USER), name="whole-hanging-answer"
+    )
+    record = await fp.wait_streaming()
+    assert not record.request.streamed and record.events_sent == 0
+    cancelled_at = asyncio.get_running_loop().time()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert 0 <= await fp.wait_closed(record) - cancelled_at < 0.1
+
+
+@pytest.mark.parametrize("pace_s", [-0.1, 60.5, float("nan")])
+def test_a_pace_out_of_range_is_refused(pace_s: float) -> None:
+    with pytest.raises(ValueError, match="pace_s"):
+        Turn(text="x", pace_s=pace_s)
+
+
+async def test_a_paced_turn_waits_between_events(fp: FakeProvider, oai: openai.AsyncOpenAI) -> None:
+    """A demo's model types visibly: each event after the first waits ``pace_s``."""
+    fp.script(Turn(text="one two three", chunks=3, pace_s=0.01))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    stream = await oai.chat.completions.create(model="m", messages=USER, stream=True)
+    text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+    assert text == "one two three"
+    events = fp.streams[0].events_sent
+    assert events >= 4 and loop.time() - started >= 0.01 * (events - 1)

@@ -48,6 +48,7 @@ def main(
     epilog=examples(
         "attn serve --port 8765",
         "ATTN_DATABASE_URL=postgresql://127.0.0.1/attn attn serve --config team.toml",
+        "attn serve --demo-llm",
     )
 )
 @handle_errors
@@ -67,24 +68,46 @@ def serve(
             dir_okay=False,
         ),
     ] = None,
+    demo_llm: Annotated[
+        bool,
+        typer.Option(
+            "--demo-llm",
+            help="Host a demo team with the LLM brain on a local fake model (no network, no key).",
+        ),
+    ] = False,
 ) -> None:
     """Run the agents of attn.toml (or a demo team) and the HTTP API until Ctrl+C.
 
     The database comes from ATTN_DATABASE_URL or [database] url, default ./attn.db (SQLite).
     """
     from attn.brains.from_config import brain_problem
-    from attn.config import load_config
+    from attn.config import load_config, parse_config
     from attn.server.serve import ServeInfo, freeze_startup_heap
     from attn.server.serve import serve as run_server
 
-    settings = load_config(config, check_agent=brain_problem)
+    model = None
+    if demo_llm:
+        if config is not None:
+            raise typer.BadParameter("--demo-llm hosts its own team; leave out --config")
+        from attn.testing import FakeProvider
+        from attn.testing.demo_model import demo_responder, demo_team_toml
+
+        model = FakeProvider()
+        model.responder = demo_responder
+        model.start_in_thread()
+        text = demo_team_toml(model.openai_base_url)
+        settings = parse_config(text, source="demo-llm", check_agent=brain_problem)
+    else:
+        settings = load_config(config, check_agent=brain_problem)
     if not settings.agents:
         warn(f"{settings.source} defines no agents ([[agents]] tables); serving none")
 
     def ready(info: ServeInfo) -> None:
         freeze_startup_heap()
         names = ", ".join(info.agents) or "none"
-        where = "demo team" if settings.source == "demo" else settings.source
+        where = {"demo": "demo team", "demo-llm": "LLM demo team"}.get(
+            settings.source, settings.source
+        )
         typer.echo(f"attn {__version__} serving {len(info.agents)} agents ({names}) at {info.url}")
         typer.echo(f"  agents from: {where}")
         typer.echo(f"  database:    {info.database_url}")
@@ -92,13 +115,22 @@ def serve(
         if info.agents:
             first = info.agents[0]
             typer.echo(f"  try:         {hint}attn send {first} 'hello'   (Ctrl+C stops)")
+            if demo_llm:
+                typer.echo(
+                    f"  preempt:     {hint}attn send ada 'write the report' --type a2a_message "
+                    f"--no-wait; {hint}attn send ada 'what is 2+3?'   (watch {info.url}/)"
+                )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 
     # The standard loop, not uvloop: the SQLite store's group commit waits while
     # the loop has ready callbacks, which only the standard loop shows (measured
     # on uvloop: HTTP enqueue about the same, agent processing 12-29% slower).
-    asyncio.run(run_server(settings, host=host, port=port, on_ready=ready))
+    try:
+        asyncio.run(run_server(settings, host=host, port=port, on_ready=ready))
+    finally:
+        if model is not None:
+            model.stop()
 
 
 @app.command(epilog=examples("attn version"))

@@ -36,6 +36,7 @@ from fastapi import APIRouter, Query, Response
 
 from attn.brains import build_brain
 from attn.brains.from_config import brain_problem
+from attn.brains.llm.tiers import build_tiers
 from attn.config import AGENT_CONFIG_FIELDS, AgentSection, DefaultsSection
 from attn.config import resolve_settings as resolve
 from attn.errors import AgentExists, InvalidInput, UnknownAgent
@@ -141,9 +142,16 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
         if any(agent.name == body.agent_id for agent in runtime.agents):
             raise AgentExists(f"agent {body.agent_id!r} is already hosted")
         brain = build_brain(section.brain, dict(section.options))
+        tiers = build_tiers(section.brain, dict(section.options))
         agent = await runtime.add_agent(
-            body.agent_id, brain, agent_config, description=body.description
+            body.agent_id,
+            brain,
+            agent_config,
+            description=body.description,
+            classifier=tiers.classifier,
+            deliberator=tiers.deliberator,
         )
+        tiers.bind(agent)
         response.headers["Location"] = f"/api/agents/{agent.name}"
         if given is not None and given.heartbeat_interval_s is not None:
             # A concurrent DELETE may have removed it already: it was still created.

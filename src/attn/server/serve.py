@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import uvicorn
 
 from attn.brains.from_config import build_brains
+from attn.brains.llm.tiers import build_tiers
 from attn.config import AttnConfig, is_loopback
 from attn.errors import ConfigError, ServeError
 from attn.server.app import create_app
@@ -197,16 +198,23 @@ async def serve(
     check_database_url(database_url)
     # Build every brain before touching the database: a typo fails fast.
     brains = build_brains(config)
+    tiers = [build_tiers(section.brain, dict(section.options)) for section in config.agents]
     sock = bind_socket(host, port)
     try:
         runtime = Runtime(open_store(database_url), time=config.time_config())
         await runtime.start()
         try:
-            for section, brain in zip(config.agents, brains, strict=True):
+            for section, brain, tier in zip(config.agents, brains, tiers, strict=True):
                 agent_config = config.agent_settings(section).agent_config()
-                await runtime.add_agent(
-                    section.name, brain, agent_config, description=section.description
+                agent = await runtime.add_agent(
+                    section.name,
+                    brain,
+                    agent_config,
+                    description=section.description,
+                    classifier=tier.classifier,
+                    deliberator=tier.deliberator,
                 )
+                tier.bind(agent)
             app = create_app(runtime, token=token, agent_defaults=config.defaults, hosts=(host,))
             server = _Server(
                 uvicorn.Config(
@@ -241,6 +249,8 @@ async def serve(
                 raise ServeError(f"the HTTP server did not start on {info.url}")
         finally:
             await runtime.close()
+            for tier in tiers:
+                await tier.aclose()
     finally:
         sock.close()
 

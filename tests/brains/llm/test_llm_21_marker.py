@@ -16,10 +16,11 @@ from attn.models import COMPLETION_MARKER as MARK
 
 @pytest.mark.parametrize("scenario", list(Scenario))
 def test_only_non_chat_scenarios_instruct_the_marker(scenario: Scenario) -> None:
-    chat = scenario is Scenario.CHAT
-    assert uses_marker(scenario) is not chat
-    assert (MARK in instructions(scenario)) is not chat
-    assert (MARK in system_prompt(Identity("alice"), scenario)) is not chat
+    """Chat is read live; deliberation ends with complete_deliberation, not the marker."""
+    without = scenario in (Scenario.CHAT, Scenario.DELIBERATION)
+    assert uses_marker(scenario) is not without
+    assert (MARK in instructions(scenario)) is not without
+    assert (MARK in system_prompt(Identity("alice"), scenario)) is not without
 
 
 def shown(deltas: list[str]) -> tuple[list[str], bool]:

@@ -157,8 +157,9 @@ def scenario_for(item: MailboxItem) -> Scenario:
 
 
 def uses_marker(scenario: Scenario) -> bool:
-    """True when the scenario's instructions ask for the completion marker (all but chat)."""
-    return scenario is not Scenario.CHAT
+    """True when the scenario's instructions ask for the completion marker: all but chat
+    (a person reads it live) and deliberation (it ends with ``complete_deliberation``)."""
+    return scenario not in (Scenario.CHAT, Scenario.DELIBERATION)
 
 
 def instructions(scenario: Scenario) -> str:

@@ -28,7 +28,9 @@ class Answer:
         arguments: each tool call's argument JSON text (the last one cut in
             half when ``truncated``).
         truncated: the last tool call's JSON is cut.
-        usage: ``(input_tokens, output_tokens)`` to report.
+        usage: ``(input_tokens, output_tokens)`` to report (input not counting
+            the cached tokens).
+        cache: ``(cache_creation_input_tokens, cache_read_input_tokens)`` (Anthropic).
     """
 
     turn: Turn
@@ -36,10 +38,16 @@ class Answer:
     arguments: tuple[str, ...]
     truncated: bool
     usage: tuple[int, int]
+    cache: tuple[int, int] = (0, 0)
 
 
 def plan_answer(
-    turn: Turn, request: ReceivedRequest, id_prefix: str, *, truncate: bool = False
+    turn: Turn,
+    request: ReceivedRequest,
+    id_prefix: str,
+    *,
+    truncate: bool = False,
+    cache: tuple[int, int] = (0, 0),
 ) -> Answer:
     """Prepare ``turn`` as an answer to ``request``.
 
@@ -58,10 +66,10 @@ def plan_answer(
     else:
         output = len(turn.text.encode()) + sum(len(a.encode()) for a in arguments)
         usage = (
-            max(1, len(request.raw) // BYTES_PER_TOKEN),
+            max(1, len(request.raw) // BYTES_PER_TOKEN - sum(cache)),
             max(1, output // BYTES_PER_TOKEN),
         )
-    return Answer(turn, ids, tuple(arguments), truncate and bool(arguments), usage)
+    return Answer(turn, ids, tuple(arguments), truncate and bool(arguments), usage, cache)
 
 
 def split(text: str, chunks: int) -> list[str]:

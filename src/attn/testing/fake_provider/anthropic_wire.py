@@ -28,11 +28,12 @@ def _stop_reason(answer: Answer) -> str:
     return "tool_use" if answer.ids else "end_turn"
 
 
-def _usage(input_tokens: int, output_tokens: int) -> JSON:
+def _usage(answer: Answer, output_tokens: int) -> JSON:
+    creation, read = answer.cache
     return {
-        "input_tokens": input_tokens,
-        "cache_creation_input_tokens": 0,
-        "cache_read_input_tokens": 0,
+        "input_tokens": answer.usage[0],
+        "cache_creation_input_tokens": creation,
+        "cache_read_input_tokens": read,
         "output_tokens": output_tokens,
     }
 
@@ -40,7 +41,7 @@ def _usage(input_tokens: int, output_tokens: int) -> JSON:
 def anthropic_events(answer: Answer, body: JSON, request_index: int) -> list[bytes]:
     """The SSE events of ``answer`` to the request ``body``, ``message_stop`` last."""
     turn = answer.turn
-    input_tokens, output_tokens = answer.usage
+    output_tokens = answer.usage[1]
     message: JSON = {
         "id": f"msg_fake{request_index}",
         "type": "message",
@@ -49,7 +50,7 @@ def anthropic_events(answer: Answer, body: JSON, request_index: int) -> list[byt
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": _usage(input_tokens, 1),
+        "usage": _usage(answer, 1),
     }
     events = [sse({"type": "message_start", "message": message}, "message_start")]
     index = 0
@@ -114,5 +115,5 @@ def anthropic_message(answer: Answer, body: JSON, request_index: int) -> JSON:
         "content": content,
         "stop_reason": _stop_reason(answer),
         "stop_sequence": None,
-        "usage": _usage(*answer.usage),
+        "usage": _usage(answer, answer.usage[1]),
     }

@@ -2,8 +2,9 @@
 
 A :class:`Fault` goes in the script like a :class:`~attn.testing.fake_provider.script.Turn`:
 an error status with the API's JSON error body and ``retry-after`` header, an
-overloaded provider, a stream cut before its terminator, or a tool call whose
-argument JSON is cut while the stream ends normally.
+overloaded provider, a stream cut before its terminator, an error event in the
+middle of a stream (HTTP 200, as Anthropic reports overload mid-stream), or a
+tool call whose argument JSON is cut while the stream ends normally.
 
 Spec: issue 12 point 7; acceptance LLM-10..12.
 """
@@ -56,6 +57,7 @@ class FaultKind(StrEnum):
     OVERLOADED = "overloaded"
     CUT_STREAM = "cut_stream"
     TRUNCATED_TOOL_JSON = "truncated_tool_json"
+    STREAM_ERROR = "stream_error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +66,13 @@ class Fault:
 
     Attributes:
         kind: what happens.
-        status_code: the HTTP status (``STATUS``; 0 otherwise).
+        status_code: the HTTP status (``STATUS``), or the error's status
+            (``STREAM_ERROR``: its error type, and the status of a non-streamed answer).
         retry_after: seconds for the ``retry-after`` header; None: no header.
         message: the error body's message; None: a default for the status.
-        after_events: SSE events sent before a ``CUT_STREAM`` stops.
-        turn: what a ``CUT_STREAM`` or ``TRUNCATED_TOOL_JSON`` streams.
+        after_events: SSE events sent before a ``CUT_STREAM`` stops or a
+            ``STREAM_ERROR`` reports its error.
+        turn: what a ``CUT_STREAM``, ``STREAM_ERROR`` or ``TRUNCATED_TOOL_JSON`` streams.
     """
 
     kind: FaultKind
@@ -109,6 +113,35 @@ class Fault:
             raise ValueError(f"after_events must be 0 or more, got {after_events!r}")
         default = Turn(text="This answer never ends because the connection", chunks=5)
         return cls(FaultKind.CUT_STREAM, after_events=after_events, turn=turn or default)
+
+    @classmethod
+    def stream_error(
+        cls,
+        after_events: int = 2,
+        code: int = 529,
+        message: str | None = None,
+        turn: Turn | None = None,
+    ) -> Fault:
+        """Stream ``after_events`` events of ``turn``, then the API's error event
+        (Anthropic ``event: error``, OpenAI a ``data: {"error": ...}`` line) for
+        status ``code`` (529: ``overloaded_error``), then end the stream. A
+        non-streamed request gets the plain error status instead.
+
+        Raises:
+            ValueError: ``after_events`` is negative or ``code`` is not 400 .. 599.
+        """
+        if after_events < 0:
+            raise ValueError(f"after_events must be 0 or more, got {after_events!r}")
+        if not 400 <= code <= 599:
+            raise ValueError(f"an error status is 400 .. 599, got {code!r}")
+        default = Turn(text="This answer stops with an error", chunks=3)
+        return cls(
+            FaultKind.STREAM_ERROR,
+            status_code=code,
+            message=message,
+            after_events=after_events,
+            turn=turn or default,
+        )
 
     @classmethod
     def truncated_tool_json(

@@ -69,12 +69,16 @@ class Turn:
             ``"max_tokens"``, ``"refusal"``, ``"length"``, ``"content_filter"``.
         chunks: how many deltas the text, and each tool call's JSON, is split
             into when streamed (1 .. ``MAX_CHUNKS``).
-        hang_after: stream this many events (SSE ``data`` lines) and then send
+        hang_after: stream this many Server-Sent Events (as sent: OpenAI's
+            first role-only chunk and Anthropic's ``ping`` count) and then send
             nothing more until the client closes the connection (for cancel
-            tests); None: stream the whole answer.
+            tests); None: stream the whole answer. A request that is not
+            streamed then gets nothing at all, not even the headers.
+        pace_s: real seconds between two streamed events (0 .. 60), so a
+            demo's model types at a visible speed; 0 (tests): no wait.
 
     Raises:
-        ValueError: ``chunks`` or ``hang_after`` out of range.
+        ValueError: ``chunks``, ``hang_after`` or ``pace_s`` out of range.
     """
 
     text: str = ""
@@ -83,8 +87,11 @@ class Turn:
     stop: str | None = None
     chunks: int = 3
     hang_after: int | None = None
+    pace_s: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0 <= self.pace_s <= 60:
+            raise ValueError(f"pace_s must be 0 .. 60 seconds, got {self.pace_s!r}")
         if not 1 <= self.chunks <= MAX_CHUNKS:
             raise ValueError(f"chunks must be 1 .. {MAX_CHUNKS}, got {self.chunks!r}")
         if self.hang_after is not None and self.hang_after < 0:
@@ -132,7 +139,8 @@ class ReceivedRequest:
 
 @dataclass(slots=True)
 class StreamRecord:
-    """One streamed answer and its connection's fate, in the server loop's time.
+    """One streamed answer (or a whole one that hangs) and its connection's fate,
+    in the server loop's time.
 
     Times are ``loop.time()`` of the provider's event loop (``time.monotonic()``
     seconds, comparable across threads).

@@ -21,27 +21,25 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Self
 
+from attn.testing.fake_provider import anthropic_wire, openai_wire
 from attn.testing.fake_provider.answers import plan_answer
-from attn.testing.fake_provider.anthropic_wire import anthropic_events, anthropic_message
-from attn.testing.fake_provider.faults import (
-    Fault,
-    FaultKind,
-    anthropic_error,
-    error_answer,
-    openai_error,
-)
+from attn.testing.fake_provider.caching import PromptCache
+from attn.testing.fake_provider.faults import Fault, FaultKind, error_answer
 from attn.testing.fake_provider.http import (
-    LAST_CHUNK,
     MAX_HEAD_BYTES,
     BadHttp,
     HttpRequest,
-    chunk,
     json_response,
     read_request,
-    response_head,
 )
 from attn.testing.fake_provider.observe import Observations
-from attn.testing.fake_provider.openai_wire import openai_completion, openai_events
+from attn.testing.fake_provider.respond import (
+    error_bytes,
+    hang_until_closed,
+    stream_events,
+    whole_bytes,
+    write_stream,
+)
 from attn.testing.fake_provider.script import (
     ReceivedRequest,
     Responder,
@@ -49,13 +47,13 @@ from attn.testing.fake_provider.script import (
     Turn,
     WireProtocol,
 )
-from attn.testing.fake_provider.validation import check_auth, validate
+from attn.testing.fake_provider.validation import Refusal, check_auth, validate
 from attn.types import JSON
 
 __all__ = ["FakeProvider"]
 
 _ROUTES: dict[str, WireProtocol] = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
-_ID_PREFIX = {"openai": "call_", "anthropic": "toolu_"}
+_ID_PREFIX = {"openai": openai_wire.ID_PREFIX, "anthropic": anthropic_wire.ID_PREFIX}
 
 
 class FakeProvider(Observations):
@@ -76,6 +74,7 @@ class FakeProvider(Observations):
         #: Answers requests instead of the script when set.
         self.responder: Responder | None = None
         self._script: deque[Turn | Fault] = deque()
+        self._cache = PromptCache()
         self._server: asyncio.Server | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._handlers: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
@@ -128,6 +127,7 @@ class FakeProvider(Observations):
                 loop.run_until_complete(self.start())
             except BaseException as exc:  # reported to the starting thread
                 failure.append(exc)
+                loop.close()
                 started.set()
                 return
             started.set()
@@ -196,9 +196,13 @@ class FakeProvider(Observations):
         """The answer to ``request``, or why there is none."""
         if self.responder is not None:
             try:
-                return self.responder(request)
+                answer = self.responder(request)
             except Exception as exc:
                 return f"fake provider: the responder failed: {exc!r}"
+            if not isinstance(answer, Turn | Fault):
+                kind = type(answer).__name__
+                return f"fake provider: the responder returned {kind}, not a Turn or Fault"
+            return answer
         with self._lock:
             if self._script:
                 return self._script.popleft()
@@ -219,14 +223,21 @@ class FakeProvider(Observations):
                 try:
                     http = await read_request(reader)
                 except BadHttp as exc:
-                    writer.write(
-                        json_response(
-                            exc.status, openai_error(exc.status, exc.message), {}, keep_alive=False
-                        )
+                    await _send(
+                        writer, error_bytes(None, exc.status, exc.message, keep_alive=False), False
                     )
-                    await writer.drain()
                     break
-                if http is None or not await self._answer(http, reader, writer, streams):
+                if http is None:
+                    break
+                try:
+                    keep = await self._answer(http, reader, writer, streams)
+                except (ConnectionError, asyncio.IncompleteReadError):
+                    raise
+                except Exception as exc:  # a fake provider bug: tell the client, not only the log
+                    message = f"fake provider: internal error: {exc!r}"
+                    await _send(writer, error_bytes(None, 500, message, keep_alive=False), False)
+                    raise
+                if not keep:
                     break
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
@@ -245,114 +256,65 @@ class FakeProvider(Observations):
         """Answer one request; False when the connection must close."""
         protocol = _ROUTES.get(http.path)
         body = _parse(http.body)
-        refusal: tuple[int, str] | None = None
+        keep = http.keep_alive
         if protocol is None:
-            refusal = (404, f"fake provider: no route {http.method} {http.path}")
+            refusal: Refusal | None = (404, f"fake provider: no route {http.method} {http.path}")
         elif http.method != "POST":
             refusal = (405, f"fake provider: {http.path} takes POST, not {http.method}")
         else:
-            refusal = check_auth(protocol, http.headers, self.api_key) or validate(
-                protocol, body, http.body
-            )
+            refusal = check_auth(protocol, http.headers, self.api_key)
+            refusal = refusal or validate(protocol, body, http.body)
         if refusal is not None:
             status, message = refusal
             self._keep(self._received(protocol, http, body, status=status, rejection=message))
-            error = (
-                anthropic_error(status, message)
-                if protocol == "anthropic"
-                else openai_error(status, message)
+            return await _send(
+                writer, error_bytes(protocol, status, message, keep_alive=keep), keep
             )
-            writer.write(json_response(status, error, {}, keep_alive=http.keep_alive))
-            await writer.drain()
-            return http.keep_alive
         assert protocol is not None and body is not None
         pending = self._received(protocol, http, body, status=200, rejection=None)
         answer = self._next(pending)
         if isinstance(answer, str):
             self._keep(replace(pending, status=500))
-            error = (
-                anthropic_error(500, answer)
-                if protocol == "anthropic"
-                else openai_error(500, answer)
-            )
-            writer.write(json_response(500, error, {}, keep_alive=http.keep_alive))
-            await writer.drain()
-            return http.keep_alive
-        if isinstance(answer, Fault) and answer.kind in (FaultKind.STATUS, FaultKind.OVERLOADED):
-            status, error, headers = error_answer(answer, protocol)
+            return await _send(writer, error_bytes(protocol, 500, answer, keep_alive=keep), keep)
+        fault = answer if isinstance(answer, Fault) else None
+        if fault is not None and (
+            fault.kind in (FaultKind.STATUS, FaultKind.OVERLOADED)
+            or (fault.kind is FaultKind.STREAM_ERROR and not pending.streamed)
+        ):
+            status, error, headers = error_answer(fault, protocol)
             self._keep(replace(pending, status=status))
-            writer.write(json_response(status, error, headers, keep_alive=http.keep_alive))
-            await writer.drain()
-            return http.keep_alive
+            return await _send(writer, json_response(status, error, headers, keep_alive=keep), keep)
         request = self._keep(pending)
-        turn = answer.turn if isinstance(answer, Fault) else answer
-        truncate = isinstance(answer, Fault) and answer.kind is FaultKind.TRUNCATED_TOOL_JSON
+        turn = answer if isinstance(answer, Turn) else answer.turn
+        truncate = fault is not None and fault.kind is FaultKind.TRUNCATED_TOOL_JSON
         cut = (
-            answer.after_events
-            if isinstance(answer, Fault) and answer.kind is FaultKind.CUT_STREAM
-            else None
+            fault.after_events if fault is not None and fault.kind is FaultKind.CUT_STREAM else None
         )
-        planned = plan_answer(turn, request, _ID_PREFIX[protocol], truncate=truncate)
-        if not request.streamed:
-            whole = (anthropic_message if protocol == "anthropic" else openai_completion)(
-                planned, body, request.index
-            )
-            data = json_response(200, whole, {}, keep_alive=http.keep_alive)
-            if cut is not None:
-                writer.write(data[: len(data) - len(data) // 4])
-                await writer.drain()
-                return False
-            writer.write(data)
-            await writer.drain()
-            return http.keep_alive
-        events = (anthropic_events if protocol == "anthropic" else openai_events)(
-            planned, body, request.index
-        )
-        return await self._stream(request, events, turn.hang_after, cut, reader, writer, streams)
-
-    async def _stream(
-        self,
-        request: ReceivedRequest,
-        events: list[bytes],
-        hang_after: int | None,
-        cut: int | None,
-        reader: asyncio.StreamReader,
-        writer: asyncio.StreamWriter,
-        streams: list[StreamRecord],
-    ) -> bool:
-        """Write ``events`` as a chunked SSE body; False when the connection must close."""
-        loop = asyncio.get_running_loop()
-        headers = {
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-cache",
-            "transfer-encoding": "chunked",
-            "connection": "keep-alive",
-        }
-        record = StreamRecord(request, started_at=loop.time())
+        cache = self._cache.usage(body) if protocol == "anthropic" else (0, 0)
+        planned = plan_answer(turn, request, _ID_PREFIX[protocol], truncate=truncate, cache=cache)
+        if not request.streamed and turn.hang_after is None:
+            data = whole_bytes(protocol, planned, body, request.index, keep_alive=keep)
+            if cut is not None:  # headers and half the body, then the close
+                head, _, rest = data.partition(b"\r\n\r\n")
+                return await _send(writer, head + b"\r\n\r\n" + rest[: len(rest) // 2], False)
+            return await _send(writer, data, keep)
+        record = StreamRecord(request, started_at=asyncio.get_running_loop().time())
         streams.append(record)
         self._add_stream(record)
-        writer.write(response_head(200, headers))
-        stop_at = len(events) if cut is None else min(cut, len(events) - 1)
-        hanging = hang_after is not None and (cut is None or hang_after <= stop_at)
-        if hang_after is not None and hanging:
-            stop_at = min(hang_after, stop_at)
-        for event in events[:stop_at]:
-            writer.write(chunk(event))
-            record.events_sent += 1
-            await writer.drain()
-        if hanging:
-            record.hanging = True
-            self._notify()
-            while await reader.read(4096):  # a well-behaved client sends nothing more
-                pass
+        if not request.streamed:  # a whole answer that hangs: not even the headers
+            await hang_until_closed(record, reader, self._notify)
             return False
-        if cut is not None:
-            return False
-        writer.write(LAST_CHUNK)
-        await writer.drain()
-        record.finished_at = loop.time()
-        self._notify()
-        return True
+        events = stream_events(protocol, planned, body, request.index, fault)
+        return await write_stream(
+            record,
+            events,
+            hang_after=turn.hang_after,
+            cut=cut,
+            reader=reader,
+            writer=writer,
+            notify=self._notify,
+            pace_s=turn.pace_s,
+        )
 
     def _closed(self, streams: list[StreamRecord]) -> None:
         loop = asyncio.get_running_loop()
@@ -360,6 +322,12 @@ class FakeProvider(Observations):
             if record.closed_at is None:
                 record.closed_at = loop.time()
         self._notify()
+
+
+async def _send(writer: asyncio.StreamWriter, data: bytes, keep_alive: bool) -> bool:
+    writer.write(data)
+    await writer.drain()
+    return keep_alive
 
 
 def _parse(raw: bytes) -> JSON | None:
