@@ -17,9 +17,9 @@ from attn.brains.llm.settings import LLMSettings
 __all__ = [
     "DELIBERATION_TOOLS",
     "Identity",
+    "LLMBrain",
     "LLMDeliberator",
     "LLMInterruptClassifier",
-    "LLMBrain",
     "LLMSettings",
     "MarkerFilter",
     "Scenario",
