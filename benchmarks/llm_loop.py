@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -48,6 +50,8 @@ from attn.testing import FakeProvider, FakeToolCall, ReceivedRequest, Turn
 from attn.tools import Tools
 
 Row = tuple[str, ...]
+#: The variable the benchmark's brains read their (fake) key from.
+KEY_ENV = "ATTN_BENCH_KEY"
 
 
 def _messages(request: ReceivedRequest) -> list[dict[str, Any]]:
@@ -102,7 +106,10 @@ def user_tools() -> Tools:
 
 def brain(fp: FakeProvider, protocol: str, max_turns: int = 50) -> LLMBrain:
     url = fp.openai_base_url if protocol == "openai" else fp.anthropic_base_url
-    return LLMBrain(provider=protocol, model="bench", base_url=url, max_turns=max_turns)
+    os.environ.setdefault(KEY_ENV, "bench-key")  # the fake provider takes any key
+    return LLMBrain(
+        provider=protocol, model="bench", base_url=url, max_turns=max_turns, api_key_env=KEY_ENV
+    )
 
 
 async def _runtime(folder: Path) -> Runtime:
@@ -115,7 +122,7 @@ def _gaps(fp: FakeProvider, first: int) -> list[float]:
     """Server-seen gaps (s) between consecutive answers of one item, from stream ``first`` on."""
     streams = fp.streams[first:]
     gaps = []
-    for before, after in zip(streams, streams[1:], strict=False):
+    for before, after in itertools.pairwise(streams):
         same = _first_user_text(before.request) == _first_user_text(after.request)
         if same and before.finished_at is not None:
             gaps.append(after.started_at - before.finished_at)
@@ -131,8 +138,7 @@ async def attn_gaps(fp: FakeProvider, protocol: str, items: int, turns: int, fol
         )
         first = len(fp.streams)
         for i in range(items):
-            await agent.enqueue("a2a_message", {"content": f"task {i}"})
-            await agent.wait_idle()
+            await agent.send_message(f"task {i}", source_type="a2a_message", sender_id="peer")
         gaps = _gaps(fp, first)
         sample = fp.streams[first].request.body or {}
     finally:
@@ -140,77 +146,109 @@ async def attn_gaps(fp: FakeProvider, protocol: str, items: int, turns: int, fol
     return gaps, sample
 
 
-async def bare_gaps(fp: FakeProvider, protocol: str, items: int, turns: int, sample: Any) -> Any:
-    """The same turns through the bare SDK: attn's system prompt and tools, no attn."""
+async def bare_gaps(
+    fp: FakeProvider, protocol: str, items: int, turns: int, sample: Any, *, raw: bool = False
+) -> list[float]:
+    """The same turns through the bare SDK: attn's system prompt and tools, no attn.
+
+    OpenAI: ``chat.completions.create`` (what a user writes), or with ``raw``
+    the client's own ``post`` with the body as JSON (the path attn's client
+    takes). Anthropic: ``messages.create(stream=True)``, its events read as they come.
+    """
     fp.responder = responder(turns)
     first = len(fp.streams)
     if protocol == "openai":
-        import openai
-
-        oai = openai.AsyncOpenAI(base_url=fp.openai_base_url, api_key="k", max_retries=0)
-        system, tools = sample["messages"][0], sample.get("tools") or []
-        for i in range(items):
-            messages: list[Any] = [system, {"role": "user", "content": f"task {i}"}]
-            for _ in range(turns):
-                stream = await oai.chat.completions.create(
-                    model="bench", messages=messages, tools=tools, stream=True
-                )
-                calls: dict[int, dict[str, str]] = {}
-                async for chunk in stream:
-                    for choice in chunk.choices:
-                        for call in choice.delta.tool_calls or []:
-                            slot = calls.setdefault(call.index, {"id": "", "args": ""})
-                            slot["id"] = call.id or slot["id"]
-                            slot["name"] = (call.function and call.function.name) or slot.get(
-                                "name", ""
-                            )
-                            slot["args"] += (call.function and call.function.arguments) or ""
-                if not calls:
-                    break
-                (call,) = calls.values()
-                json.loads(call["args"])
-                messages.append(
-                    {
-                        "role": "assistant",
-                        "content": "",
-                        "tool_calls": [
-                            {
-                                "id": call["id"],
-                                "type": "function",
-                                "function": {"name": call["name"], "arguments": call["args"]},
-                            }
-                        ],
-                    }
-                )
-                messages.append({"role": "tool", "tool_call_id": call["id"], "content": "{}"})
-        await oai.close()
+        await _bare_openai(fp, items, turns, sample, raw=raw)
     else:
-        import anthropic
-
-        ant = anthropic.AsyncAnthropic(base_url=fp.anthropic_base_url, api_key="k", max_retries=0)
-        system, tools = sample.get("system"), sample.get("tools") or []
-        for i in range(items):
-            history: list[Any] = [{"role": "user", "content": f"task {i}"}]
-            for _ in range(turns):
-                async with ant.messages.stream(
-                    model="bench", max_tokens=1024, system=system, tools=tools, messages=history
-                ) as stream:
-                    message = await stream.get_final_message()
-                uses = [b for b in message.content if b.type == "tool_use"]
-                if not uses:
-                    break
-                history.append({"role": "assistant", "content": [u.model_dump() for u in uses]})
-                history.append(
-                    {
-                        "role": "user",
-                        "content": [
-                            {"type": "tool_result", "tool_use_id": u.id, "content": "{}"}
-                            for u in uses
-                        ],
-                    }
-                )
-        await ant.close()
+        await _bare_anthropic(fp, items, turns, sample)
     return _gaps(fp, first)
+
+
+async def _bare_openai(fp: FakeProvider, items: int, turns: int, sample: Any, *, raw: bool) -> None:
+    import openai
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    oai = openai.AsyncOpenAI(base_url=fp.openai_base_url, api_key="k", max_retries=0)
+    system, tools = sample["messages"][0], sample.get("tools") or []
+    for i in range(items):
+        messages: list[Any] = [system, {"role": "user", "content": f"task {i}"}]
+        for _ in range(turns):
+            body = {"model": "bench", "messages": messages, "tools": tools, "stream": True}
+            if raw:
+                stream: Any = await oai.post(
+                    "/chat/completions",
+                    body=body,
+                    cast_to=ChatCompletion,
+                    stream=True,
+                    stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                )
+            else:
+                stream = await oai.chat.completions.create(**body)
+            calls: dict[int, dict[str, str]] = {}
+            async for chunk in stream:
+                for choice in chunk.choices:
+                    for call in choice.delta.tool_calls or []:
+                        slot = calls.setdefault(call.index, {"id": "", "name": "", "args": ""})
+                        slot["id"] = call.id or slot["id"]
+                        if call.function is not None:
+                            slot["name"] = call.function.name or slot["name"]
+                            slot["args"] += call.function.arguments or ""
+            if not calls:
+                break
+            (call,) = calls.values()
+            json.loads(call["args"])
+            function = {"name": call["name"], "arguments": call["args"]}
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"id": call["id"], "type": "function", "function": function}],
+                }
+            )
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": "{}"})
+    await oai.close()
+
+
+async def _bare_anthropic(fp: FakeProvider, items: int, turns: int, sample: Any) -> None:
+    import anthropic
+
+    ant = anthropic.AsyncAnthropic(base_url=fp.anthropic_base_url, api_key="k", max_retries=0)
+    system, tools = sample.get("system"), sample.get("tools") or []
+    for i in range(items):
+        history: list[Any] = [{"role": "user", "content": f"task {i}"}]
+        for _ in range(turns):
+            stream = await ant.messages.create(
+                model="bench",
+                max_tokens=1024,
+                system=system,
+                tools=tools,
+                messages=history,
+                stream=True,
+            )
+            uses: list[dict[str, Any]] = []
+            async for event in stream:
+                if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                    block = event.content_block
+                    uses.append({"id": block.id, "name": block.name, "json": ""})
+                elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                    uses[-1]["json"] += event.delta.partial_json
+            if not uses:
+                break
+            blocks = [
+                {
+                    "type": "tool_use",
+                    "id": u["id"],
+                    "name": u["name"],
+                    "input": json.loads(u["json"]),
+                }
+                for u in uses
+            ]
+            results = [
+                {"type": "tool_result", "tool_use_id": u["id"], "content": "{}"} for u in uses
+            ]
+            history.append({"role": "assistant", "content": blocks})
+            history.append({"role": "user", "content": results})
+    await ant.close()
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -226,17 +264,26 @@ async def preemption(fp: FakeProvider, protocol: str, folder: Path, *, chat: boo
             "bench", brain(fp, protocol), AgentConfig(coalesce_window_ms=0), tools=[user_tools()]
         )
         first = len(fp.requests)
-        task = await agent.enqueue("a2a_message", {"content": "the ten-turn task"})
+        ids: list[str] = []
+        work = asyncio.ensure_future(
+            agent.send_message(
+                "the ten-turn task",
+                source_type="a2a_message",
+                sender_id="peer",
+                on_enqueued=ids.append,
+            )
+        )
         if chat:
             await fp.wait_requests(first + 5)
-            await agent.enqueue("human_chat", {"content": "a quick question"}, 0, {"senderId": "u"})
-        await agent.wait_idle()
+            await agent.send_message("a quick question", sender_id="person")
+        await work
+        task = ids[0]
         asked = [r for r in fp.requests[first:] if task in _first_user_text(r) and r.accepted]
     finally:
         await runtime.close()
     tokens = sum(len(r.raw) // 4 for r in asked)
     kept = 0
-    for before, after in zip(asked, asked[1:], strict=False):
+    for before, after in itertools.pairwise(asked):
         stable = _messages(before)[:-1]  # the last message is the changing context block
         if json.dumps(_messages(after)[: len(stable)]) == json.dumps(stable):
             kept += 1
@@ -248,18 +295,51 @@ async def cancel_latency(fp: FakeProvider, protocol: str, folder: Path, n: int) 
     runtime = await _runtime(folder)
     out = []
     try:
-        agent = await runtime.add_agent("bench", brain(fp, protocol), AgentConfig(coalesce_window_ms=0))
+        agent = await runtime.add_agent(
+            "bench", brain(fp, protocol), AgentConfig(coalesce_window_ms=0)
+        )
         for i in range(n):
-            await agent.enqueue("a2a_message", {"content": f"long task {i}"})
+            work = asyncio.ensure_future(
+                agent.send_message(f"long task {i}", source_type="a2a_message", sender_id="peer")
+            )
             stream = await fp.wait_streaming()
             asked = time.monotonic()
             await agent.cancel_processing("benchmark cancel")
             closed = await fp.wait_closed(stream)
             out.append(closed - asked)
-            await agent.wait_idle()
+            await work
     finally:
         await runtime.close()
     return out
+
+
+async def overhead_rows(
+    fp: FakeProvider, protocol: str, args: argparse.Namespace, folder: Path
+) -> list[Row]:
+    """Overhead per model turn against each bare loop, runs alternating, medians."""
+    bares = {"openai": [("create()", False), ("post()", True)], "anthropic": [("create()", False)]}
+    figures: dict[str, list[tuple[float, float, float, float]]] = {}
+    await attn_gaps(fp, protocol, 2, args.turns, folder)  # warm up: imports, connections
+    for _ in range(args.runs):
+        gaps, sample = await attn_gaps(fp, protocol, args.items, args.turns, folder)
+        for label, raw in bares[protocol]:
+            bare = await bare_gaps(fp, protocol, args.items, args.turns, sample, raw=raw)
+            figures.setdefault(label, []).append(
+                (_pct(gaps, 0.5), _pct(gaps, 0.99), _pct(bare, 0.5), _pct(bare, 0.99))
+            )
+    rows = []
+    for label, runs in figures.items():
+        a50, a99, b50, b99 = (statistics.median(r[k] for r in runs) * 1000 for k in range(4))
+        rows.append(
+            (
+                protocol,
+                f"overhead per model turn p50 / p99, vs bare SDK {label}",
+                f"{a50 - b50:+.2f} / {a99 - b99:+.2f} ms",
+                "< 1 / < 5 ms",
+                f"turn gap attn {a50:.2f} / {a99:.2f} ms, bare {b50:.2f} / {b99:.2f} ms",
+            )
+        )
+    return rows
 
 
 async def run(args: argparse.Namespace) -> list[Row]:
@@ -270,25 +350,7 @@ async def run(args: argparse.Namespace) -> list[Row]:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             for protocol in protocols:
-                p50s, p99s, attn50, bare50 = [], [], [], []
-                for _ in range(args.runs):
-                    gaps, sample = await attn_gaps(fp, protocol, args.items, args.turns, folder)
-                    bare = await bare_gaps(fp, protocol, args.items, args.turns, sample)
-                    attn50.append(_pct(gaps, 0.5))
-                    bare50.append(_pct(bare, 0.5))
-                    p50s.append(_pct(gaps, 0.5) - _pct(bare, 0.5))
-                    p99s.append(_pct(gaps, 0.99) - _pct(bare, 0.99))
-                ms = 1000
-                rows.append(
-                    (
-                        protocol,
-                        "overhead per model turn p50 / p99",
-                        f"{statistics.median(p50s) * ms:.2f} / {statistics.median(p99s) * ms:.2f} ms",
-                        "< 1 / < 5 ms",
-                        f"gap p50 attn {statistics.median(attn50) * ms:.2f} ms, "
-                        f"bare SDK {statistics.median(bare50) * ms:.2f} ms",
-                    )
-                )
+                rows.extend(await overhead_rows(fp, protocol, args, folder))
                 plain = await preemption(fp, protocol, folder, chat=False)
                 preempted = await preemption(fp, protocol, folder, chat=True)
                 rows.append(
@@ -304,7 +366,8 @@ async def run(args: argparse.Namespace) -> list[Row]:
                     (
                         protocol,
                         "stable prefix byte-identical",
-                        f"{preempted[2]}/{preempted[3]} pairs (uninterrupted {plain[2]}/{plain[3]})",
+                        f"{preempted[2]}/{preempted[3]} pairs "
+                        f"(uninterrupted {plain[2]}/{plain[3]})",
                         "all",
                         "consecutive task requests",
                     )

@@ -85,7 +85,16 @@ class OpenAIChatClient:
         check_request(request)
         kwargs = chat_request(request, official=self._official)
         try:
-            chunks = await self._client.chat.completions.create(**kwargs)
+            # The client's own POST, not ``chat.completions.create``: the body is
+            # already plain JSON, and create()'s type-driven transform of it costs
+            # milliseconds per turn with attn's tool list (benchmarks/llm_loop.py).
+            chunks = await self._client.post(
+                "/chat/completions",
+                body=kwargs,
+                cast_to=self._sdk.types.chat.ChatCompletion,
+                stream=True,
+                stream_cls=self._sdk.AsyncStream[self._sdk.types.chat.ChatCompletionChunk],
+            )
         except Exception as exc:
             if not is_provider_failure(exc, self._sdk):
                 raise
