@@ -37,6 +37,7 @@ acceptance LLM-01..06, LLM-21.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -117,13 +118,17 @@ class LLMBrain:
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
         """Work on ``item`` until the model answers, the turn limit, or a stop."""
-        return await _Loop(self, item, focus).run()
+        work = _Loop(self, item, focus)
+        try:
+            return await work.run()
+        finally:
+            await work.saved(leaving=True)
 
 
 class _Loop:
     """One attempt at one item."""
 
-    __slots__ = ("brain", "conversation", "focus", "item", "marker", "system", "tools")
+    __slots__ = ("brain", "conversation", "focus", "item", "marker", "saving", "system", "tools")
 
     def __init__(self, brain: LLMBrain, item: MailboxItem, focus: Focus) -> None:
         self.brain = brain
@@ -146,6 +151,35 @@ class _Loop:
             conversation = [user(first_message(item, focus.batch, focus.batch_context))]
         self.conversation = conversation
         focus.session["conversation"] = conversation
+        #: The checkpoint being written, if any (see :meth:`checkpoint_soon`).
+        self.saving: asyncio.Task[None] | None = None
+
+    def checkpoint_soon(self) -> None:
+        """Start writing the session now; :meth:`saved` waits for it.
+
+        The write overlaps what needs no durability (a yield point, building
+        the next request); it is awaited before anything with an effect
+        outside (a tool, a model request), so a crash still loses at most the
+        step in flight. Writes commit in the order they were started.
+        """
+        self.saving = asyncio.get_running_loop().create_task(
+            self.focus.checkpoint(), name=f"attn:llm:checkpoint:{self.item.id}"
+        )
+
+    async def saved(self, *, leaving: bool = False) -> None:
+        """Wait until the checkpoint being written is committed.
+
+        ``leaving``: the brain is returning; if its task is being cancelled (the
+        attempt is over, its writes discarded) the write is cancelled instead.
+        """
+        saving, self.saving = self.saving, None
+        if saving is None:
+            return
+        task = asyncio.current_task()
+        if leaving and not saving.done() and task is not None and task.cancelling():
+            saving.cancel()
+            return
+        await saving
 
     async def run(self) -> Reply | None:
         focus = self.focus
@@ -162,7 +196,7 @@ class _Loop:
             if decision.merged:
                 self._hold_merge(decision.merged_text)
             if self._flush_merges():
-                await focus.checkpoint()
+                self.checkpoint_soon()
             turns = int(session.get("turns", 0))
             if turns >= settings.max_turns:
                 focus.report_incomplete(f"reached the limit of {settings.max_turns} model turns")
@@ -185,6 +219,7 @@ class _Loop:
                 messages=len(request.messages),
                 tools=len(specs),
             )
+            await self.saved()  # the session is durable before the request goes out
             marker = MarkerFilter()
             result = await model_turn(
                 self.brain.client,
@@ -202,11 +237,11 @@ class _Loop:
                 focus.stream(tail)
             found = found or marker.found
             self._record(result, turn, found)
-            await focus.checkpoint()
+            self.checkpoint_soon()  # committed before any tool runs or the next request
             stop = result.stop
             action = stop.action if stop is not None else StopAction.INCOMPLETE
             if action == StopAction.TOOLS and result.calls:
-                outcome = await run_tool_calls(result.calls, self.tools, focus, self.conversation)
+                outcome = await run_tool_calls(result.calls, self.tools, focus, self)
                 if outcome.stop is not None:
                     return None
                 if outcome.cancelled:

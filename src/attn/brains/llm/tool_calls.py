@@ -20,6 +20,7 @@ Spec: 000 §4 (yield point after tool results), §20 (tool_error); issue 12 poin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from attn.brains.llm.conversation import tool_result
 from attn.brains.llm.host import ToolProvider
@@ -64,6 +65,20 @@ class ToolsOutcome:
     merged: list[str] = field(default_factory=list)
 
 
+class Saver(Protocol):
+    """The loop's checkpoints (``_Loop`` in :mod:`attn.brains.llm.brain`)."""
+
+    conversation: list[JSON]
+
+    def checkpoint_soon(self) -> None:
+        """Start writing the session."""
+        ...
+
+    async def saved(self) -> None:
+        """Wait until the session being written is committed."""
+        ...
+
+
 def _clip(text: str) -> str:
     return text if len(text) <= MAX_LOGGED_CHARS else text[:MAX_LOGGED_CHARS] + "…"
 
@@ -87,7 +102,7 @@ async def run_tool_calls(
     calls: list[ToolCall],
     tools: ToolProvider | None,
     focus: Focus,
-    conversation: list[JSON],
+    saver: Saver,
 ) -> ToolsOutcome:
     """Run ``calls`` in order, appending each result to ``conversation``.
 
@@ -96,14 +111,17 @@ async def run_tool_calls(
             assistant message).
         tools: the tools offered for this item (None: none).
         focus: the item's focus.
-        conversation: the item's conversation (``focus.session["conversation"]``).
+        saver: the loop: its conversation (``focus.session["conversation"]``) and
+            checkpoints; each tool starts only once the session is committed.
 
     Returns:
         Whether to stop (a preempt or cancel at a yield point, or the cancel
         signal) and the texts merged meanwhile.
     """
     outcome = ToolsOutcome()
+    conversation = saver.conversation
     for call in calls:
+        await saver.saved()  # the call (and earlier results) durable before it runs
         if focus.cancelled:
             outcome.cancelled = True
             return outcome
@@ -126,7 +144,7 @@ async def run_tool_calls(
         )
         focus.report_usage(tools=1)
         conversation.append(tool_result(call.id, call.name, content, is_error=not ok))
-        await focus.checkpoint()
+        saver.checkpoint_soon()
         decision = await focus.yield_point()
         if decision.stop:
             outcome.stop = decision
