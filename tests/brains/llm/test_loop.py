@@ -10,30 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from typing import Any
-
-import pytest
 
 from attn import Runtime
 from attn.core.events import Event
 from attn.models import COMPLETION_MARKER
 from attn.testing import FakeProvider, FakeToolCall, Turn
-from tests.brains.llm.loop_kit import KEY_ENV, Tools, fake_agent, send_soon
+from tests.brains.llm.loop_kit import Tools, fake_agent, send_soon
 
 PROTOCOLS = ["openai", "anthropic"]
-
-
-@pytest.fixture(params=PROTOCOLS)
-def protocol(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(KEY_ENV, "sk-test-fake-key")
-    return str(request.param)
-
-
-@pytest.fixture
-async def fp() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 async def _logs(runtime: Runtime, agent_id: str, item_id: str) -> tuple[Any, list[Any]]:

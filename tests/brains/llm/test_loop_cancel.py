@@ -11,7 +11,7 @@ there, before any further model request or tool.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -22,7 +22,6 @@ from attn.core.events import Event
 from attn.models import COMPLETION_MARKER
 from attn.testing import FakeClock, FakeProvider, FakeToolCall, Turn, eventually
 from tests.brains.llm.loop_kit import (
-    KEY_ENV,
     ScriptedClient,
     Tools,
     fake_agent,
@@ -33,18 +32,6 @@ from tests.brains.llm.loop_kit import (
 
 #: Most seconds between the cancel and the provider seeing its connection close.
 CLOSE_WITHIN_S = 0.1
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def protocol(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(KEY_ENV, "sk-test-fake-key")
-    return str(request.param)
-
-
-@pytest.fixture
-async def fp() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 def _hanging_turn() -> Turn:

@@ -16,7 +16,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -33,18 +33,6 @@ from tests.brains.llm.loop_kit import KEY_ENV, Host, Tools, fake_agent, fake_opt
 
 ROOT = Path(__file__).resolve().parents[3]
 TASK = "add 2 and 3, then report"
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def protocol(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(KEY_ENV, "sk-test-fake-key")
-    return str(request.param)
-
-
-@pytest.fixture
-async def fp() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 def _interrupted_in(raw: bytes) -> bool:

@@ -11,7 +11,6 @@ a tool run.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -20,19 +19,7 @@ from attn import Runtime
 from attn.core.events import Event
 from attn.models import COMPLETION_MARKER
 from attn.testing import FakeClock, FakeProvider, FakeToolCall, Fault, Turn
-from tests.brains.llm.loop_kit import KEY_ENV, fake_agent
-
-
-@pytest.fixture(params=["openai", "anthropic"])
-def protocol(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(KEY_ENV, "sk-test-fake-key")
-    return str(request.param)
-
-
-@pytest.fixture
-async def fp() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
+from tests.brains.llm.loop_kit import fake_agent
 
 
 async def _drive(clock: FakeClock, work: asyncio.Future[Any], step_s: float = 1.0) -> Any:

@@ -28,12 +28,6 @@ PROTOCOLS = ["openai", "anthropic"]
 KEY_ENV = "ATTN_TEST_TIERS_KEY"
 
 
-@pytest.fixture
-async def fp() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
-
-
 @pytest.fixture(params=PROTOCOLS)
 async def client(
     request: pytest.FixtureRequest, fp: FakeProvider, monkeypatch: pytest.MonkeyPatch

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from attn import AgentConfig, Reply, Runtime
@@ -13,12 +11,6 @@ from attn.models import MailboxItem
 from attn.testing import FakeProvider, FakeToolCall, Turn, eventually
 
 KEY_ENV = "ATTN_TEST_TIERS_CONFIG_KEY"
-
-
-@pytest.fixture
-async def fp() -> AsyncIterator[FakeProvider]:
-    async with FakeProvider() as provider:
-        yield provider
 
 
 def test_only_llm_agents_that_name_a_model_get_tiers() -> None:
