@@ -290,6 +290,55 @@ async def preemption(fp: FakeProvider, protocol: str, folder: Path, *, chat: boo
     return len(asked), tokens, kept, max(len(asked) - 1, 0)
 
 
+async def transcript(fp: FakeProvider, protocol: str, folder: Path) -> list[str]:
+    """One preempted-and-resumed conversation as stored: the decisions of both
+    items in order, then the task's saved conversation, message by message."""
+    fp.responder = responder(6)
+    runtime = await _runtime(folder)
+    lines: list[str] = []
+    try:
+        agent = await runtime.add_agent(
+            "ada", brain(fp, protocol), AgentConfig(coalesce_window_ms=0), tools=[user_tools()]
+        )
+        ids: list[str] = []
+        first = len(fp.requests)
+        work = asyncio.ensure_future(
+            agent.send_message(
+                "write the weekly report",
+                source_type="a2a_message",
+                sender_id="lead",
+                on_enqueued=ids.append,
+            )
+        )
+        await fp.wait_requests(first + 3)
+        chat = await agent.send_message("what is 2+3?", sender_id="dana")
+        report = await work
+        decisions = sorted(await agent.decisions(limit=20), key=lambda d: d["createdAt"])
+        lines.append(f"chat reply: {chat.text!r}; report reply: {report.text!r}")
+        for decision in decisions:
+            kind = "report" if decision["mailboxItemId"] == ids[0] else "chat"
+            lines.append(
+                f"decision {decision['decisionType']:<8} {kind:<6} {decision['reasoning']}"
+            )
+        item = await runtime.store.get_item(ids[0])
+        conversation = (item.session or {}).get("conversation", []) if item else []
+        for n, message in enumerate(conversation, 1):
+            calls = [
+                f"{c['name']}({json.dumps(c['arguments'])})" for c in message.get("toolCalls", [])
+            ]
+            text = str(message.get("content", "")).replace("\n", " ")[:90]
+            lines.append(f"{n:>2}. {message['role']:<9} {text} {' '.join(calls)}".rstrip())
+        asked = [r for r in fp.requests[first:] if ids[0] in _first_user_text(r)]
+        turns = sum(1 for m in conversation if m.get("role") == "assistant")
+        lines.append(
+            f"model requests for the report: {len(asked)} for {turns} answered turns "
+            f"({len(asked) - turns} asked again after the preemption)"
+        )
+    finally:
+        await runtime.close()
+    return lines
+
+
 async def cancel_latency(fp: FakeProvider, protocol: str, folder: Path, n: int) -> list[float]:
     fp.responder = responder(10, hang=True)
     runtime = await _runtime(folder)
@@ -387,6 +436,17 @@ async def run(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+async def _print_transcript(args: argparse.Namespace) -> None:
+    fp = FakeProvider().start_in_thread()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            protocol = "anthropic" if args.protocol == "anthropic" else "openai"
+            for line in await transcript(fp, protocol, Path(tmp)):
+                print(line)
+    finally:
+        fp.stop()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -394,7 +454,13 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--cancels", type=int, default=30)
     parser.add_argument("--protocol", choices=["openai", "anthropic", "both"], default="both")
+    parser.add_argument(
+        "--transcript", action="store_true", help="print one preempted-and-resumed conversation"
+    )
     args = parser.parse_args()
+    if args.transcript:
+        asyncio.run(_print_transcript(args))
+        return 0
     rows = asyncio.run(run(args))
     table = Table(title="attn LLM loop vs the bare SDK, fake provider on loopback")
     for column in ("protocol", "figure", "measured", "target", "detail"):
