@@ -44,7 +44,13 @@ from typing import Any
 from attn.brains.llm.conversation import assistant, repair, user
 from attn.brains.llm.host import BrainHost, ToolProvider
 from attn.brains.llm.marker import MarkerFilter
-from attn.brains.llm.prompt import Identity, context_block, first_message, system_prompt
+from attn.brains.llm.prompt import (
+    Identity,
+    context_block,
+    first_message,
+    item_memories,
+    system_prompt,
+)
 from attn.brains.llm.scenarios import scenario_for, uses_marker
 from attn.brains.llm.settings import LLMSettings
 from attn.brains.llm.tool_calls import run_tool_calls, unstorable
@@ -128,7 +134,18 @@ class LLMBrain:
 class _Loop:
     """One attempt at one item."""
 
-    __slots__ = ("brain", "conversation", "focus", "item", "marker", "saving", "system", "tools")
+    __slots__ = (
+        "brain",
+        "conversation",
+        "focus",
+        "item",
+        "marker",
+        "memories",
+        "saving",
+        "searched_chars",
+        "system",
+        "tools",
+    )
 
     def __init__(self, brain: LLMBrain, item: MailboxItem, focus: Focus) -> None:
         self.brain = brain
@@ -150,6 +167,10 @@ class _Loop:
         if not conversation:
             conversation = [user(first_message(item, focus.batch, focus.batch_context))]
         self.conversation = conversation
+        #: The long-term memories shown in the context block, and the length of the
+        #: item's text they were searched for (merges make it longer).
+        self.memories: list[str] | None = None
+        self.searched_chars = 0
         focus.session["conversation"] = conversation
         #: The checkpoint being written, if any (see :meth:`checkpoint_soon`).
         self.saving: asyncio.Task[None] | None = None
@@ -355,7 +376,16 @@ class _Loop:
         host = self.brain._host
         if host is None:
             return None
-        return await context_block(host, self.item, self.focus.clock.now())
+        # Long-term memory changes only through a memory tool (or between items), so
+        # it is searched once per item and again after the model saved a memory.
+        last = next((m for m in reversed(self.conversation) if m.get("role") == "assistant"), {})
+        saved = any(
+            str(call.get("name", "")).startswith("memory_") for call in last.get("toolCalls") or []
+        )
+        if self.memories is None or saved or len(self.item.content) != self.searched_chars:
+            self.memories = await item_memories(host, self.item)
+            self.searched_chars = len(self.item.content)
+        return await context_block(host, self.item, self.focus.clock.now(), self.memories)
 
 
 __all__ = ["TURN_SEPARATOR", "LLMBrain"]

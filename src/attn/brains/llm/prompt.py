@@ -162,7 +162,9 @@ def _describe(item: MailboxItem) -> str:
     return "\n".join(lines) + "\n\n" + (content or "(no text)")
 
 
-async def context_block(host: BrainHost, item: MailboxItem, now: datetime) -> str:
+async def context_block(
+    host: BrainHost, item: MailboxItem, now: datetime, memories: list[str] | None = None
+) -> str:
     """The changing part of a request, sent after the conversation (LLM-22).
 
     Args:
@@ -177,9 +179,12 @@ async def context_block(host: BrainHost, item: MailboxItem, now: datetime) -> st
         (:meth:`~attn.core.working_memory.WorkingMemory.render`) and
         ``## Long-term Memory`` (at most 5 entries matching the item, best first).
         The same for the same queue, memory and ``now``.
+
+    ``memories``: the long-term memories to show, when the caller already has
+    them (:func:`item_memories`); None looks them up.
     """
-    query = (item.content or item.summary)[:MAX_MEMORY_QUERY_CHARS]
-    memories = await host.memories_for(query, MEMORY_LIMIT) if query.strip() else []
+    if memories is None:
+        memories = await item_memories(host, item)
     stamp = now.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     working = host.working_memory.render(now) or "## Working Memory\n\n(empty)"
     return "\n\n".join(
@@ -190,6 +195,12 @@ async def context_block(host: BrainHost, item: MailboxItem, now: datetime) -> st
             _memory_section(memories),
         ]
     )
+
+
+async def item_memories(host: BrainHost, item: MailboxItem) -> list[str]:
+    """The long-term memories whose words match the item's text, best first (at most 5)."""
+    query = (item.content or item.summary)[:MAX_MEMORY_QUERY_CHARS]
+    return await host.memories_for(query, MEMORY_LIMIT) if query.strip() else []
 
 
 def _queue_section(queued: list[MailboxItem], now: datetime) -> str:
