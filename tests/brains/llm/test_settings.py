@@ -4,6 +4,7 @@ naming the option, and nothing is built (issue 12 point 8)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +177,17 @@ def test_a_bad_system_prompt_file(tmp_path: Path, content: bytes, problem: str) 
 def test_a_folder_is_not_a_system_prompt_file(tmp_path: Path) -> None:
     with pytest.raises(OptionError) as info:
         build(system_prompt_file=str(tmp_path))
-    assert info.value.option == "system_prompt_file" and "cannot be read" in str(info.value)
+    assert info.value.option == "system_prompt_file"
+    assert "cannot be read" in str(info.value) or "not a regular file" in str(info.value)
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    """Opening a FIFO would block until someone writes (it once froze a server)."""
+    fifo = tmp_path / "prompt.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OptionError, match="not a regular file") as info:
+        build(system_prompt_file=str(fifo))
+    assert info.value.option == "system_prompt_file"
 
 
 def test_the_key_is_read_from_the_named_variable_when_asked() -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -272,7 +273,15 @@ def _prompt_file(value: object) -> tuple[str | None, str | None]:
         raise OptionError(option, "llm brain system_prompt_file must be a file's path")
     path = Path(path_text)
     try:
-        with path.open("rb") as handle:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (it would hold the
+        # server's event loop); anything but a regular file is then refused.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise OptionError(
+                    option,
+                    f"llm brain system_prompt_file {path_text[:200]!r} is not a regular file",
+                )
             data = handle.read(MAX_PROMPT_FILE_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
