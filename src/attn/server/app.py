@@ -38,6 +38,7 @@ from attn.server.body import JsonBodyRoute
 from attn.server.fastpath import EnqueueFastPath
 from attn.server.handlers import install_error_handlers
 from attn.server.live import install_live
+from attn.server.llm_endpoints import Endpoint
 from attn.server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -67,6 +68,7 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     agent_defaults: DefaultsSection | None = None,
     hosts: Collection[str] = (),
+    llm_endpoints: Collection[Endpoint] = (),
 ) -> FastAPI:
     """Build the API app over ``runtime``.
 
@@ -79,6 +81,9 @@ def create_app(
         agent_defaults: ``[defaults]`` for agents created with ``POST /api/agents``.
         hosts: without a token, ``Host`` names served besides loopback ones
             (``localhost``, ``127.x``, ``::1``); others get 421 (see :class:`HostGuard`).
+        llm_endpoints: the model endpoints an ``llm`` agent created with ``POST
+            /api/agents`` may use (:func:`attn.server.llm_endpoints.configured_endpoints`
+            of the configuration); none by default.
 
     Returns:
         The FastAPI application (an ASGI app).
@@ -110,7 +115,8 @@ def create_app(
         app.add_middleware(HostGuard, hosts=hosts)
 
     # The order routes are added is the order they are matched in.
-    app.include_router(agents_router(runtime, agent_defaults))  # agents (routes_agents)
+    # agents (routes_agents)
+    app.include_router(agents_router(runtime, agent_defaults, llm_endpoints))
     app.include_router(mailbox_router(runtime))  # enqueue, history, chat (routes_mailbox)
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
     install_live(app, runtime)  # /ws, POST /api/agents/{agentId}/chat/stream (attn.server.live)

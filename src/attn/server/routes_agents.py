@@ -30,6 +30,7 @@ Spec: 000 §5 (agents: views, create from config, remove); acceptance SRV-05, SR
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query, Response
@@ -44,6 +45,7 @@ from attn.runtime import views
 from attn.server import schemas_views as shapes
 from attn.server.body import JsonBodyRoute
 from attn.server.errors import VALIDATION_ERROR, ApiError
+from attn.server.llm_endpoints import Endpoint, http_problem
 from attn.server.params import MAX_PAGE, Cursor, Offset
 from attn.server.routes_control import config_view
 from attn.server.schemas import AgentIdPath
@@ -54,7 +56,11 @@ if TYPE_CHECKING:
     from attn.runtime import Runtime
 
 
-def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> APIRouter:
+def agents_router(
+    runtime: Runtime,
+    defaults: DefaultsSection | None = None,
+    llm_endpoints: Collection[Endpoint] = (),
+) -> APIRouter:
     """The routes above, bound to ``runtime``.
 
     Args:
@@ -62,6 +68,8 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
         defaults: the ``[defaults]`` of the server's configuration; agent
             settings the body leaves out come from here (AgentConfig's own
             defaults when None).
+        llm_endpoints: the model endpoints an ``llm`` agent created here may use
+            (see :mod:`attn.server.llm_endpoints`).
 
     Returns:
         The router, for :meth:`fastapi.FastAPI.include_router`.
@@ -131,7 +139,8 @@ def agents_router(runtime: Runtime, defaults: DefaultsSection | None = None) -> 
             options=body.options,
             **overrides,
         )
-        problem = brain_problem(section)
+        problem = http_problem(section.brain, section.options, llm_endpoints)
+        problem = problem or brain_problem(section)
         if problem is not None:
             loc, message = problem
             raise ApiError(422, VALIDATION_ERROR, f"{'.'.join(('body', *loc))}: {message}")

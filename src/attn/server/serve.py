@@ -29,6 +29,7 @@ from attn.brains.llm.tiers import build_tiers
 from attn.config import AttnConfig, is_loopback
 from attn.errors import ConfigError, ServeError
 from attn.server.app import create_app
+from attn.server.llm_endpoints import configured_endpoints
 from attn.server.timeouts import timed_protocol
 from attn.server.ws import MAX_MESSAGE_CHARS
 from attn.store import open_store
@@ -215,7 +216,13 @@ async def serve(
                     deliberator=tier.deliberator,
                 )
                 tier.bind(agent)
-            app = create_app(runtime, token=token, agent_defaults=config.defaults, hosts=(host,))
+            app = create_app(
+                runtime,
+                token=token,
+                agent_defaults=config.defaults,
+                hosts=(host,),
+                llm_endpoints=configured_endpoints(config.agents),
+            )
             server = _Server(
                 uvicorn.Config(
                     app,
