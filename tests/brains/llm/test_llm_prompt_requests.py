@@ -12,6 +12,8 @@ import itertools
 import json
 from typing import Any
 
+import pytest
+
 from attn import AgentConfig, Runtime
 from attn.brains import build_brain
 from attn.models import COMPLETION_MARKER
@@ -137,3 +139,35 @@ async def test_llm_22_only_appended_content_differs_between_requests(
         assert 2 <= len(marks) <= 4  # breakpoints on the stable prefix only
         last = body["messages"][-1]["content"]
         assert "cache_control" not in last[-1]  # never on the context block
+
+
+def _tool_names(request: ReceivedRequest) -> set[str]:
+    tools = (request.body or {}).get("tools") or []
+    return {t["function"]["name"] if "function" in t else t["name"] for t in tools}
+
+
+@pytest.mark.parametrize("shell", [False, True])
+async def test_llm_41_the_work_loop_offers_no_shell_and_no_deliberation_tools(
+    runtime: Runtime, fp: FakeProvider, protocol: str, shell: bool, tmp_path: Any
+) -> None:
+    """``background_exec`` runs commands on the host: offered only when the option says so;
+    ``complete_deliberation`` and ``prioritize_mailbox_item`` belong to deliberation."""
+    brain = build_brain("llm", fake_options(fp, protocol, background_exec=shell))
+    agent = await runtime.add_agent("worker", brain, AgentConfig(coalesce_window_ms=0))
+    marker_file = tmp_path / "ran"
+    fp.script(
+        Turn(tool_calls=[FakeToolCall("background_exec", {"command": f"touch {marker_file}"})]),
+        Turn(tool_calls=[FakeToolCall("complete_deliberation", {"process_item_id": "x"})]),
+        Turn(text="ok"),
+    )
+    await agent.send_message("hello", timeout_s=30)
+    requests = fp.requests
+    names = _tool_names(requests[0])
+    assert {"check_mailbox", "update_working_memory", "memory_search"} <= names
+    assert ("background_exec" in names) is shell
+    assert not names & {"complete_deliberation", "prioritize_mailbox_item"}
+    refused = requests[2].raw.decode()
+    assert "is not offered to you here" in refused  # complete_deliberation, always
+    if not shell:
+        assert "is not offered to you here" in requests[1].raw.decode()
+        assert not marker_file.exists()

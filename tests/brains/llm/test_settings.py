@@ -133,7 +133,7 @@ def test_unknown_and_missing_options() -> None:
             LLMSettings.from_options({k: v for k, v in BASE.items() if k != name})
         assert info.value.option == name
     assert "system_prompt_text" not in option_names()
-    assert option_names()[:2] == ("provider", "model") and len(option_names()) == 13
+    assert option_names()[:2] == ("provider", "model") and len(option_names()) == 14
 
 
 def test_settings_are_frozen() -> None:
@@ -197,3 +197,10 @@ def test_the_key_is_read_from_the_named_variable_when_asked() -> None:
         with pytest.raises(ConfigError) as info:
             settings.read_api_key(environ)
         assert "TEAM_LLM_KEY" in str(info.value) and "k-2" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_background_exec_must_be_a_boolean(value: object) -> None:
+    with pytest.raises(OptionError) as info:
+        build(background_exec=value)
+    assert info.value.option == "background_exec"

@@ -44,6 +44,7 @@ from typing import Any
 from attn.brains.llm.conversation import assistant, repair, user
 from attn.brains.llm.host import BrainHost, ToolProvider
 from attn.brains.llm.marker import MarkerFilter
+from attn.brains.llm.offered import offered
 from attn.brains.llm.prompt import (
     Identity,
     context_block,
@@ -161,7 +162,11 @@ class _Loop:
             else Identity(item.agent_id, "", brain.settings.system_prompt_text)
         )
         self.system = system_prompt(identity, scenario)
-        self.tools: ToolProvider | None = host.tools_for(focus) if host is not None else None
+        self.tools: ToolProvider | None = (
+            offered(host.tools_for(focus), background_exec=brain.settings.background_exec)
+            if host is not None
+            else None
+        )
         saved = focus.session.get("conversation")
         conversation = repair(saved) if isinstance(saved, list) else []
         if not conversation:

@@ -93,6 +93,8 @@ class LLMSettings:
         classifier_max_tokens: its most output tokens, 1..200,000.
         deliberator_model: the tier-2 deliberation's model, as ``classifier_model``.
         deliberator_max_tokens: its most output tokens, 1..200,000.
+        background_exec: offer the model the ``background_exec`` tool, which runs
+            shell commands on this machine (default false: not offered).
         system_prompt_text: the text of ``system_prompt_file`` (not an option).
 
     Raises:
@@ -113,6 +115,7 @@ class LLMSettings:
     classifier_max_tokens: int = 64
     deliberator_model: str | None = None
     deliberator_max_tokens: int = 4096
+    background_exec: bool = False
     system_prompt_text: str | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
@@ -133,6 +136,12 @@ class LLMSettings:
         for name in ("classifier_model", "deliberator_model"):
             value = getattr(self, name)
             checked[name] = None if value is None else _model_name(name, value, same_ok=True)
+        if not isinstance(self.background_exec, bool):
+            raise OptionError(
+                "background_exec",
+                f"llm brain background_exec must be true or false, got "
+                f"{type(self.background_exec).__name__}",
+            )
         path, text = _prompt_file(self.system_prompt_file)
         checked["system_prompt_file"] = path
         checked["system_prompt_text"] = text
