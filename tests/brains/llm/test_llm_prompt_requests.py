@@ -118,6 +118,10 @@ async def test_llm_22_only_appended_content_differs_between_requests(
     assert reply.text.strip() == "Done."  # the blank before the removed marker stays
     requests = fp.requests
     assert [r.accepted for r in requests] == [True, True, True]
+    [activity] = await runtime.store.find_activities("scout", [reply.item_id])
+    logs = await runtime.store.find_activity_logs(activity.id)
+    # The answer of non-chat work is kept where people look: the activity log.
+    assert [log.content for log in logs if str(log.type) == "text"] == [reply.text]
     for before, after in itertools.pairwise(requests):
         stable = _history(before)
         # The stable prefix (tools, system, history) repeats byte for byte...

@@ -41,10 +41,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from attn.brains.llm.conversation import assistant, repair, user
+from attn.brains.llm.conversation import assistant, last_called, repair, user
 from attn.brains.llm.host import BrainHost, ToolProvider
 from attn.brains.llm.marker import MarkerFilter
-from attn.brains.llm.offered import offered
+from attn.brains.llm.offered import offered, tool_specs
 from attn.brains.llm.prompt import (
     Identity,
     context_block,
@@ -54,9 +54,9 @@ from attn.brains.llm.prompt import (
 )
 from attn.brains.llm.scenarios import scenario_for, uses_marker
 from attn.brains.llm.settings import LLMSettings
-from attn.brains.llm.tool_calls import run_tool_calls, unstorable
+from attn.brains.llm.tool_calls import MAX_LOGGED_CHARS, run_tool_calls, unstorable
 from attn.brains.llm.turn import TurnResult, model_turn
-from attn.brains.providers.base import ModelClient, ModelRequest, StopAction, ToolSpec
+from attn.brains.providers.base import ModelClient, ModelRequest, StopAction
 from attn.brains.providers.retry import RetryPolicy
 from attn.core.focus import Focus, Reply
 from attn.models import COMPLETION_MARKER, MailboxItem
@@ -212,7 +212,7 @@ class _Loop:
         settings = self.brain.settings
         session = focus.session
         found = bool(session.get("markerFound", False))
-        specs = self._tool_specs()
+        specs = tool_specs(self.tools)
         while True:
             decision = await focus.yield_point()  # before every model request
             if decision.stop:
@@ -226,7 +226,7 @@ class _Loop:
             turns = int(session.get("turns", 0))
             if turns >= settings.max_turns:
                 focus.report_incomplete(f"reached the limit of {settings.max_turns} model turns")
-                return Reply(self._answer())
+                return self._reply()
             turn = turns + 1
             request = ModelRequest(
                 model=settings.model,
@@ -284,7 +284,7 @@ class _Loop:
                 focus.report_incomplete(f"the model stopped early ({reason})")
             elif self.marker and not found:
                 focus.report_incomplete("reply lacks the completion marker")
-            return Reply(self._answer())
+            return self._reply()
 
     def _hold_merge(self, text: str) -> None:
         """Keep merged text (in the session) until the conversation may take it."""
@@ -356,6 +356,14 @@ class _Loop:
 
         return on_text
 
+    def _reply(self) -> Reply:
+        """The reply, also kept in the activity log (non-chat answers are seen there)."""
+        answer = self._answer()
+        self.focus.log(
+            "text", answer[:MAX_LOGGED_CHARS] if len(answer) > MAX_LOGGED_CHARS else answer
+        )
+        return Reply(answer)
+
     def _answer(self) -> str:
         """The model's text since the last user message, marker removed."""
         texts: list[str] = []
@@ -369,24 +377,13 @@ class _Loop:
                     texts.append(text)
         return TURN_SEPARATOR.join(reversed(texts))
 
-    def _tool_specs(self) -> list[ToolSpec]:
-        if self.tools is None:
-            return []
-        return [
-            ToolSpec(str(s.get("name")), str(s.get("description", "")), s.get("parameters", {}))
-            for s in self.tools.schemas()
-        ]
-
     async def _context(self) -> str | None:
         host = self.brain._host
         if host is None:
             return None
         # Long-term memory changes only through a memory tool (or between items), so
         # it is searched once per item and again after the model saved a memory.
-        last = next((m for m in reversed(self.conversation) if m.get("role") == "assistant"), {})
-        saved = any(
-            str(call.get("name", "")).startswith("memory_") for call in last.get("toolCalls") or []
-        )
+        saved = last_called(self.conversation, "memory_")
         if self.memories is None or saved or len(self.item.content) != self.searched_chars:
             self.memories = await item_memories(host, self.item)
             self.searched_chars = len(self.item.content)

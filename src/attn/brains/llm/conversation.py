@@ -88,9 +88,23 @@ def repair(messages: list[JSON]) -> list[JSON]:
     return repaired
 
 
+def last_called(messages: list[JSON], prefix: str) -> bool:
+    """True when the last assistant message called a tool whose name starts with ``prefix``."""
+    last = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
+    return any(str(call.get("name", "")).startswith(prefix) for call in last.get("toolCalls") or [])
+
+
 def unanswered(messages: list[JSON]) -> bool:
     """True when a tool call of ``messages`` has no result (see :func:`repair`)."""
     return repair(messages) != messages
 
 
-__all__ = ["INTERRUPTED_RESULT", "assistant", "repair", "tool_result", "unanswered", "user"]
+__all__ = [
+    "INTERRUPTED_RESULT",
+    "assistant",
+    "last_called",
+    "repair",
+    "tool_result",
+    "unanswered",
+    "user",
+]

@@ -15,6 +15,7 @@ Spec: 000 §21 (tool access), issue 12 point 5.
 from __future__ import annotations
 
 from attn.brains.llm.host import ToolProvider
+from attn.brains.providers.base import ToolSpec
 from attn.errors import shown
 from attn.types import JSON
 
@@ -51,4 +52,14 @@ def offered(tools: ToolProvider, *, background_exec: bool) -> OfferedTools:
     )
 
 
-__all__ = ["DELIBERATION_ONLY", "SHELL_TOOLS", "OfferedTools", "offered"]
+def tool_specs(tools: ToolProvider | None) -> list[ToolSpec]:
+    """The tools as the model request lists them (none for None)."""
+    if tools is None:
+        return []
+    return [
+        ToolSpec(str(s.get("name")), str(s.get("description", "")), s.get("parameters", {}))
+        for s in tools.schemas()
+    ]
+
+
+__all__ = ["DELIBERATION_ONLY", "SHELL_TOOLS", "OfferedTools", "offered", "tool_specs"]
