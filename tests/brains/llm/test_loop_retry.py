@@ -17,7 +17,8 @@ import pytest
 
 from attn import Runtime
 from attn.core.events import Event
-from attn.models import COMPLETION_MARKER
+from attn.errors import ReplyCancelled
+from attn.models import COMPLETION_MARKER, ItemStatus
 from attn.testing import FakeClock, FakeProvider, FakeToolCall, Fault, Turn
 from tests.brains.llm.loop_kit import fake_agent
 
@@ -90,16 +91,25 @@ async def test_llm_11_at_most_4_tries_then_attns_retry_policy(
     assert len(await _retry_logs(runtime, stored.id)) == 9  # 3 retries in each attempt
 
 
-async def test_llm_11_a_400_is_not_retried(
-    runtime: Runtime, clock: FakeClock, fp: FakeProvider, protocol: str
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+async def test_llm_11_a_refusal_is_not_retried(
+    runtime: Runtime, clock: FakeClock, fp: FakeProvider, protocol: str, status: int
 ) -> None:
-    fp.script(Fault.status(400), Turn(text=f"Second attempt. {COMPLETION_MARKER}"))
+    """Neither a turn nor an attempt: another try would be refused the same way."""
+    fp.script(Fault.status(status), Turn(text=f"never asked. {COMPLETION_MARKER}"))
     agent, _brain, _tools = await fake_agent(runtime, fp, protocol)
-    reply = await _drive(clock, _task(agent))
-    assert reply.text.startswith("Second attempt.")
-    assert await _retry_logs(runtime, reply.item_id) == []
-    item = await runtime.store.get_item(reply.item_id)
-    assert item is not None and item.attempt == 2  # the failed attempt counted (CORE-41)
+    ids: list[str] = []
+    work = asyncio.ensure_future(
+        agent.send_message(
+            "do the work", source_type="a2a_message", sender_id="boss", on_enqueued=ids.append
+        )
+    )
+    with pytest.raises(ReplyCancelled, match="not retried"):
+        await _drive(clock, work)
+    assert len(fp.requests) == 1
+    assert await _retry_logs(runtime, ids[0]) == []
+    item = await runtime.store.get_item(ids[0])
+    assert item is not None and item.attempt == 1 and item.status == ItemStatus.DROPPED
 
 
 async def test_llm_11_no_wait_past_the_backstop(
@@ -148,3 +158,17 @@ async def test_llm_12_truncated_tool_json_never_runs_the_tool(
     assert reply.text.startswith("5.")
     assert tools.calls == [("add", {"a": 2, "b": 3})]
     assert len(await _retry_logs(runtime, reply.item_id)) == 1
+
+
+async def test_a_missing_key_fails_the_item_once_naming_the_variable(
+    runtime: Runtime, clock: FakeClock, fp: FakeProvider
+) -> None:
+    """Anthropic needs its key (an OpenAI-compatible base_url may go without one)."""
+    agent, _brain, _tools = await fake_agent(
+        runtime, fp, "anthropic", api_key_env="NO_SUCH_KEY_VAR"
+    )
+    work = _task(agent)
+    with pytest.raises(ReplyCancelled, match="NO_SUCH_KEY_VAR") as info:
+        await _drive(clock, work)
+    assert "not retried" in str(info.value)
+    assert fp.requests == []  # nothing was sent, and nothing was tried again

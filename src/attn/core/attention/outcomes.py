@@ -23,7 +23,7 @@ from attn.core.attention.state import ControllerState, decision_context, emit
 from attn.core.events import INCOMPLETE
 from attn.core.focus import Focus, Reply, YieldAction
 from attn.core.item_type import ItemType
-from attn.errors import ReplyCancelled
+from attn.errors import InvalidInput, ModelError, ReplyCancelled
 from attn.models import COMPLETION_MARKER, DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertLogs, UpdateActivity, WriteOp
 
@@ -98,7 +98,13 @@ def finish(
             s.mailbox.transitions.defer_ops(item, s.clock.now(), f"preempted: {final.reason}")
         )
     elif error is not None:
-        _fail(s, batch, attempt, f"brain raised {type(error).__name__}: {error}")
+        _fail(
+            s,
+            batch,
+            attempt,
+            f"brain raised {type(error).__name__}: {error}",
+            final=_hopeless(error),
+        )
     else:
         _settle(s, batch, attempt, spec, result)
     if attempt.siblings and item.status != ItemStatus.COMPLETED:
@@ -184,11 +190,25 @@ def complete(
     batch.after.append(lambda: resolve(s, ids, reply=answer))
 
 
-def _fail(s: ControllerState, batch: Batch, attempt: Attempt, reason: str) -> None:
+def _hopeless(error: BaseException) -> bool:
+    """True for a failure another attempt cannot mend: a provider's refusal (400, 401,
+    403, 404: ``ModelError`` not retryable) or bad input such as a missing API key."""
+    if isinstance(error, ModelError):
+        return not error.retryable
+    return isinstance(error, InvalidInput)
+
+
+def _fail(
+    s: ControllerState, batch: Batch, attempt: Attempt, reason: str, *, final: bool = False
+) -> None:
     item = attempt.item
     mailbox = s.mailbox
-    if item.attempt >= s.config.max_attempts:
-        reason = f"{reason}; gave up after {item.attempt} attempts"
+    if final or item.attempt >= s.config.max_attempts:
+        reason = (
+            f"{reason}; not retried (another attempt would fail the same way)"
+            if final and item.attempt < s.config.max_attempts
+            else f"{reason}; gave up after {item.attempt} attempts"
+        )
         batch.ops.extend(mailbox.transitions.drop_ops(item, reason))
         batch.ops.append(
             mailbox.transitions.decision_op(
