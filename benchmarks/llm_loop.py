@@ -46,7 +46,7 @@ from attn import AgentConfig, Runtime
 from attn.brains.llm import LLMBrain
 from attn.models import COMPLETION_MARKER
 from attn.store.sqlite import SQLiteStore
-from attn.testing import FakeProvider, FakeToolCall, ReceivedRequest, Turn
+from attn.testing import FakeProvider, FakeToolCall, MemoryStore, ReceivedRequest, Turn
 from attn.tools import Tools
 
 Row = tuple[str, ...]
@@ -112,7 +112,15 @@ def brain(fp: FakeProvider, protocol: str, max_turns: int = 50) -> LLMBrain:
     )
 
 
+#: The store the agents run on: "sqlite" (a file on disk, the default) or "memory".
+STORE = {"kind": "sqlite"}
+
+
 async def _runtime(folder: Path) -> Runtime:
+    if STORE["kind"] == "memory":
+        runtime = Runtime(MemoryStore())
+        await runtime.start()
+        return runtime
     runtime = Runtime(SQLiteStore(folder / f"attn-{time.monotonic_ns()}.db"))
     await runtime.start()
     return runtime
@@ -454,15 +462,17 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--cancels", type=int, default=30)
     parser.add_argument("--protocol", choices=["openai", "anthropic", "both"], default="both")
+    parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite")
     parser.add_argument(
         "--transcript", action="store_true", help="print one preempted-and-resumed conversation"
     )
     args = parser.parse_args()
+    STORE["kind"] = args.store
     if args.transcript:
         asyncio.run(_print_transcript(args))
         return 0
     rows = asyncio.run(run(args))
-    table = Table(title="attn LLM loop vs the bare SDK, fake provider on loopback")
+    table = Table(title=f"attn LLM loop ({args.store} store) vs the bare SDK, fake provider")
     for column in ("protocol", "figure", "measured", "target", "detail"):
         table.add_column(column)
     for row in rows:
