@@ -157,7 +157,7 @@ def test_anthropic_cache_counts_from_the_sdks_own_event_types() -> None:
         ),
         types.RawMessageStopEvent.model_validate({"type": "message_stop"}),
     ]
-    events = [event for item in raw if (event := turn.take(item)) is not None]
+    events = [event for item in raw for event in turn.take(item)]
     events += turn.finish()
     assert events == [
         TextDelta("ok"),

@@ -14,107 +14,44 @@ Spec: 000 §4, issue 12 point 1; acceptance LLM-04, LLM-10 .. LLM-13, LLM-22.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 from attn import jsontext
 from attn.brains.providers.anthropic_wire import messages_request
 from attn.brains.providers.base import ModelEvent, ModelRequest, Usage
-from attn.brains.providers.neutral import check_request, require_sdk
-from attn.brains.providers.sdk_errors import is_provider_failure, to_model_error
+from attn.brains.providers.sdk_client import SDKClient
 from attn.brains.providers.stop_reasons import anthropic_stop
 from attn.brains.providers.streamed import StreamedTurn, token_count
-from attn.clock import SYSTEM_CLOCK, Clock
-from attn.errors import ModelError, ModelStreamError
+from attn.errors import ModelStreamError
 
 #: The official API, used when no ``base_url`` is given.
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
 
-class AnthropicMessagesClient:
+class AnthropicMessagesClient(SDKClient):
     """A :class:`~attn.brains.providers.base.ModelClient` for Anthropic Messages.
 
-    Args:
-        api_key: the key (from the environment; see
-            :func:`attn.brains.providers.factory.make_client`). Never logged
-            or shown: errors blank it out.
-        base_url: another endpoint (a proxy, the fake provider); None for
-            api.anthropic.com.
-        timeout_s: the SDK's timeout for connecting and for each read, in seconds.
-        clock: the time source (for ``retry-after`` dates).
+    Args (see :class:`~attn.brains.providers.sdk_client.SDKClient`): ``api_key``;
+    ``base_url``, another endpoint such as a proxy or the fake provider (None
+    for api.anthropic.com); ``timeout_s``; ``clock``.
 
     Raises:
         InvalidInput: the ``anthropic`` SDK is not installed (``pip install 'attn[anthropic]'``).
     """
 
     provider = "anthropic"
+    default_url = ANTHROPIC_BASE_URL
 
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        base_url: str | None = None,
-        timeout_s: float = 60.0,
-        clock: Clock = SYSTEM_CLOCK,
-    ) -> None:
-        self._sdk = require_sdk("anthropic")
-        self._api_key = api_key
-        self._clock = clock
-        self.base_url = base_url or ANTHROPIC_BASE_URL
-        # An explicit key and base_url: the SDK consults no ANTHROPIC_* credential.
-        self._client: Any = self._sdk.AsyncAnthropic(
+    def _make(self, api_key: str, timeout_s: float) -> Any:
+        return self._sdk.AsyncAnthropic(
             api_key=api_key, base_url=self.base_url, max_retries=0, timeout=timeout_s
         )
 
-    def __repr__(self) -> str:
-        return f"AnthropicMessagesClient(base_url={self.base_url!r})"
+    async def _open(self, request: ModelRequest) -> Any:
+        return await self._client.messages.create(**messages_request(request))
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
-        """Stream one turn (see :class:`~attn.brains.providers.base.ModelClient`).
-
-        Iterate it inside ``contextlib.aclosing`` (or ``aclose()`` it) so that
-        leaving early closes the HTTP response at once.
-
-        Raises:
-            InvalidInput: the request is malformed (nothing was sent).
-            ModelError: the server refused or failed.
-            ModelStreamError: the stream was cut or a tool call's JSON was bad.
-        """
-        check_request(request)
-        kwargs = messages_request(request)
-        try:
-            events = await self._client.messages.create(**kwargs)
-        except Exception as exc:
-            if not is_provider_failure(exc, self._sdk):
-                raise
-            raise self._error(exc) from None
-        turn = _AnthropicTurn(request)
-        async with events:  # closes the response on cancel, error or early exit
-            try:
-                async for event in events:
-                    delta = turn.take(event)
-                    if delta is not None:
-                        yield delta
-            except Exception as exc:
-                if not is_provider_failure(exc, self._sdk):
-                    raise
-                raise self._error(exc, streaming=True) from None
-        for closing in turn.finish():
-            yield closing
-
-    async def aclose(self) -> None:
-        """Close the HTTP client and its connections."""
-        await self._client.close()
-
-    def _error(self, exc: Exception, *, streaming: bool = False) -> ModelError:
-        return to_model_error(
-            exc,
-            self._sdk,
-            provider=self.provider,
-            secrets=(self._api_key,),
-            now=self._clock.now(),
-            streaming=streaming,
-        )
+    def _reader(self, request: ModelRequest) -> _AnthropicTurn:
+        return _AnthropicTurn(request)
 
 
 class _AnthropicTurn:
@@ -127,7 +64,11 @@ class _AnthropicTurn:
         self.ended = False
         self._usage: dict[str, int] = {}
 
-    def take(self, event: Any) -> ModelEvent | None:
+    def take(self, event: Any) -> list[ModelEvent]:
+        delta = self._take(event)
+        return [delta] if delta is not None else []
+
+    def _take(self, event: Any) -> ModelEvent | None:
         kind = getattr(event, "type", None)
         if kind == "content_block_delta":
             delta = getattr(event, "delta", None)
