@@ -150,3 +150,48 @@ def test_a_missing_file_is_a_problem(runner: CliRunner) -> None:
     result = runner.invoke(app, ["config", "check", "nope.toml"])
     assert result.exit_code == 1
     assert result.stdout.strip() == "nope.toml: config file 'nope.toml' does not exist"
+
+
+LLM_TEAM = """\
+[[agents]]
+name = "lead"
+brain = "llm"
+[agents.options]
+provider = "anthropic"
+model = "m"
+api_key_env = "TEAM_LEAD_KEY"
+
+[[agents]]
+name = "local"
+brain = "llm"
+[agents.options]
+provider = "openai"
+model = "m"
+base_url = "http://127.0.0.1:11434/v1"
+"""
+
+
+def test_config_check_says_where_each_key_is_read_from_never_its_value(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TEAM_LEAD_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = check(runner, LLM_TEAM)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1] == (
+        "  agent lead reads its API key from TEAM_LEAD_KEY "
+        "(NOT SET: its model requests will fail until it is)"
+    )
+    assert lines[2] == "  agent local reads its API key from OPENAI_API_KEY (NOT SET)"
+    secret = "sk-ant-very-secret-value-123"
+    shown = check(runner, LLM_TEAM, env={"TEAM_LEAD_KEY": secret})
+    assert "TEAM_LEAD_KEY (set)" in shown.stdout and secret not in shown.stdout
+    data = json.loads(check(runner, LLM_TEAM, "--json", env={"TEAM_LEAD_KEY": secret}).stdout)
+    assert data["keys"][0] == {
+        "agent": "lead",
+        "variable": "TEAM_LEAD_KEY",
+        "set": True,
+        "needed": True,
+    }
+    assert secret not in json.dumps(data)

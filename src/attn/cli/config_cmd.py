@@ -94,8 +94,30 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         "database": url,
         "host": config.server.host,
         "port": config.server.port,
+        "keys": _keys(config.agents),
     }
     return facts, problems
+
+
+def _keys(agents: Any) -> list[dict[str, Any]]:
+    """Where each llm agent reads its API key from, and whether it is set now
+    (never its value). A key is needed unless an OpenAI-compatible base_url is given."""
+    from attn.server.llm_endpoints import endpoint_of
+
+    keys = []
+    for agent in agents:
+        endpoint = endpoint_of(agent.options) if agent.brain == "llm" else None
+        if endpoint is not None:
+            provider, base_url, variable = endpoint
+            keys.append(
+                {
+                    "agent": agent.name,
+                    "variable": variable,
+                    "set": bool(os.environ.get(variable, "").strip()),
+                    "needed": provider == "anthropic" or base_url is None,
+                }
+            )
+    return keys
 
 
 @app.command("check", epilog=examples("attn config check", "attn config check team.toml --json"))
@@ -129,6 +151,11 @@ def check_command(
                 f"ok: {facts['source']}: {len(agents)} agent(s){names}, "
                 f"database {facts['database']}"
             )
+        for key in facts.get("keys", []):
+            state = "set" if key["set"] else "NOT SET"
+            if not key["set"] and key["needed"]:
+                state += ": its model requests will fail until it is"
+            typer.echo(f"  agent {key['agent']} reads its API key from {key['variable']} ({state})")
     else:
         for problem in problems:
             typer.echo(_line(str(facts["source"]), problem))
