@@ -372,3 +372,19 @@ def test_srv20_help_has_examples() -> None:
         result = _attn(command, "--help")
         assert result.returncode == 0
         assert "Example" in result.stdout and f"attn {command}" in result.stdout
+
+
+def test_chat_skips_a_line_that_is_not_utf8_and_goes_on(server: LiveServer) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "attn", "chat", "alice", "--url", server.url],
+        input=b"\xff\xfe 1+2\nafter the bad line\n",
+        capture_output=True,
+        timeout=60,
+        env=_env(),
+        check=False,
+    )
+    stderr = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 1, stderr
+    assert "a line that is not UTF-8 text was skipped" in stderr
+    assert "Traceback" not in stderr and "unexpected error" not in stderr
+    assert result.stdout.decode().splitlines() == ["Hel lo"]  # the next line was still sent

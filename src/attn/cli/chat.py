@@ -78,6 +78,14 @@ def chat(
                 text = line.strip()
                 if not text:
                     continue
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:  # bytes that are not UTF-8 (surrogate escapes)
+                    Console(stderr=True, highlight=False).print(
+                        "attn: a line that is not UTF-8 text was skipped", style="red"
+                    )
+                    failed = True
+                    continue
                 body: dict[str, Any] = {"text": text, "senderId": sender, "sessionId": session_id}
                 if timeout is not None:
                     body["timeoutS"] = timeout
