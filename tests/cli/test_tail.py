@@ -388,3 +388,14 @@ def test_chat_skips_a_line_that_is_not_utf8_and_goes_on(server: LiveServer) -> N
     assert "a line that is not UTF-8 text was skipped" in stderr
     assert "Traceback" not in stderr and "unexpected error" not in stderr
     assert result.stdout.decode().splitlines() == ["Hel lo"]  # the next line was still sent
+
+
+def test_chat_goes_on_after_a_line_the_server_refuses(server: LiveServer) -> None:
+    """A line too large for the server is refused with one line; the next is still sent."""
+    huge = "x" * 2_000_000  # over the server's body limit: 413
+    result = _attn("chat", "alice", "--url", server.url, stdin=f"{huge}\nsecond\n")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines() == [
+        "attn: warning: request body is larger than 1048576 bytes (413 body_too_large)"
+    ]
+    assert result.stdout.splitlines() == ["Hel lo"]

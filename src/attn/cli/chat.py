@@ -115,6 +115,11 @@ def _path(name: str) -> str:
     return quote(name, safe="")
 
 
+#: Answers that refuse one message (too large, invalid) but not the chat: the next
+#: line is still sent. Others (unknown agent, bad token, server errors) end it.
+_LINE_REFUSED = frozenset({400, 409, 413, 422, 429})
+
+
 def _stream_reply(
     api: ApiClient, agent: str, body: dict[str, Any], *, as_json: bool, interactive: bool
 ) -> bool:
@@ -128,6 +133,9 @@ def _stream_reply(
         ) as response:
             if response.status_code >= 400:
                 response.read()
+                if response.status_code in _LINE_REFUSED:  # this line's fault: go on
+                    warn(api._error_line(response))
+                    return False
                 raise CliError(api._error_line(response))
             for event, data in iter_sse(response.iter_lines()):
                 if as_json:
