@@ -246,3 +246,26 @@ def test_undecodable_file(tmp_path: Path) -> None:
 )
 def test_is_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+def test_a_relative_file_option_is_taken_from_the_config_files_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``system_prompt_file = "prompts/lead.md"`` means beside the file, wherever attn runs."""
+    from attn.brains.from_config import brain_problem, build_brains
+
+    team = tmp_path / "team"
+    (team / "prompts").mkdir(parents=True)
+    (team / "prompts" / "lead.md").write_text("Be brief.", encoding="utf-8")
+    (team / "attn.toml").write_text(
+        '[[agents]]\nname = "lead"\nbrain = "llm"\n[agents.options]\nprovider = "openai"\n'
+        'model = "m"\nsystem_prompt_file = "prompts/lead.md"\n',
+        encoding="utf-8",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = load_config(team / "attn.toml", environ={}, check_agent=brain_problem)
+    assert config.agents[0].options["system_prompt_file"] == str(team / "prompts" / "lead.md")
+    [brain] = build_brains(config)
+    assert brain.settings.system_prompt_text == "Be brief."  # type: ignore[attr-defined]

@@ -167,6 +167,8 @@ def _validate(
     except ValidationError as exc:
         problems = describe_errors(exc, text, env_fields)
         raise ConfigError(_joined(head, problems), problems) from None
+    if text is not None:
+        _resolve_files(config, Path(source).parent)
     lines = key_lines(text) if text is not None else {}
     found: list[ConfigProblem] = []
     seen: set[str] = set()
@@ -193,6 +195,17 @@ def _validate(
     if found:
         raise ConfigError(_joined(head, found), tuple(found))
     return config
+
+
+def _resolve_files(config: AttnConfig, folder: Path) -> None:
+    """Make a relative path in an option named ``*_file`` relative to the config
+    file's folder (as a person reading the file expects), not to where attn runs."""
+    for agent in config.agents:
+        for key, value in agent.options.items():
+            if key.endswith("_file") and isinstance(value, str) and value.strip():
+                path = Path(value).expanduser()
+                if not path.is_absolute():
+                    agent.options[key] = str(folder / path)
 
 
 def _joined(head: str, problems: tuple[ConfigProblem, ...] | list[ConfigProblem]) -> str:

@@ -197,7 +197,9 @@ class AgentSection(AgentFields):
         name: the agent's name (letters, digits, ``_ . -``; at most 64).
         brain: a brain name known to :func:`attn.brains.build_brain`, e.g. ``"echo"``.
         description: one line shown in listings.
-        options: table passed to the brain factory.
+        options: table passed to the brain factory. In ``attn.toml``, an option
+            named ``*_file`` (e.g. ``system_prompt_file``) holding a relative
+            path is taken relative to the file's folder.
         max_queued, backstop_s, max_attempts, coalesce_window_ms, ...: per-agent
             overrides of ``[defaults]`` (every :class:`AgentFields` field).
     """

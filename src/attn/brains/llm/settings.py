@@ -86,8 +86,9 @@ class LLMSettings:
         temperature: 0..2, None for the provider's default.
         request_timeout_s: seconds one model request may take, 1..3600.
         system_prompt_file: a UTF-8 text file of at most 100 KB whose text goes
-            into every system prompt, read once when built (relative paths from
-            the working directory); None for none.
+            into every system prompt, read once when built (a relative path is
+            from the working directory here; ``attn.toml`` makes it relative to
+            the file's folder); None for none.
         classifier_model: the tier-1 interrupt classifier's model (000 §21):
             None for no classifier, ``"same"`` for :attr:`model`, else a model name.
         classifier_max_tokens: its most output tokens, 1..200,000.
