@@ -449,6 +449,9 @@ def test_oversized_body_is_413(shared: httpx.Client) -> None:
         "/api/agents/alice/mailbox", content=chunks(), headers={"Content-Type": "application/json"}
     )
     _error(streamed, 413, "body_too_large")
+    # The rest of that body must never be read as the next request's head (it was, under
+    # load: the next request got 431): the connection is closed after the answer.
+    assert streamed.headers.get("connection") == "close"
     # Under the HTTP limit but over the agent's payload limit (256 KiB).
     payload = {"sourceType": "a2a_message", "payload": {"content": "z" * 300_000}}
     _error(shared.post("/api/agents/alice/mailbox", json=payload), 413, "payload_too_large")

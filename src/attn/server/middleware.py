@@ -58,7 +58,11 @@ class BodyTooLarge(HTTPException):
     """A request body over the limit; rendered as 413 by the app's handler."""
 
     def __init__(self, limit_bytes: int) -> None:
-        super().__init__(413, f"request body is larger than {limit_bytes} bytes")
+        # The connection is not reused: what is left of the body must never be
+        # read as the next request's head (it once answered that request 431).
+        super().__init__(
+            413, f"request body is larger than {limit_bytes} bytes", headers={"Connection": "close"}
+        )
 
 
 class BodyLimitMiddleware:
@@ -98,25 +102,32 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
+                    if message.get("more_body", False):
+                        await _drain(receive)
                     raise BodyTooLarge(limit)
             return message
 
         await self.app(scope, limited_receive, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        # Read (and discard) a bounded amount first: a client still writing its
-        # body when the connection closes sees a broken pipe instead of the 413.
-        drained = 0
-        while drained <= _DRAIN_LIMIT_BYTES:
-            message_in = await receive()
-            if message_in["type"] != "http.request":
-                break
-            drained += len(message_in.get("body", b""))
-            if not message_in.get("more_body", False):
-                break
+        await _drain(receive)
         message = f"request body is larger than {self.max_body_bytes} bytes"
         response = error_response(413, BODY_TOO_LARGE, message, headers={"Connection": "close"})
         await response(scope, receive, send)
+
+
+async def _drain(receive: Receive) -> None:
+    """Read (and discard) the rest of a refused body, at most :data:`_DRAIN_LIMIT_BYTES`:
+    a client still writing its body when the connection closes would see a broken
+    pipe instead of the 413."""
+    drained = 0
+    while drained <= _DRAIN_LIMIT_BYTES:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        drained += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 class TokenMiddleware:
