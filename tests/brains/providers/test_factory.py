@@ -103,3 +103,17 @@ def test_importing_attn_imports_no_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_client_must_say_how_it_opens_and_reads_a_stream() -> None:
+    """``SDKClient`` is abstract: a provider that leaves out a hook cannot be made."""
+    from attn.brains.providers.sdk_client import SDKClient
+
+    class Half(SDKClient):
+        provider = "openai"
+
+        def _make(self, api_key: str, timeout_s: float) -> object:
+            return object()
+
+    with pytest.raises(TypeError, match="_open"):
+        Half(api_key="k")  # type: ignore[abstract]

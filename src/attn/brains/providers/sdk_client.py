@@ -10,6 +10,7 @@ Spec: 000 §4 (cancelActiveStream), issue 12 point 1; acceptance LLM-04, LLM-11.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from typing import Any, Protocol
 
@@ -36,7 +37,7 @@ class TurnReader(Protocol):
         ...
 
 
-class SDKClient:
+class SDKClient(ABC):
     """A :class:`~attn.brains.providers.base.ModelClient` over an official SDK.
 
     Args:
@@ -74,17 +75,17 @@ class SDKClient:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(base_url={self.base_url!r})"
 
+    @abstractmethod
     def _make(self, api_key: str, timeout_s: float) -> Any:
         """The SDK's async client (no retries of its own: attn's policy retries)."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def _open(self, request: ModelRequest) -> Any:
         """Send ``request``; the SDK's async stream of its events."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _reader(self, request: ModelRequest) -> TurnReader:
         """A reader for the events of one streamed turn."""
-        raise NotImplementedError
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Stream one turn (see :class:`~attn.brains.providers.base.ModelClient`).
