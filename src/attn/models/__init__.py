@@ -1,5 +1,5 @@
 """The records attn keeps: mailbox items, decisions, activities, pending callbacks,
-long-term memories.
+long-term memories, channels and their messages.
 
 Plain dataclasses and enums with no behaviour beyond their wire form
 (``to_dict()``, camelCase keys). Every layer may import them; they import
@@ -7,6 +7,21 @@ only :mod:`attn.types`. Spec: 000 §6 (data model), §11.3 (pending callbacks).
 """
 
 from attn.models.activities import COMPLETION_MARKER, Activity, ActivityLog, LogType
+from attn.models.channels import (
+    MAX_CHANNEL_MEMBERS,
+    MAX_CHANNEL_NAME_CHARS,
+    MAX_CHANNEL_TEXT_CHARS,
+    MAX_HISTORY_PAGE,
+    Channel,
+    ChannelKind,
+    ChannelMessage,
+    Delegation,
+    DelegationStatus,
+    Delivery,
+    DeliveryOutcome,
+    MessageKind,
+    SenderKind,
+)
 from attn.models.callbacks import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.models.decisions import AttentionState, Decision, DecisionType
 from attn.models.items import TERMINAL_STATUSES, ItemStatus, MailboxItem
@@ -21,6 +36,10 @@ from attn.models.memories import (
 
 __all__ = [
     "COMPLETION_MARKER",
+    "MAX_CHANNEL_MEMBERS",
+    "MAX_CHANNEL_NAME_CHARS",
+    "MAX_CHANNEL_TEXT_CHARS",
+    "MAX_HISTORY_PAGE",
     "MAX_MEMORIES_PER_AGENT",
     "MAX_MEMORY_CHARS",
     "MAX_MEMORY_KEY_CHARS",
@@ -32,12 +51,21 @@ __all__ = [
     "AttentionState",
     "CallbackStatus",
     "CallbackType",
+    "Channel",
+    "ChannelKind",
+    "ChannelMessage",
     "Decision",
     "DecisionType",
+    "Delegation",
+    "DelegationStatus",
+    "Delivery",
     "DeliveryMode",
+    "DeliveryOutcome",
     "ItemStatus",
     "LogType",
     "MailboxItem",
     "Memory",
+    "MessageKind",
     "PendingCallback",
+    "SenderKind",
 ]

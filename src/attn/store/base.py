@@ -22,7 +22,17 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, Memory
+from attn.models import (
+    Activity,
+    ActivityLog,
+    Channel,
+    ChannelMessage,
+    Decision,
+    Delegation,
+    ItemStatus,
+    MailboxItem,
+    Memory,
+)
 from attn.store.ops import (
     ACTIVITY_UPDATE_FIELDS,
     CALLBACK_UPDATE_FIELDS,
@@ -30,12 +40,16 @@ from attn.store.ops import (
     DeleteCallback,
     DeleteMemory,
     InsertActivity,
+    InsertChannelMessage,
     InsertCallback,
     InsertDecision,
     InsertItem,
     InsertLogs,
     PutAgentSetting,
+    PutChannel,
+    PutDelegation,
     SaveMemory,
+    SetDeliveries,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
@@ -289,6 +303,51 @@ class Store(Protocol):
     async def count_memories(self, agent_id: str) -> int:
         """How many memory entries the agent keeps."""
 
+    # -- channels (000 §11.1) --------------------------------------------------------
+
+    async def get_channel(self, key: str) -> Channel | None:
+        """The channel with that key, or None."""
+
+    async def find_channels(
+        self, member: str | None = None, kinds: Sequence[str] | None = None
+    ) -> list[Channel]:
+        """Stored channels ordered by key: those ``member`` belongs to (None: all),
+        of the given kinds (None: any)."""
+
+    async def get_channel_message(self, message_id: str) -> ChannelMessage | None:
+        """The message with that id, or None."""
+
+    async def find_channel_messages(
+        self,
+        channel_key: str,
+        *,
+        before_seq: int | None = None,
+        limit: int = 50,
+        conversation_id: str | None = None,
+    ) -> list[ChannelMessage]:
+        """One page of a channel's history, oldest first (A2A-08).
+
+        The page holds the newest ``limit`` messages of the channel with a
+        ``seq`` below ``before_seq`` (None: no bound), of one conversation when
+        ``conversation_id`` is given, ordered by ``seq`` ascending. The next
+        older page is asked with ``before_seq`` set to the first ``seq`` answered.
+
+        Raises:
+            InvalidInput: ``limit`` is not an integer in 1..500.
+        """
+
+    async def find_undelivered_messages(self, limit: int = 1000) -> list[ChannelMessage]:
+        """Messages with a delivery still pending (restart recovery), oldest first."""
+
+    async def get_delegation(self, delegation_id: str) -> Delegation | None:
+        """The delegation with that id, or None."""
+
+    async def find_delegations(
+        self, agent_id: str, *, conversation_id: str | None = None
+    ) -> list[Delegation]:
+        """Delegations the agent made or was given, oldest first; of one
+        conversation when ``conversation_id`` is given."""
+
 
 __all__ = [
     "ACTIVITY_UPDATE_FIELDS",
@@ -297,13 +356,17 @@ __all__ = [
     "DeleteCallback",
     "DeleteMemory",
     "InsertActivity",
+    "InsertChannelMessage",
     "InsertCallback",
     "InsertDecision",
     "InsertItem",
     "InsertLogs",
     "ItemQuery",
     "PutAgentSetting",
+    "PutChannel",
+    "PutDelegation",
     "SaveMemory",
+    "SetDeliveries",
     "Store",
     "StoreStatistics",
     "Timeline",

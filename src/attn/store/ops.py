@@ -13,7 +13,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from attn.models import Activity, Decision, ItemStatus, MailboxItem, Memory
+from attn.models import (
+    Activity,
+    Channel,
+    ChannelMessage,
+    Decision,
+    Delegation,
+    Delivery,
+    ItemStatus,
+    MailboxItem,
+    Memory,
+)
 
 if TYPE_CHECKING:
     from attn.models import ActivityLog, PendingCallback
@@ -173,6 +183,47 @@ class DeleteMemory:
     memory_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class PutChannel:
+    """Store a channel, or replace the ``name`` and ``members`` of the one with its key.
+
+    ``created_at`` and ``created_by`` of a stored channel stay. Result: the
+    stored :class:`~attn.models.Channel`.
+    """
+
+    channel: Channel
+
+
+@dataclass(frozen=True, slots=True)
+class InsertChannelMessage:
+    """Append a message to its channel's history; the store assigns ``seq``.
+
+    ``seq`` comes from one counter over all channels, so it follows commit
+    order. With an ``idempotency_key`` the same sender already used nothing is
+    inserted and the result is the stored message instead. A channel that is
+    not stored is a :class:`~attn.errors.StoreError`, and so is a repeated id.
+    Result: ``(message, created)``, the stored message (with ``seq``) and
+    whether it is new.
+    """
+
+    message: ChannelMessage
+
+
+@dataclass(frozen=True, slots=True)
+class SetDeliveries:
+    """Replace the deliveries of one stored message. Result: True when it was found."""
+
+    message_id: str
+    deliveries: tuple[Delivery, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PutDelegation:
+    """Store a delegation, or replace the stored one with its id. Result: the delegation."""
+
+    delegation: Delegation
+
+
 WriteOp = (
     InsertItem
     | UpdateItem
@@ -186,4 +237,8 @@ WriteOp = (
     | PutAgentSetting
     | SaveMemory
     | DeleteMemory
+    | PutChannel
+    | InsertChannelMessage
+    | SetDeliveries
+    | PutDelegation
 )
