@@ -7,6 +7,7 @@ only :mod:`attn.types`. Spec: 000 §6 (data model), §11.3 (pending callbacks).
 """
 
 from attn.models.activities import COMPLETION_MARKER, Activity, ActivityLog, LogType
+from attn.models.callbacks import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.models.channels import (
     MAX_CHANNEL_MEMBERS,
     MAX_CHANNEL_NAME_CHARS,
@@ -22,7 +23,6 @@ from attn.models.channels import (
     MessageKind,
     SenderKind,
 )
-from attn.models.callbacks import CallbackStatus, CallbackType, DeliveryMode, PendingCallback
 from attn.models.decisions import AttentionState, Decision, DecisionType
 from attn.models.items import TERMINAL_STATUSES, ItemStatus, MailboxItem
 from attn.models.memories import (
