@@ -154,6 +154,9 @@ class ChannelMessage:
         deliveries: one :class:`Delivery` per recipient, in recipient order.
         idempotency_key: names the send for good: a repeat of a send with the
             same key by the same sender stores nothing and answers the first.
+        callback_id: the awaited-reply callback (``a2a_reply``) the sender
+            registered for this message, or None; the reply that answers this
+            message is handed to it, on time or late.
     """
 
     id: str
@@ -170,6 +173,7 @@ class ChannelMessage:
     kind: MessageKind = MessageKind.MESSAGE
     deliveries: tuple[Delivery, ...] = ()
     idempotency_key: str | None = None
+    callback_id: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -190,6 +194,7 @@ class ChannelMessage:
             "expectsReply": self.expects_reply,
             "kind": str(self.kind),
             "deliveries": [d.to_dict() for d in self.deliveries],
+            "callbackId": self.callback_id,
             "createdAt": iso(self.created_at),
         }
 

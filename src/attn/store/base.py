@@ -336,6 +336,16 @@ class Store(Protocol):
             InvalidInput: ``limit`` is not an integer in 1..500.
         """
 
+    async def find_conversation(
+        self, conversation_id: str, *, before_seq: int | None = None, limit: int = 50
+    ) -> list[ChannelMessage]:
+        """The newest ``limit`` messages of one conversation (on any channel) with a
+        ``seq`` below ``before_seq``, oldest first.
+
+        Raises:
+            InvalidInput: ``limit`` is not an integer in 1..500.
+        """
+
     async def find_undelivered_messages(self, limit: int = 1000) -> list[ChannelMessage]:
         """Messages with a delivery still pending (restart recovery), oldest first."""
 
