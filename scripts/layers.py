@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("testing",),
     ("runtime",),
     ("tools",),
+    ("channels",),
     ("time", "brains"),
     ("core",),
     ("store",),

@@ -173,6 +173,37 @@ class ActivityNotFound(AttnError):
     code = "activity_not_found"
 
 
+class UnknownChannel(AttnError):
+    """No channel has that key (A2A-01)."""
+
+    code = "unknown_channel"
+
+
+class ChannelMessageNotFound(AttnError):
+    """No channel message has that id."""
+
+    code = "channel_message_not_found"
+
+
+class NotAMember(InvalidInput):
+    """The sender may not post on that channel, or a mentioned agent is not a member."""
+
+    code = "not_a_member"
+
+
+class SendRefused(InvalidInput):
+    """A send refused before anything was stored (A2A-06): its ``outcome`` is
+    ``refused`` and ``reason`` says why (unknown recipient, empty text,
+    recipient removed, no recipient)."""
+
+    code = "send_refused"
+    outcome = "refused"
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class InvalidTransition(AttnError):
     """The mailbox item cannot move to that status from its current one."""
 
@@ -303,6 +334,7 @@ __all__ = [
     "AgentNotRunning",
     "AttnError",
     "CallbackNotFound",
+    "ChannelMessageNotFound",
     "InvalidInbox",
     "InvalidInput",
     "InvalidJson",
@@ -314,17 +346,20 @@ __all__ = [
     "MemoryFull",
     "ModelError",
     "ModelStreamError",
+    "NotAMember",
     "OptionError",
     "PayloadTooLarge",
     "ProtectedItem",
     "ReplyCancelled",
     "ReplyTimeout",
     "RuntimeLocked",
+    "SendRefused",
     "ServeError",
     "StoreClosed",
     "StoreError",
     "ToolFailed",
     "UnknownAgent",
+    "UnknownChannel",
     "UnknownItemType",
     "shown",
 ]

@@ -108,6 +108,17 @@ LIVE_TRIAGE = "agent:triage"
 #: ``{"mailboxItemId", "text", "reset"?}``.
 LIVE_STREAM = "agent:stream"
 
+#: A channel was created or its members changed; data ``{"channel": …}``.
+CHANNEL_CREATED = "channel:created"
+#: A channel message was stored and delivered; data ``{"message": …}`` with its deliveries.
+CHANNEL_MESSAGE = "channel:message"
+#: A delegation was made or answered; data ``{"delegation": …}``.
+CHANNEL_DELEGATION = "channel:delegation"
+
+#: A colleague's status line was written to the agent's activity log, with no
+#: turn (``agent_broadcast_status``); data ``{"activity": …, "log": …}``.
+STATUS_LOGGED = "agent:status-logged"
+
 #: Bus name -> live protocol name; other bus names are sent as they are.
 PROTOCOL_NAMES: dict[str, str] = {
     NEW_ITEM: LIVE_MAILBOX,

@@ -19,6 +19,7 @@ from attn.core.events import (
     AGENT_RESUMED,
     AGENT_STARTED,
     AGENT_STOPPED,
+    STATUS_LOGGED,
     Event,
     EventBus,
 )
@@ -31,10 +32,11 @@ from attn.errors import (
     AgentNotRunning,
     InvalidInput,
 )
-from attn.models import AttentionState, MailboxItem
+from attn.ids import new_id
+from attn.models import Activity, ActivityLog, AttentionState, LogType, MailboxItem
 from attn.runtime import agent_tools, messages, mind
 from attn.runtime.agent_views import AgentViews
-from attn.store.base import Store
+from attn.store.base import InsertActivity, InsertLogs, Store
 from attn.time import Timekeeper
 from attn.tools import CombinedToolset, Toolset
 
@@ -271,6 +273,27 @@ class Agent(AgentViews):
             metadata=metadata,
             on_enqueued=on_enqueued,
         )
+
+    async def log_status(self, sender_id: str, text: str) -> str:
+        """Write a status line from ``sender_id`` to this agent's activity log, with no
+        turn and no model call (``agent_broadcast_status``, 000 §11.2); return the
+        activity id."""
+        now = self._clock.now()
+        activity = Activity(
+            new_id("act"),
+            self.name,
+            None,
+            "status_broadcast",
+            f"status from {sender_id}",
+            now,
+            ended_at=now,
+        )
+        line = ActivityLog(activity.id, 1, LogType.STATUS, text, now, {"senderId": sender_id})
+        await self._store.write([InsertActivity(activity), InsertLogs((line,))])
+        if self.bus.active:
+            data = {"activity": activity.to_dict(), "log": line.to_dict()}
+            self.bus.emit(Event(STATUS_LOGGED, self.name, data, now))
+        return activity.id
 
     def start(self) -> None:
         """Start (or restart) the attention loop."""

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from types import TracebackType
 
+from attn.channels import AnswerBrain, Channels
 from attn.clock import SYSTEM_CLOCK, Clock
 from attn.config import AgentConfig, TimeConfig
 from attn.core.attention import InterruptClassifier, InterruptRules
@@ -65,6 +66,8 @@ class Runtime:
         self._started = False
         self._closed = False
         self.time = Timekeeper(self, self.clock, self.store, self.bus, time, hosting=host)
+        #: Channels between the hosted agents (000 §11): DMs, groups, history, receipts.
+        self.channels = Channels(self.store, self.clock, self.bus, self, self.time)
 
     async def __aenter__(self) -> Runtime:
         await self.start()
@@ -227,6 +230,7 @@ class Runtime:
                     bind(agent)
             await agent._open()
             await self.time.attach(agent)
+            agent.wrap_brain(lambda inner: AnswerBrain(inner, self.channels, name))
         except BaseException:
             del self._agents[name]
             raise
@@ -234,6 +238,8 @@ class Runtime:
             self.bus.emit(Event(AGENT_CREATED, name, {"agentId": name}, self.clock.now()))
         if start:
             agent.start()
+        # Messages a crash left undelivered to this agent (stored, not yet enqueued).
+        await self.channels.redeliver(name)
         return agent
 
     async def remove_agent(self, name: str) -> None:

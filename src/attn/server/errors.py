@@ -39,6 +39,8 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.PayloadTooLarge: 413,
     e.ItemNotFound: 404,
     e.ActivityNotFound: 404,
+    e.UnknownChannel: 404,
+    e.ChannelMessageNotFound: 404,
     e.InvalidTransition: 409,
     e.ProtectedItem: 409,
     e.MailboxFull: 429,
@@ -56,6 +58,8 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
 #: Attributes of an error copied into its body: (class, attribute, JSON key).
 EXTRA_FIELDS: tuple[tuple[type[e.AttnError], str, str], ...] = (
     (e.ReplyTimeout, "item_id", "mailboxItemId"),
+    (e.SendRefused, "outcome", "outcome"),
+    (e.SendRefused, "reason", "reason"),
 )
 
 #: Codes for errors raised by the HTTP layer itself, not by attn.

@@ -246,13 +246,15 @@ class CallbackRegistry:
         extra: JSON,
         *,
         callback_type: CallbackType | str,
+        idempotency_key: str | None = None,
     ) -> str | None:
         """Record a result whose callback had timed out or was already resolved (TIME-08).
 
         Every late result becomes its own ``system_event`` (extra ``late:
         true``): a second or third late reply to one callback is stored too
-        (no idempotency key: the callback id names the callback, not the
-        reply). It never resolves another callback.
+        (the callback id names the callback, not the reply, so it is no
+        idempotency key; a caller that names the reply passes its own
+        ``idempotency_key``). It never resolves another callback.
 
         Returns:
             The late item's id, or None when it could not be enqueued.
@@ -279,7 +281,7 @@ class CallbackRegistry:
             {"callbackId": callback_id, "callbackType": str(callback_type)},
         )
         keeper.background.settle(callback_id, delivery)
-        return await self._enqueue(agent_id, delivery, None, retry=None)
+        return await self._enqueue(agent_id, delivery, idempotency_key, retry=None)
 
     async def expire_timed_out(self, agent_id: str, now: datetime) -> list[PendingCallback]:
         """Remove this agent's pending callbacks whose timeout has passed, and return them.

@@ -44,6 +44,7 @@ class Replies:
         origin_session_id: str | None = None,
         timeout_s: object = None,
         note: object = None,
+        data: dict[str, Any] | None = None,
     ) -> PendingCallback:
         """Register an awaited reply (an ``a2a_reply`` callback, in-session delivery).
 
@@ -53,6 +54,8 @@ class Replies:
             origin_session_id: the session the reply is routed back into.
             timeout_s: seconds to wait (default ``a2a_timeout_s``, 30 min).
             note: what was asked, listed if it times out.
+            data: JSON kept with the callback (channels store the question's
+                message id and channel key).
 
         Returns:
             The callback; the reply must name its ``id`` (:meth:`deliver`).
@@ -74,6 +77,7 @@ class Replies:
             correlation_id=correlation,
             note=check_optional_text(note, "note", max_len=MAX_TEXT_CHARS),
             timeout_s=timeout,
+            data=data,
         )
 
     async def deliver(
@@ -84,6 +88,7 @@ class Replies:
         *,
         sender_id: str | None = None,
         data: dict[str, Any] | None = None,
+        late_key: str | None = None,
     ) -> str | None:
         """Hand the reply to an awaited callback, once (TIME-08).
 
@@ -93,6 +98,8 @@ class Replies:
             content: the reply text, at most :data:`MAX_REPLY_CHARS` characters.
             sender_id: who replies (``replyFrom`` in the item).
             data: more JSON fields for the item's ``extra``.
+            late_key: the idempotency key of the late item, when the reply is
+                late (a caller that may deliver the same reply twice names it).
 
         Returns:
             The id of the item the reply became (callback_result or late
@@ -116,12 +123,19 @@ class Replies:
             or found.status != CallbackStatus.PENDING
         ):
             kind = found.type if found is not None else CallbackType.A2A_REPLY
-            return await callbacks.late(agent_id, callback_id, text, extra, callback_type=kind)
+            return await callbacks.late(
+                agent_id, callback_id, text, extra, callback_type=kind, idempotency_key=late_key
+            )
         if found.timed_out(now):
             expired = await callbacks.expire_timed_out(agent_id, now)
             del expired  # listed nowhere else: the late item reports it
             return await callbacks.late(
-                agent_id, callback_id, text, extra, callback_type=found.type
+                agent_id,
+                callback_id,
+                text,
+                extra,
+                callback_type=found.type,
+                idempotency_key=late_key,
             )
         return await callbacks.complete(found, text, extra)
 

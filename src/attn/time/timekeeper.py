@@ -266,6 +266,7 @@ class Timekeeper:
         origin_session_id: str | None = None,
         timeout_s: object = None,
         note: object = None,
+        data: dict[str, Any] | None = None,
     ) -> PendingCallback:
         """Register an awaited reply; see :meth:`attn.time.replies.Replies.expect`."""
         return await self.replies.expect(
@@ -274,6 +275,7 @@ class Timekeeper:
             origin_session_id=origin_session_id,
             timeout_s=timeout_s,
             note=note,
+            data=data,
         )
 
     async def deliver_reply(
@@ -284,11 +286,12 @@ class Timekeeper:
         *,
         sender_id: str | None = None,
         data: dict[str, Any] | None = None,
+        late_key: str | None = None,
     ) -> str | None:
         """Hand a reply to its awaited callback (TIME-08); see
         :meth:`attn.time.replies.Replies.deliver`."""
         return await self.replies.deliver(
-            agent_id, callback_id, content, sender_id=sender_id, data=data
+            agent_id, callback_id, content, sender_id=sender_id, data=data, late_key=late_key
         )
 
     async def list_callbacks(

@@ -1,0 +1,410 @@
+"""The channels of one runtime: creating them, sending on them, reading their history.
+
+:class:`Channels` is what the runtime offers as ``runtime.channels``: the one
+entry point the Python API, the REST routes, the CLI (through REST) and the
+brain tools (:mod:`attn.tools.channels`) all go through, so a send answers the
+same receipt on every surface (A2A-06).
+
+Spec: 000 §11.1 (DM channels, history), §11.2 (tools and transport), §25.2
+(group chats); acceptance A2A-01..08.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from attn.channels import history, keys, sending
+from attn.channels.delivery import deliver
+from attn.channels.history import HistoryPage
+from attn.channels.hosting import ChannelHost
+from attn.channels.receipts import SendReceipt
+from attn.clock import Clock
+from attn.core.events import (
+    CHANNEL_CREATED,
+    CHANNEL_DELEGATION,
+    CHANNEL_MESSAGE,
+    Event,
+    EventBus,
+)
+from attn.errors import InvalidInput, NotAMember, UnknownChannel
+from attn.ids import new_id
+from attn.limits import check_text
+from attn.models import (
+    MAX_CHANNEL_MEMBERS,
+    MAX_CHANNEL_NAME_CHARS,
+    Channel,
+    ChannelKind,
+    ChannelMessage,
+    Delegation,
+    Delivery,
+    DeliveryOutcome,
+)
+from attn.store.base import PutChannel, SetDeliveries, Store
+from attn.types import JSON
+
+if TYPE_CHECKING:
+    from attn.time import Timekeeper
+
+
+class Channels:
+    """Channels between the agents of one runtime.
+
+    Args:
+        store: where channels, messages and delegations are kept.
+        clock: the runtime's clock.
+        bus: the runtime's event bus (``channel:*`` events).
+        host: the runtime, to find recipients.
+        time: the runtime's timekeeper (awaited replies).
+    """
+
+    def __init__(
+        self, store: Store, clock: Clock, bus: EventBus, host: ChannelHost, time: Timekeeper
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.bus = bus
+        self.host = host
+        self.time = time
+        # Agent -> how many messages it posted: lets an answer see that the
+        # turn already replied by itself (``answers.py``).
+        self.posted: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ channels
+
+    async def get(self, key: object) -> Channel:
+        """The channel with that key.
+
+        Raises:
+            InvalidInput: a malformed key. UnknownChannel: no such channel.
+        """
+        checked = keys.check_key(key)
+        channel = await self.store.get_channel(checked)
+        if channel is None:
+            if checked.startswith(keys.DM_PREFIX):
+                a, b = keys.dm_pair(checked)
+                if self.host.find_agent(a) is not None and self.host.find_agent(b) is not None:
+                    return await self.ensure_dm(a, b)
+            raise UnknownChannel(f"no channel has the key {checked!r}")
+        return channel
+
+    async def list_channels(self, member: str | None = None, kind: object = None) -> list[Channel]:
+        """Stored channels ordered by key: ``member``'s (None: all), of one kind (None: any).
+
+        Raises:
+            InvalidInput: an unknown kind.
+        """
+        kinds = None
+        if kind is not None:
+            try:
+                kinds = [str(ChannelKind(str(kind)))]
+            except ValueError:
+                raise InvalidInput(f"kind must be dm, team or custom, got {kind!r}") from None
+        return await self.store.find_channels(member, kinds)
+
+    async def ensure_dm(self, a: str, b: str) -> Channel:
+        """The DM channel of agents ``a`` and ``b``, created on first use (A2A-01).
+
+        Raises:
+            InvalidInput: ``a`` and ``b`` are the same agent.
+        """
+        if a == b:
+            raise InvalidInput(f"an agent has no DM channel with itself ({a!r})")
+        key = keys.dm_key(a, b)
+        found = await self.store.get_channel(key)
+        if found is not None:
+            return found
+        pair = tuple(sorted((a, b)))
+        return await self._put(
+            Channel(key, ChannelKind.DM, " ↔ ".join(pair), pair, self.clock.now())
+        )
+
+    async def ensure_team(
+        self, team: str, members: Sequence[str], name: str | None = None
+    ) -> Channel:
+        """The channel ``group:<team>`` of a team of ``attn.toml``, with these members.
+
+        Its members are replaced by ``members`` when they changed.
+        """
+        key = keys.check_key(keys.team_key(team))
+        wanted = _members(members)
+        found = await self.store.get_channel(key)
+        display = name or team
+        if found is not None and found.members == wanted and found.name == display:
+            return found
+        return await self._put(Channel(key, ChannelKind.TEAM, display, wanted, self.clock.now()))
+
+    async def create_group(self, name: object, members: object, *, created_by: str) -> Channel:
+        """Create a custom group ``group:custom:<id>`` (``agent_create_group_chat``).
+
+        Args:
+            name: what people see, 1..200 characters.
+            members: hosted agent names (an agent creating it is added).
+            created_by: the creating agent or person.
+
+        Raises:
+            InvalidInput: a blank name, no members, too many, a repeated or
+                malformed name. UnknownAgent: a member is not hosted (nothing stored).
+        """
+        display = check_text(name, "name", max_len=MAX_CHANNEL_NAME_CHARS)
+        if not isinstance(members, list | tuple) or not members:
+            raise InvalidInput("members must be a non-empty list of agent names")
+        names = [check_text(m, "members[]", max_len=64) for m in members]
+        if self.host.find_agent(created_by) is not None and created_by not in names:
+            names.append(created_by)
+        for member in names:
+            sending.hosted(self.host, member)
+        channel = Channel(
+            keys.custom_key(new_id("grp")),
+            ChannelKind.CUSTOM,
+            display,
+            _members(names),
+            self.clock.now(),
+            created_by,
+        )
+        return await self._put(channel)
+
+    async def _put(self, channel: Channel) -> Channel:
+        [stored] = await self.store.write([PutChannel(channel)])
+        self._emit(CHANNEL_CREATED, {"channel": stored.to_dict()})
+        return stored  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------ sending
+
+    async def send(
+        self,
+        sender: str,
+        to: object,
+        text: object,
+        *,
+        conversation_id: object = None,
+        reply_to: object = None,
+        await_reply: object = False,
+        timeout_s: object = None,
+        origin_session_id: object = None,
+        idempotency_key: object = None,
+    ) -> SendReceipt:
+        """Send ``text`` from agent ``sender`` to agent ``to`` on their DM channel.
+
+        Never waits for an answer (000 §11.5). With ``await_reply=True`` an
+        ``a2a_reply`` callback keyed by the conversation id is registered
+        first, and the answer comes back as a ``callback_result`` in
+        ``origin_session_id`` (default: the DM channel's session).
+
+        Args:
+            sender, to: agent names.
+            text: 1..100,000 characters.
+            conversation_id: continue this conversation (default: a new ``conv_…``).
+            reply_to: the message this answers (default: the conversation's
+                newest message from someone else).
+            await_reply: register an awaited reply.
+            timeout_s: seconds the reply is awaited (default 30 min).
+            origin_session_id: the session the awaited reply resumes.
+            idempotency_key: a repeat with the same key stores nothing and
+                answers the first receipt (``duplicate``).
+
+        Returns:
+            The :class:`SendReceipt`: channel key, conversation id, the delivery.
+
+        Raises:
+            SendRefused: unknown recipient, empty text, sending to oneself
+                (nothing is stored). InvalidInput: a bad option.
+        """
+        options = sending.SendOptions(
+            conversation_id=conversation_id,
+            reply_to=reply_to,
+            await_reply=await_reply,
+            timeout_s=timeout_s,
+            origin_session_id=origin_session_id,
+            idempotency_key=idempotency_key,
+        )
+        return await sending.send_direct(self, sender, to, text, options)
+
+    async def post(
+        self,
+        channel_key: object,
+        sender: object,
+        text: object,
+        *,
+        mentions: object = None,
+        sender_kind: object = None,
+        conversation_id: object = None,
+        reply_to: object = None,
+        await_reply: object = False,
+        expects_reply: object = None,
+        timeout_s: object = None,
+        origin_session_id: object = None,
+        idempotency_key: object = None,
+        to: Sequence[str] | None = None,
+    ) -> SendReceipt:
+        """Post ``text`` on a channel, as an agent or a person.
+
+        On a group channel the message reaches every member agent but the
+        sender, or only those it @mentions (A2A-02); on a DM channel, the
+        other agent. The options are those of :meth:`send`, and:
+
+        Args:
+            mentions: member names it addresses (None: the ``@name``s of the text).
+            sender_kind: ``agent`` or ``person`` (None: agent when ``sender`` is
+                a hosted agent). An agent must be a member; a person may post
+                anywhere, under a name no agent has.
+            expects_reply: whether the recipients' answers are posted back
+                (None: for a person's message and an awaited one).
+            to: exactly these agents receive it (an answer reaches its asker
+                only); None: as members and mentions say.
+
+        Raises:
+            UnknownChannel, SendRefused, NotAMember, InvalidInput; nothing is stored.
+        """
+        options = sending.SendOptions(
+            conversation_id=conversation_id,
+            reply_to=reply_to,
+            await_reply=await_reply,
+            expects_reply=expects_reply,
+            timeout_s=timeout_s,
+            origin_session_id=origin_session_id,
+            idempotency_key=idempotency_key,
+            mentions=mentions,
+            sender_kind=sender_kind,
+            to=None if to is None else tuple(to),
+        )
+        return await sending.post(self, channel_key, sender, text, options)
+
+    async def broadcast_status(self, sender: str, text: object, to: object = None) -> SendReceipt:
+        """Write a status line to colleagues' activity logs, with no model call (000 §11.2).
+
+        Args:
+            sender: the agent.
+            text: 1..4,000 characters.
+            to: agent names (None: every other hosted agent).
+
+        Returns:
+            A receipt without a message: each recipient ``logged`` (``itemId``
+            is the activity id) or ``refused``; ``partial`` when some were
+            refused (A2A-04).
+
+        Raises:
+            SendRefused: empty text, or no recipient exists. InvalidInput.
+        """
+        return await sending.broadcast_status(self, sender, text, to)
+
+    async def delegate(
+        self,
+        delegator: str,
+        delegate: object,
+        goal: object,
+        *,
+        conversation_id: object = None,
+        timeout_s: object = None,
+        origin_session_id: object = None,
+    ) -> SendReceipt:
+        """Hand ``goal`` to ``delegate`` (``agent_delegate_task``, 000 §11.2).
+
+        Stores a :class:`~attn.models.Delegation`, sends the goal on the
+        pair's DM channel and awaits the answer as :meth:`send` does; the
+        delegate's reply marks the delegation answered.
+
+        Raises:
+            SendRefused, InvalidInput: as :meth:`send`.
+        """
+        options = sending.SendOptions(
+            conversation_id=conversation_id,
+            timeout_s=timeout_s,
+            origin_session_id=origin_session_id,
+        )
+        return await sending.delegate(self, delegator, delegate, goal, options)
+
+    async def delegations(self, agent_id: str) -> list[Delegation]:
+        """Delegations the agent made or was given, oldest first."""
+        return await self.store.find_delegations(agent_id)
+
+    # ------------------------------------------------------------------ history
+
+    async def history(
+        self,
+        channel_key: object,
+        *,
+        before: object = None,
+        limit: object = 50,
+        conversation_id: object = None,
+    ) -> HistoryPage:
+        """One page of a channel's history, oldest first (A2A-08).
+
+        Args:
+            channel_key: the channel.
+            before: a ``seq``: only older messages (``next_before`` of the last page).
+            limit: 1..500 messages.
+            conversation_id: only this conversation's messages.
+
+        Raises:
+            InvalidInput, UnknownChannel.
+        """
+        channel = await self.get(channel_key)
+        return await history.page(self.store, channel, before, limit, conversation_id)
+
+    async def message(self, message_id: object) -> ChannelMessage:
+        """One stored message with its deliveries.
+
+        Raises:
+            ChannelMessageNotFound: no message has that id.
+        """
+        return await sending.stored_message(self, message_id)
+
+    # ------------------------------------------------------------------ internals
+
+    async def store_deliveries(
+        self, message: ChannelMessage, deliveries: tuple[Delivery, ...]
+    ) -> ChannelMessage:
+        """Store the deliveries of ``message``; emit ``channel:message``."""
+        if deliveries != message.deliveries:
+            await self.store.write([SetDeliveries(message.id, deliveries)])
+        done = replace(message, deliveries=deliveries)
+        self._emit(CHANNEL_MESSAGE, {"message": done.to_dict()})
+        return done
+
+    async def redeliver(self, agent_id: str) -> int:
+        """Deliver what a crash left pending for ``agent_id`` (called when it is hosted).
+
+        Returns:
+            How many messages were delivered.
+        """
+        count = 0
+        for message in await self.store.find_undelivered_messages():
+            if any(
+                d.recipient == agent_id and d.outcome == DeliveryOutcome.PENDING
+                for d in message.deliveries
+            ):
+                await deliver(self, message)
+                count += 1
+        return count
+
+    def check_member(self, channel: Channel, agent_id: str) -> None:
+        """Raise :class:`~attn.errors.NotAMember` unless the agent is a member."""
+        if agent_id not in channel.members:
+            raise NotAMember(
+                f"{agent_id!r} is not a member of {channel.key!r} "
+                f"(members: {', '.join(channel.members[:20])})"
+            )
+
+    def emit_delegation(self, delegation: Delegation) -> None:
+        """Emit ``channel:delegation`` with the record as stored."""
+        self._emit(CHANNEL_DELEGATION, {"delegation": delegation.to_dict()})
+
+    def _emit(self, event_type: str, data: JSON) -> None:
+        if self.bus.active:
+            self.bus.emit(Event(event_type, None, data, self.clock.now()))
+
+
+def _members(names: Sequence[str]) -> tuple[str, ...]:
+    unique = sorted(set(names))
+    if len(unique) != len(names):
+        raise InvalidInput("members must not repeat a name")
+    if len(unique) > MAX_CHANNEL_MEMBERS:
+        raise InvalidInput(
+            f"a channel has at most {MAX_CHANNEL_MEMBERS} members, got {len(unique)}"
+        )
+    return tuple(unique)
+
+
+__all__ = ["Channels", "HistoryPage"]
