@@ -101,6 +101,8 @@ def attn_run(
     col = "attn"
     figures.add("msgs_s", col, len(plan.messages) / out.load_s)
     figures.add("deliveries_s", col, plan.deliveries / out.load_s)
+    figures.add("sends_s", col, out.sends_s)
+    figures.add("cpu_share", col, out.load_cpu_s / out.load_s)
     figures.add("load_p50", col, _ms(out.load_latency, 0.5))
     figures.add("load_p99", col, _ms(out.load_latency, 0.99))
     figures.add("idle_p50", col, _ms(out.idle_latency, 0.5))
@@ -162,6 +164,7 @@ def baseline_run(
     )
     figures.add("msgs_s", col, len(plan.messages) / out.load_s)
     figures.add("deliveries_s", col, plan.deliveries / out.load_s)
+    figures.add("sends_s", col, out.writes_s)
     figures.add("load_p50", col, _ms(out.load_latency, 0.5))
     figures.add("load_p99", col, _ms(out.load_latency, 0.99))
     figures.add("idle_p50", col, _ms(out.idle_latency, 0.5))
@@ -225,6 +228,8 @@ def rows(args: argparse.Namespace, plan: Plan) -> list[Row]:
     return [
         Row("msgs_s", f"messages/s ({n:,} messages, {agents} agents)", "{:,.0f}"),
         Row("deliveries_s", f"deliveries/s ({plan.deliveries:,} deliveries)", "{:,.0f}"),
+        Row("sends_s", "load: every send returned after", "{:,.1f} s"),
+        Row("cpu_share", "load: CPU of attn's process (all threads) / wall", "{:.0%}"),
         Row("load_p50", "under load: send → recipient saw it, p50", "{:,.1f} ms"),
         Row("load_p99", "under load: send → recipient saw it, p99", "{:,.1f} ms"),
         Row("idle_p50", "idle recipient: send → brain, p50", "{:.2f} ms"),
@@ -309,9 +314,11 @@ def main() -> int:
     plan = make_plan(args.agents, args.messages, args.team_size, args.group_share, args.seed)
     figures = Figures()
     missed: list[str] = []
+    loads: list[float] = []  # the machine's 1-minute load average as each run began
     with tempfile.TemporaryDirectory(prefix="attn-channels-bench-") as tmp:
         workdir = Path(tmp)
         for run in range(args.runs):
+            loads.append(os.getloadavg()[0])
             missed += [f"run {run + 1}: {m}" for m in attn_run(args, plan, workdir, run, figures)]
             if not args.no_baseline:
                 for locked in (True, False):
@@ -322,33 +329,26 @@ def main() -> int:
         f"(SQLite file; {len(plan.agents)} agents, teams of {args.team_size}, "
         f"{args.group_share:.0%} group posts; poll {args.poll_ms:g} ms)"
     )
-    for column in (
-        "figure",
-        "attn",
-        "file inbox + lock",
-        "file inbox, no lock",
-        "target",
-        "attn met",
-    ):
+    headers = ("figure", "attn", "file inbox + lock", "file inbox, no lock", "target", "attn met")
+    for column in headers:
         table.add_column(column, justify="left" if column == "figure" else "right")
-    for key, label, unit, combine, target, holds in rows(args, plan):
+    for row in rows(args, plan):
         cells = []
         for column in COLUMNS:
-            values = figures.get(key, column)
-            cells.append(unit.format(combine(values)) if values else "—")
-        attn_values = figures.get(key, "attn")
-        met = (
-            ""
-            if holds is None or not attn_values
-            else ("yes" if all(map(holds, attn_values)) else "NO")
-        )
-        table.add_row(label, *cells, target, met)
+            values = figures.get(row.key, column)
+            cells.append(row.unit.format(row.combine(values)) if values else "—")
+        mine = figures.get(row.key, "attn")
+        met = "" if row.holds is None or not mine else "yes" if all(map(row.holds, mine)) else "NO"
+        table.add_row(row.label, *cells, row.target, met)
     console = Console(width=140)
     console.print(table)
     console.print(
         "busy recipient, file inbox: read between turns only (a turn of T s waits up to T s)."
     )
-    console.print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    console.print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores; load average as each run "
+        f"began: {', '.join(f'{v:.2f}' for v in loads)} (other work on the machine skews tails)"
+    )
     if missed:
         console.print("MISSED:\n  " + "\n  ".join(missed))
         return 1

@@ -118,6 +118,7 @@ class AttnRun:
 
     load_s: float = 0.0
     sends_s: float = 0.0
+    load_cpu_s: float = 0.0  # CPU seconds of this process (every thread) during the load
     load_latency: list[float] = field(default_factory=list)
     load_outcomes: Counter[str] = field(default_factory=Counter)
     idle_latency: list[float] = field(default_factory=list)
@@ -157,12 +158,14 @@ async def load(runtime: Runtime, plan: Plan, recorder: Recorder, out: AttnRun) -
             out.load_outcomes.update(str(d.outcome) for d in receipt.deliveries)
 
     by_sender = plan.by_sender()
+    cpu = time.process_time()
     began = time.perf_counter()
     async with asyncio.TaskGroup() as group:
         for name in plan.agents:
             group.create_task(sender(name), name=f"bench-send-{name}")
     out.sends_s = time.perf_counter() - began
     await runtime.run_until_idle()
+    out.load_cpu_s = time.process_time() - cpu
     last = max(recorder.seen_at.values(), default=began)
     out.load_s = last - began
     out.load_latency = [
