@@ -31,13 +31,16 @@ import cProfile
 import io
 import os
 import pstats
+import resource
 import statistics
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -47,8 +50,15 @@ from channels_plan import Checks, Plan, check_seen, make_plan, percentile
 from rich.console import Console
 from rich.table import Table
 
-#: The columns: attn, then the baseline with and without its lock.
-COLUMNS = ("attn", "locked", "unlocked")
+#: The columns: attn (default settings, then without the burst window), then the
+#: baseline with and without its lock.
+HEADERS = {
+    "attn": "attn",
+    "attn0": "attn, no burst window",
+    "locked": "file inbox + lock",
+    "unlocked": "file inbox, no lock",
+}
+COLUMNS = tuple(HEADERS)
 IDLE_P99_MS = 5.0
 STEER_SLACK_MS = 5.0
 
@@ -79,26 +89,62 @@ def _checks_into(figures: Figures, column: str, checks: Checks, prefix: str = ""
         figures.add("channel_order", column, checks.channel_order)
 
 
+def _machine_cpu_s() -> float:
+    """CPU seconds every CPU of the machine spent busy so far (Linux ``/proc/stat``; else 0)."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    except OSError:
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu_s() -> float:
+    """CPU seconds of this process (every thread) and of its finished children."""
+    own, children = os.times(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.user + own.system + children.ru_utime + children.ru_stime
+
+
+def _measured(figures: Figures, column: str, work: Callable[[], Any]) -> Any:
+    """Run ``work``; note how many cores other processes kept busy meanwhile."""
+    machine, own, began = _machine_cpu_s(), _own_cpu_s(), time.perf_counter()
+    result = work()
+    others = (_machine_cpu_s() - machine) - (_own_cpu_s() - own)
+    figures.add("others", column, max(0.0, others) / (time.perf_counter() - began))
+    return result
+
+
 def attn_run(
-    args: argparse.Namespace, plan: Plan, workdir: Path, run: int, figures: Figures
+    args: argparse.Namespace,
+    plan: Plan,
+    workdir: Path,
+    run: int,
+    figures: Figures,
+    column: str,
 ) -> list[str]:
-    """One attn run into ``figures``; the targets it missed."""
-    profile = cProfile.Profile() if args.profile and run == 0 else None
-    out = asyncio.run(
-        channels_attn.run(
-            workdir / f"attn-{run}.db",
-            plan,
-            idle_samples=args.idle_samples,
-            steered_samples=args.steered_samples,
-            busy=args.busy,
-            yield_s=args.yield_ms / 1e3,
-            seed=args.seed + run,
-            profile=profile,
-        )
+    """One attn run into ``figures`` (``attn``: default settings; ``attn0``: no burst
+    window); the targets it missed."""
+    profile = cProfile.Profile() if args.profile and run == 0 and column == "attn" else None
+    out = _measured(
+        figures,
+        column,
+        lambda: asyncio.run(
+            channels_attn.run(
+                workdir / f"{column}-{run}.db",
+                plan,
+                idle_samples=args.idle_samples,
+                steered_samples=args.steered_samples,
+                busy=args.busy,
+                yield_s=args.yield_ms / 1e3,
+                seed=args.seed + run,
+                coalesce_ms=0 if column == "attn0" else None,
+                profile=profile,
+            )
+        ),
     )
     if profile is not None:
         _print_profile(profile, args.profile)
-    col = "attn"
+    col = column
     figures.add("msgs_s", col, len(plan.messages) / out.load_s)
     figures.add("deliveries_s", col, plan.deliveries / out.load_s)
     figures.add("sends_s", col, out.sends_s)
@@ -113,6 +159,8 @@ def attn_run(
     figures.add("steer_p50", col, _ms(out.steered_latency, 0.5))
     figures.add("steer_p99", col, _ms(out.steered_latency, 0.99))
     figures.add("steer_max", col, max(out.steered_latency) * 1e3)
+    figures.add("steer_wait_p99", col, _ms(out.steered_wait, 0.99))
+    figures.add("steer_merge_p99", col, _ms(out.steered_merge, 0.99))
     figures.add("steered", col, _share(out.steered_outcomes, "steered"))
     figures.add("items", col, out.items)
     figures.add("transactions", col, out.transactions)
@@ -144,13 +192,14 @@ def attn_run(
         "undelivered or unfinished (store)": store["bad_deliveries"] + store["items_unfinished"],
     }
     missed += [f"{name}: {count}" for name, count in problems.items() if count]
+    label = HEADERS[col]
     print(
-        f"run {run + 1} attn: {len(plan.messages) / out.load_s:,.0f} msgs/s, idle p99 "
+        f"run {run + 1} {label}: {len(plan.messages) / out.load_s:,.0f} msgs/s, idle p99 "
         f"{p99:.2f} ms, steered p99 {steer:.2f} ms, {out.items:,} brain calls"
         + (f"; MISSED: {'; '.join(missed)}" if missed else ""),
         file=sys.stderr,
     )
-    return missed
+    return [f"{label}: {m}" for m in missed]
 
 
 def baseline_run(
@@ -159,8 +208,12 @@ def baseline_run(
     """One run of the file-inbox pattern into ``figures``."""
     col = "locked" if locked else "unlocked"
     root = workdir / f"inbox-{col}-{run}"
-    out = channels_fileinbox.run_baseline(
-        plan, root, locked=locked, poll_s=args.poll_ms / 1e3, idle_samples=args.baseline_idle
+    out = _measured(
+        figures,
+        col,
+        lambda: channels_fileinbox.run_baseline(
+            plan, root, locked=locked, poll_s=args.poll_ms / 1e3, idle_samples=args.baseline_idle
+        ),
     )
     figures.add("msgs_s", col, len(plan.messages) / out.load_s)
     figures.add("deliveries_s", col, plan.deliveries / out.load_s)
@@ -178,7 +231,7 @@ def baseline_run(
     figures.add("lock_p99", col, _ms(out.lock_waits, 0.99))
     figures.add("parse_errors", col, out.parse_errors + out.read_retries)
     print(
-        f"run {run + 1} file inbox ({col}): {len(plan.messages) / out.load_s:,.0f} msgs/s, "
+        f"run {run + 1} {HEADERS[col]}: {len(plan.messages) / out.load_s:,.0f} msgs/s, "
         f"{final.lost:,} deliveries missing from the files",
         file=sys.stderr,
     )
@@ -262,6 +315,8 @@ def rows(args: argparse.Namespace, plan: Plan) -> list[Row]:
             holds=lambda v: v <= steer,
         ),
         Row("steer_max", "busy recipient: send → merged, max", "{:.2f} ms"),
+        Row("steer_wait_p99", "  of which: send → the next yield point, p99", "{:.2f} ms"),
+        Row("steer_merge_p99", "  of which: that yield point's own time, p99", "{:.2f} ms"),
         Row("steered", "busy recipient: receipt says steered", "{:.0%}", target="100%", holds=_all),
         count("lost", "lost deliveries (what recipients saw)"),
         count("duplicated", "duplicated deliveries (what recipients saw)"),
@@ -277,6 +332,7 @@ def rows(args: argparse.Namespace, plan: Plan) -> list[Row]:
         count("parse_errors", "half-written files read (reader + writer retries)", None),
         Row("items", "brain calls (merges fold messages into one call)", "{:,.0f}"),
         Row("transactions", "store transactions (group commit)", "{:,.0f}"),
+        Row("others", "other processes' CPU meanwhile (cores busy)", "{:.2f}"),
     ]
 
 
@@ -319,7 +375,11 @@ def main() -> int:
         workdir = Path(tmp)
         for run in range(args.runs):
             loads.append(os.getloadavg()[0])
-            missed += [f"run {run + 1}: {m}" for m in attn_run(args, plan, workdir, run, figures)]
+            for column in ("attn", "attn0"):
+                missed += [
+                    f"run {run + 1} {m}"
+                    for m in attn_run(args, plan, workdir, run, figures, column)
+                ]
             if not args.no_baseline:
                 for locked in (True, False):
                     baseline_run(args, plan, workdir, run, figures, locked)
@@ -329,25 +389,24 @@ def main() -> int:
         f"(SQLite file; {len(plan.agents)} agents, teams of {args.team_size}, "
         f"{args.group_share:.0%} group posts; poll {args.poll_ms:g} ms)"
     )
-    headers = ("figure", "attn", "file inbox + lock", "file inbox, no lock", "target", "attn met")
-    for column in headers:
+    for column in ("figure", *HEADERS.values(), "target", "attn met"):
         table.add_column(column, justify="left" if column == "figure" else "right")
     for row in rows(args, plan):
         cells = []
         for column in COLUMNS:
             values = figures.get(row.key, column)
             cells.append(row.unit.format(row.combine(values)) if values else "—")
-        mine = figures.get(row.key, "attn")
+        mine = figures.get(row.key, "attn") + figures.get(row.key, "attn0")
         met = "" if row.holds is None or not mine else "yes" if all(map(row.holds, mine)) else "NO"
         table.add_row(row.label, *cells, row.target, met)
-    console = Console(width=140)
+    console = Console(width=170)
     console.print(table)
     console.print(
         "busy recipient, file inbox: read between turns only (a turn of T s waits up to T s)."
     )
     console.print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores; load average as each run "
-        f"began: {', '.join(f'{v:.2f}' for v in loads)} (other work on the machine skews tails)"
+        f"began: {', '.join(f'{v:.2f}' for v in loads)}; other processes' work skews the tails"
     )
     if missed:
         console.print("MISSED:\n  " + "\n  ".join(missed))

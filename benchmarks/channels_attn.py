@@ -2,7 +2,7 @@
 
 One runtime on a SQLite file on disk hosts every agent of the plan, with the
 default :class:`~attn.AgentConfig` (so the 200 ms burst window of 000 §14 is
-on) and one team channel per team. Every agent's brain is a
+on; ``coalesce_ms=0`` turns it off) and one team channel per team. Every agent's brain is a
 :class:`Recorder` brain: it notes each marker it sees, with
 ``time.perf_counter()``, in the item it is given and in what each yield point
 merged into it. Three phases, one after the other, on the same runtime:
@@ -13,9 +13,11 @@ merged into it. Three phases, one after the other, on the same runtime:
 * **idle**: one DM at a time to an agent that is idle with an empty mailbox
   (``run_until_idle`` first); from just before the send to the brain's first line;
 * **steered**: ``busy`` recipients each work on one long item from a sender,
-  calling ``focus.yield_point()`` every ``yield_s`` of work (an
-  ``asyncio.sleep``, as a brain awaits its model); the sender sends a DM on
-  the same channel at a random moment and waits until the brain saw it merged.
+  calling ``focus.yield_point()`` every ``yield_s`` of work (on a fixed grid:
+  an ``asyncio.sleep`` to the next multiple, as a brain awaits its model); the
+  sender sends a DM on the same channel at a random moment and waits until the
+  brain saw it merged. Each sample is split into send → the next yield point's
+  call, and that yield point's own time.
 
 :func:`store_checks` then reads back what the store holds: every message
 once, every delivery delivered, exactly one mailbox item per (recipient,
@@ -58,6 +60,8 @@ class Recorder:
     def __init__(self, yield_s: float) -> None:
         self.seen: dict[str, list[int]] = defaultdict(list)
         self.seen_at: dict[tuple[str, int], float] = {}
+        #: (kind, number) -> when the yield point that merged it was called.
+        self.tick_at: dict[tuple[str, int], float] = {}
         self.waiters: dict[tuple[str, int], asyncio.Future[float]] = {}
         self.working: dict[str, asyncio.Future[float]] = {}
         self.stop_work: set[str] = set()
@@ -65,8 +69,9 @@ class Recorder:
         self.items = 0
         self.yield_points = 0
 
-    def _note(self, agent: str, text: str, at: float) -> bool:
-        """Record the markers of ``text``; True when it asks for long work."""
+    def _note(self, agent: str, text: str, at: float, tick: float | None = None) -> bool:
+        """Record the markers of ``text`` seen at ``at`` (merged by the yield point
+        called at ``tick``); True when it asks for long work."""
         work = False
         for kind, number in MARKER_RE.findall(text):
             n = int(number)
@@ -79,6 +84,8 @@ class Recorder:
                 waiter = self.waiters.get((kind, n))
                 if waiter is not None and not waiter.done():
                     waiter.set_result(at)
+                    if tick is not None:
+                        self.tick_at[(kind, n)] = tick
         return work
 
     def brain(self, name: str) -> Any:
@@ -93,10 +100,15 @@ class Recorder:
             started = self.working.pop(name, None)
             if started is not None and not started.done():
                 started.set_result(at)
+            due = time.perf_counter()
             for _ in range(MAX_STEPS):
                 if name in self.stop_work:
                     break
-                await asyncio.sleep(self.yield_s)  # the work: a brain awaiting its model
+                # The work: a brain awaiting its model, with a yield point every
+                # yield_s on a fixed grid (the yield points' own time does not
+                # stretch the interval).
+                due += self.yield_s
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
                 if await self._yield(name, focus):
                     break
             self.stop_work.discard(name)
@@ -104,11 +116,12 @@ class Recorder:
         return brain
 
     async def _yield(self, name: str, focus: Focus) -> bool:
+        called = time.perf_counter()
         decision = await focus.yield_point()
         at = time.perf_counter()
         self.yield_points += 1
         for merged in decision.merged:
-            self._note(name, merged.content, at)
+            self._note(name, merged.content, at, called)
         return decision.stop
 
 
@@ -125,6 +138,8 @@ class AttnRun:
     idle_send: list[float] = field(default_factory=list)
     idle_outcomes: Counter[str] = field(default_factory=Counter)
     steered_latency: list[float] = field(default_factory=list)
+    steered_wait: list[float] = field(default_factory=list)  # send -> the yield point's call
+    steered_merge: list[float] = field(default_factory=list)  # that yield point's own time
     steered_outcomes: Counter[str] = field(default_factory=Counter)
     seen: dict[str, list[int]] = field(default_factory=dict)
     store: dict[str, Any] = field(default_factory=dict)
@@ -132,12 +147,16 @@ class AttnRun:
     transactions: int = 0
 
 
-async def open_runtime(path: Path, plan: Plan, recorder: Recorder) -> Runtime:
-    """A started runtime on a SQLite file with every agent and team channel of ``plan``."""
+async def open_runtime(
+    path: Path, plan: Plan, recorder: Recorder, coalesce_ms: int | None = None
+) -> Runtime:
+    """A started runtime on a SQLite file with every agent and team channel of ``plan``
+    (``coalesce_ms``: the agents' burst window; None: the default)."""
     runtime = Runtime(SQLiteStore(path))
     await runtime.start()
+    config = AgentConfig() if coalesce_ms is None else AgentConfig(coalesce_window_ms=coalesce_ms)
     for name in plan.agents:
-        await runtime.add_agent(name, recorder.brain(name), AgentConfig())
+        await runtime.add_agent(name, recorder.brain(name), config)
     for team, members in plan.teams.items():
         await runtime.channels.ensure_team(team, members)
     return runtime
@@ -223,7 +242,11 @@ async def steered(
             seen = recorder.waiters[("st", k)] = loop.create_future()
             began = time.perf_counter()
             receipt = await runtime.channels.send(sender, recipient, f"[st:{k}] also this")
-            out.steered_latency.append(await asyncio.wait_for(seen, WAIT_S) - began)
+            at = await asyncio.wait_for(seen, WAIT_S)
+            tick = recorder.tick_at.pop(("st", k), at)
+            out.steered_latency.append(at - began)
+            out.steered_wait.append(tick - began)
+            out.steered_merge.append(at - tick)
             out.steered_outcomes.update(str(d.outcome) for d in receipt.deliveries)
             del recorder.waiters[("st", k)]
         recorder.stop_work.add(recipient)
@@ -302,6 +325,7 @@ async def run(
     busy: int,
     yield_s: float,
     seed: int,
+    coalesce_ms: int | None = None,
     profile: Any = None,
 ) -> AttnRun:
     """One run of every phase on a fresh SQLite file at ``path``."""
@@ -309,7 +333,7 @@ async def run(
 
     recorder = Recorder(yield_s)
     out = AttnRun()
-    runtime = await open_runtime(path, plan, recorder)
+    runtime = await open_runtime(path, plan, recorder, coalesce_ms)
     try:
         gc.collect()
         gc.freeze()  # as ``attn serve`` does: the startup heap is never scanned again
