@@ -16,10 +16,12 @@ shaped as the real ones in ``../shared/data/claude-team-inboxes`` (``from``,
 
 With ``locked=False`` the same read-modify-write runs without the lock, as
 the pattern does when a writer skips it: concurrent writers then overwrite
-each other's appends. A file caught half-written fails to parse; the reader
-tries again at its next poll, a writer reads again at once (kinder than
-taking it for an empty inbox). Times come from ``time.monotonic()``, which
-on Linux is the one system-wide clock every process reads alike.
+each other's appends. A file caught half-written (or empty, between a
+writer's truncate and its write) fails to parse; the reader tries again at
+its next poll, a writer reads again at once: kinder than taking it for an
+empty inbox, so what the pattern loses here is lost updates only. Times come
+from ``time.monotonic()``, which on Linux is the one system-wide clock every
+process reads alike.
 """
 
 from __future__ import annotations
@@ -76,13 +78,14 @@ def _lock(inbox_dir: str, name: str) -> FileLock:
 
 
 def _read(path: Path) -> list[dict[str, Any]] | None:
-    """The inbox's entries; [] when it does not exist; None when it fails to parse."""
+    """The inbox's entries; [] when it does not exist; None when it fails to parse
+    (an empty file too: one caught between another writer's truncate and write)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
     try:
-        entries = json.loads(text) if text else []
+        entries = json.loads(text)
     except ValueError:
         return None
     return entries if isinstance(entries, list) else None
