@@ -18,8 +18,10 @@ With ``locked=False`` the same read-modify-write runs without the lock, as
 the pattern does when a writer skips it: concurrent writers then overwrite
 each other's appends. A file caught half-written (or empty, between a
 writer's truncate and its write) fails to parse; the reader tries again at
-its next poll, a writer reads again at once: kinder than taking it for an
-empty inbox, so what the pattern loses here is lost updates only. Times come
+its next poll; a writer reads again 1 ms later, and after 10 tries gives up
+that write and counts it as failed (its sender would see an error). It never
+takes such a file for an empty inbox, so what the pattern loses silently here
+is lost updates only. Times come
 from ``time.monotonic()``, which on Linux is the one system-wide clock every
 process reads alike.
 """
@@ -40,8 +42,10 @@ from typing import Any
 from channels_plan import MARKER_RE, Plan, markers
 from filelock import FileLock
 
-#: Tries to read a file that fails to parse before a writer gives up on it.
-_READ_TRIES = 1000
+#: Tries to read a file that fails to parse before a writer gives up on that
+#: write (and its sender is told), and the pause between two.
+_READ_TRIES = 10
+_RETRY_S = 0.001
 _COLORS = ("blue", "green", "yellow", "purple", "orange", "pink", "cyan", "red")
 
 
@@ -97,10 +101,11 @@ def _write(path: Path, entries: list[dict[str, Any]]) -> None:
         json.dump(entries, out, indent=2)
 
 
-def _append(job: AgentJob, recipient: str, entry: dict[str, Any]) -> tuple[float, int]:
-    """One read-modify-write of ``recipient``'s inbox; (seconds waited for the lock, retries)."""
+def _append(job: AgentJob, recipient: str, entry: dict[str, Any]) -> tuple[float, int, bool]:
+    """One read-modify-write of ``recipient``'s inbox: (seconds waited for the lock,
+    retries, whether it was written)."""
     path = inbox(job.inbox_dir, recipient)
-    waited, retries = 0.0, 0
+    waited, retries, written = 0.0, 0, False
     lock = _lock(job.inbox_dir, recipient) if job.locked else None
     if lock is not None:
         began = time.monotonic()
@@ -110,16 +115,16 @@ def _append(job: AgentJob, recipient: str, entry: dict[str, Any]) -> tuple[float
         for _ in range(_READ_TRIES):
             entries = _read(path)
             if entries is not None:
+                entries.append(entry)
+                _write(path, entries)
+                written = True
                 break
             retries += 1
-        else:
-            entries = []  # never parsed: the pattern then starts the inbox afresh
-        entries.append(entry)
-        _write(path, entries)
+            time.sleep(_RETRY_S)
     finally:
         if lock is not None:
             lock.release()
-    return waited, retries
+    return waited, retries, written
 
 
 class _Reader(threading.Thread):
@@ -192,7 +197,7 @@ def run_agent(job: AgentJob, start: Barrier, stop: Event, writers_done: Any) -> 
     color = _COLORS[sum(map(ord, job.name)) % len(_COLORS)]
     sent: dict[int, float] = {}
     waits: list[float] = []
-    retries = 0
+    retries = failed = 0
     for send in job.sends:
         sent[send.index] = time.monotonic()
         entry = {
@@ -206,9 +211,10 @@ def run_agent(job: AgentJob, start: Barrier, stop: Event, writers_done: Any) -> 
             "read": False,
         }
         for recipient in send.recipients:
-            waited, tries = _append(job, recipient, entry)
+            waited, tries, written = _append(job, recipient, entry)
             waits.append(waited)
             retries += tries
+            failed += not written
         if job.pace_s:
             time.sleep(job.pace_s)
     finished = time.monotonic()
@@ -223,6 +229,7 @@ def run_agent(job: AgentJob, start: Barrier, stop: Event, writers_done: Any) -> 
                 "seen": reader.seen,
                 "lock_waits": waits,
                 "read_retries": retries,
+                "failed_writes": failed,
                 "parse_errors": reader.parse_errors,
                 "polls": reader.polls,
             }
@@ -241,6 +248,7 @@ class Outcome:
     lock_waits: list[float]
     read_retries: int
     parse_errors: int
+    failed_writes: int
     final: dict[str, list[int]]  # recipient -> markers in its file at the end
 
 
@@ -276,7 +284,7 @@ def run(root: Path, jobs: list[AgentJob], *, grace_s: float, deadline_s: float) 
 
 
 def _gather(root: Path, jobs: list[AgentJob], started: float) -> Outcome:
-    out = Outcome(started, {}, started, {}, [], 0, 0, {})
+    out = Outcome(started, {}, started, {}, [], 0, 0, 0, {})
     for job in jobs:
         data = json.loads(Path(job.result).read_text())
         out.sent.update({int(k): v for k, v in data["sent"].items()})
@@ -285,6 +293,7 @@ def _gather(root: Path, jobs: list[AgentJob], started: float) -> Outcome:
         out.lock_waits += data["lock_waits"]
         out.read_retries += data["read_retries"]
         out.parse_errors += data["parse_errors"]
+        out.failed_writes += data["failed_writes"]
         entries = _read(inbox(job.inbox_dir, job.name)) or []
         out.final[job.name] = [i for e in entries for i in markers(str(e.get("text", "")))]
     return out
@@ -302,6 +311,7 @@ class BaselineRun:
     lock_waits: list[float]
     read_retries: int
     parse_errors: int
+    failed_writes: int
     idle_latency: list[float]
 
 
@@ -364,5 +374,6 @@ def run_baseline(
         lock_waits=load.lock_waits,
         read_retries=load.read_retries,
         parse_errors=load.parse_errors,
+        failed_writes=load.failed_writes,
         idle_latency=[t - quiet.sent[i] for i, t in quiet.seen[b] if i in quiet.sent],
     )
