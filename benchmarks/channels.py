@@ -231,6 +231,7 @@ def baseline_run(
     figures.add("lock_p99", col, _ms(out.lock_waits, 0.99))
     figures.add("parse_errors", col, out.parse_errors + out.read_retries)
     figures.add("failed_writes", col, out.failed_writes)
+    figures.add("unreadable", col, out.unreadable)
     print(
         f"run {run + 1} {HEADERS[col]}: {len(plan.messages) / out.load_s:,.0f} msgs/s, "
         f"{final.lost:,} deliveries missing from the files",
@@ -332,6 +333,7 @@ def rows(args: argparse.Namespace, plan: Plan) -> list[Row]:
         Row("lock_p99", "lock wait per write, p99", "{:.1f} ms"),
         count("parse_errors", "half-written files read (reader + writer retries)", None),
         count("failed_writes", "  writes given up on them (sender sees an error)", None),
+        count("unreadable", "inbox files that no longer parse at the end", None),
         Row("items", "brain calls (merges fold messages into one call)", "{:,.0f}"),
         Row("transactions", "store transactions (group commit)", "{:,.0f}"),
         Row("others", "other processes' CPU meanwhile (cores busy)", "{:.2f}"),

@@ -16,14 +16,15 @@ shaped as the real ones in ``../shared/data/claude-team-inboxes`` (``from``,
 
 With ``locked=False`` the same read-modify-write runs without the lock, as
 the pattern does when a writer skips it: concurrent writers then overwrite
-each other's appends. A file caught half-written (or empty, between a
-writer's truncate and its write) fails to parse; the reader tries again at
-its next poll; a writer reads again 1 ms later, and after 10 tries gives up
-that write and counts it as failed (its sender would see an error). It never
-takes such a file for an empty inbox, so what the pattern loses silently here
-is lost updates only. Times come
-from ``time.monotonic()``, which on Linux is the one system-wide clock every
-process reads alike.
+each other's appends, and two writers truncating and writing one file at
+once (each through its own file offset) can leave the tail of the longer
+write behind the shorter one, a file that never parses again. A file caught
+half-written (or empty, between a writer's truncate and its write) fails to
+parse; the reader tries again at its next poll; a writer reads again 1 ms
+later, and after 10 tries gives up that write and counts it as failed (its
+sender would see an error). It never takes such a file for an empty inbox.
+Times come from ``time.monotonic()``, which on Linux is the one system-wide
+clock every process reads alike.
 """
 
 from __future__ import annotations
@@ -250,6 +251,7 @@ class Outcome:
     parse_errors: int
     failed_writes: int
     final: dict[str, list[int]]  # recipient -> markers in its file at the end
+    unreadable: int = 0  # inbox files that no longer parse at the end
 
 
 def run(root: Path, jobs: list[AgentJob], *, grace_s: float, deadline_s: float) -> Outcome:
@@ -294,8 +296,9 @@ def _gather(root: Path, jobs: list[AgentJob], started: float) -> Outcome:
         out.read_retries += data["read_retries"]
         out.parse_errors += data["parse_errors"]
         out.failed_writes += data["failed_writes"]
-        entries = _read(inbox(job.inbox_dir, job.name)) or []
-        out.final[job.name] = [i for e in entries for i in markers(str(e.get("text", "")))]
+        entries = _read(inbox(job.inbox_dir, job.name))
+        out.unreadable += entries is None
+        out.final[job.name] = [i for e in entries or [] for i in markers(str(e.get("text", "")))]
     return out
 
 
@@ -312,6 +315,7 @@ class BaselineRun:
     read_retries: int
     parse_errors: int
     failed_writes: int
+    unreadable: int
     idle_latency: list[float]
 
 
@@ -375,5 +379,6 @@ def run_baseline(
         read_retries=load.read_retries,
         parse_errors=load.parse_errors,
         failed_writes=load.failed_writes,
+        unreadable=load.unreadable,
         idle_latency=[t - quiet.sent[i] for i, t in quiet.seen[b] if i in quiet.sent],
     )
