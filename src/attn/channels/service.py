@@ -280,7 +280,7 @@ class Channels:
             to: agent names (None: every other hosted agent).
 
         Returns:
-            A receipt without a message: each recipient ``logged`` (``itemId``
+            A receipt without a message: each recipient ``logged`` (``activityId``
             is the activity id) or ``refused``; ``partial`` when some were
             refused (A2A-04).
 
