@@ -67,6 +67,7 @@ class ChannelApi:
         self.clock = clock
         self.brains: dict[str, Brain] = {}
         self.runtime: Runtime | None = None
+        self.app: Any = None
         self.http: httpx.AsyncClient | None = None
         self._stack: contextlib.AsyncExitStack | None = None
 
@@ -93,7 +94,8 @@ class ChannelApi:
         for name, make in BRAINS.items():
             self.brains[name] = make()
             await self.runtime.add_agent(name, self.brains[name])
-        url = await stack.enter_async_context(serve_app(create_app(self.runtime)))
+        self.app = create_app(self.runtime)
+        url = await stack.enter_async_context(serve_app(self.app))
         self.http = await stack.enter_async_context(httpx.AsyncClient(base_url=url, timeout=10))
         self._stack = stack
 
