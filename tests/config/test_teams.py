@@ -19,6 +19,7 @@ from attn.config import (
     parse_config,
 )
 from attn.errors import ConfigError, ConfigProblem
+from attn.models.channels import MAX_CHANNEL_MEMBERS, MAX_CHANNEL_NAME_CHARS
 
 AGENTS = """\
 [[agents]]
@@ -67,14 +68,20 @@ def test_a_good_file_loads_its_teams_in_file_order() -> None:
         name="research", display_name="Research", members=("lead", "alice", "bob")
     )
     assert ops == Team(name="ops", display_name=None, members=("bob",))
-    assert (research.channel_key, ops.channel_key) == ("group:research", "group:ops")
-    assert (research.label, ops.label) == ("Research", "ops")
 
 
 def test_a_team_is_frozen() -> None:
     team = parse_config(GOOD, environ={}).teams["ops"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         team.members = ("lead",)  # type: ignore[misc]
+
+
+def test_a_team_fits_its_channel() -> None:
+    # config sits below models' channel records, so its bounds are its own numbers.
+    assert (MAX_TEAM_MEMBERS, MAX_TEAM_DISPLAY_NAME) == (
+        MAX_CHANNEL_MEMBERS,
+        MAX_CHANNEL_NAME_CHARS,
+    )
 
 
 def test_a_file_without_teams_has_none() -> None:
@@ -99,7 +106,6 @@ def test_the_demo_team_is_one_team_of_every_demo_agent(
     names = tuple(agent["name"] for agent in DEMO_AGENTS)
     assert names == tuple(a.name for a in config.agents)
     assert config.teams == {DEMO_TEAM: Team(name="demo", display_name=None, members=names)}
-    assert config.teams["demo"].channel_key == "group:demo"
 
 
 def test_a_team_name_follows_the_agent_name_rule() -> None:

@@ -49,6 +49,7 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         (or None), ``message``, ``envVar`` and ``agent`` (or None).
     """
     from attn.brains.from_config import brain_problem
+    from attn.channels import team_key
     from attn.config import find_line, load_config
     from attn.errors import ConfigError, InvalidInput
     from attn.server.serve import check_bind
@@ -102,7 +103,7 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 "id": team.name,
                 "displayName": team.display_name,
                 "members": list(team.members),
-                "channelKey": team.channel_key,
+                "channelKey": team_key(team.name),
             }
             for team in config.teams.values()
         ],

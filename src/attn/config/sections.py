@@ -219,7 +219,8 @@ def _not_blank(value: object) -> object:
     return value
 
 
-#: Longest display name of a team, in characters.
+#: Longest display name of a team, in characters: a channel's longest name
+#: (:data:`attn.models.channels.MAX_CHANNEL_NAME_CHARS`; a test holds them equal).
 MAX_TEAM_DISPLAY_NAME = 200
 
 

@@ -1,7 +1,9 @@
 """A team of ``attn.toml``: :class:`Team`, the agents that share one group channel.
 
 A pure value object (no pydantic), so the runtime and the channels can take
-one without loading the file schema. ``[teams.<name>]`` in ``attn.toml`` is
+one without loading the file schema. Its channel is
+``attn.channels.team_key(team.name)``, made by ``Channels.ensure_team(team.name,
+team.members, team.display_name)``. ``[teams.<name>]`` in ``attn.toml`` is
 read by :class:`attn.config.sections.TeamSection` and checked by
 :func:`attn.config.team_checks.team_problems`.
 
@@ -13,11 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Most members one team may have.
+#: Most members one team may have: a channel's most
+#: (:data:`attn.models.channels.MAX_CHANNEL_MEMBERS`; a test holds them equal).
 MAX_TEAM_MEMBERS = 500
-
-#: The prefix of a team's channel key.
-GROUP_PREFIX = "group:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,23 +28,13 @@ class Team:
         name: the team's key in ``attn.toml`` (``[teams.<name>]``), with the
             agent-name rule (1-64 letters, digits, ``_ . -``).
         display_name: what listings show; None: show ``name``.
-        members: the member agents' names, in file order, each hosted and
-            listed once (1 .. :data:`MAX_TEAM_MEMBERS`).
+        members: the member agents' names, in file order, each an agent of
+            ``[[agents]]`` listed once (1 .. :data:`MAX_TEAM_MEMBERS`).
     """
 
     name: str
     display_name: str | None
     members: tuple[str, ...]
 
-    @property
-    def channel_key(self) -> str:
-        """The team's group channel key, ``group:<name>`` (000 §11)."""
-        return f"{GROUP_PREFIX}{self.name}"
 
-    @property
-    def label(self) -> str:
-        """The display name when set, else the name."""
-        return self.display_name if self.display_name is not None else self.name
-
-
-__all__ = ["GROUP_PREFIX", "MAX_TEAM_MEMBERS", "Team"]
+__all__ = ["MAX_TEAM_MEMBERS", "Team"]
