@@ -44,7 +44,7 @@ REFUSED: list[tuple[str, str, dict[str, Any] | None, int, str]] = [
     ),
     ("POST", "/api/channels", {"name": "", "members": ["a"]}, 422, BAD),
     ("POST", "/api/channels", {"name": "x", "members": []}, 422, V),
-    ("POST", "/api/channels", {"name": "x", "members": ["a", "nobody"]}, 422, R),
+    ("POST", "/api/channels", {"name": "x", "members": ["a", "nobody"]}, 404, "unknown_agent"),
     ("POST", "/api/channels", {"name": "x", "members": ["a", "a"]}, 422, BAD),
     ("POST", "/api/channels", {"name": "x", "members": ["a"] * 501}, 422, V),
     ("POST", "/api/channels/group:custom:nope/messages", {"text": "x"}, 404, "unknown_channel"),

@@ -24,6 +24,7 @@ so a send answers the same receipt here as in Python and in the brain tools
 422 (``invalid_input``, ``not_a_member``, ``validation_error``); a send refused
 before anything was stored is 422 ``send_refused`` with ``outcome: "refused"``
 and ``reason``; an unknown channel, message or agent in the path is 404.
+An unknown member of a new group is 404 ``unknown_agent``.
 Nothing is stored when the answer is an error. The live side (``channel:*``
 events on ``/ws``) is in :mod:`attn.server.ws`.
 
@@ -130,7 +131,10 @@ def channels_router(runtime: Runtime) -> APIRouter:
         found = await channels.list_channels(member, kind)
         return {"channels": [c.to_dict() for c in found[:limit]], "count": len(found)}
 
-    @router.post("/api/channels", **shapes.created(shapes.ChannelView))
+    made = shapes.created(shapes.ChannelView)
+    made["responses"][404] = {"description": "a member is not a hosted agent (unknown_agent)"}
+
+    @router.post("/api/channels", **made)
     async def create_channel(body: shapes.CreateChannelBody, response: Response) -> Any:
         """Create a custom group ``group:custom:<id>`` of hosted agents (a person's group)."""
         with wire_names():
