@@ -4,7 +4,10 @@
 coloured line per event (:mod:`attn.cli.events`); when the connection drops it
 reconnects with the last sequence number it saw, so missed events are replayed
 (or a resync notice is printed). Takes ``--url``, ``--token`` and ``--json``
-(one JSON object per line).
+(one JSON object per line). Channel events (``channel:message`` with each
+recipient's delivery outcome, ``channel:created``, ``channel:delegation``) are
+shown too; ``attn channel watch KEY`` follows one channel the same way
+(:class:`Follower` with ``channels``).
 
 Spec: 000 §5 (WebSocket events); acceptance SRV-20.
 """
@@ -23,7 +26,7 @@ from rich.text import Text
 
 from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, CliError, check_client_token
 from attn.cli.commands import TokenOption, UrlOption
-from attn.cli.events import render_event
+from attn.cli.events import channel_message_line, clock_text, render_event
 from attn.cli.output import console, examples, handle_errors, shorten, warn
 from attn.jsontext import dumps
 
@@ -78,18 +81,36 @@ def tail(
     replaying the events it missed.
     """
     try:
-        _Tail(url, token, agents or [], as_json).run()
+        Follower(url, token, agents or [], as_json).run()
     except KeyboardInterrupt:
         return
 
 
-class _Tail:
-    def __init__(self, url: str, token: str | None, agents: list[str], as_json: bool) -> None:
+class Follower:
+    """Follows ``/ws`` until Ctrl+C, reconnecting with the last seq it saw.
+
+    Args:
+        url: the server's base URL.
+        token: the API token, or None.
+        agents: agents to follow ([] and no ``channels``: every agent).
+        as_json: print each server message as one JSON line.
+        channels: channel keys to follow; their messages are printed as chat lines.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        agents: list[str],
+        as_json: bool,
+        channels: list[str] | None = None,
+    ) -> None:
         self.url = url
         self.target = ws_url(url)
         check_client_token(token)
         self.token = token
         self.agents = agents
+        self.channels = channels or []
         self.as_json = as_json
         self.last_seq: int | None = None
         self.console: Console = console()
@@ -132,11 +153,13 @@ class _Tail:
         with connect(
             self.target, additional_headers=headers, open_timeout=10, max_size=16 * 1_048_576
         ) as socket:
-            subscribe = {
+            subscribe: dict[str, Any] = {
                 "type": "subscribe",
-                "agents": self.agents or "*",
+                "agents": self.agents or ("*" if not self.channels else []),
                 "lastSeq": self.last_seq,
             }
+            if self.channels:
+                subscribe["channels"] = self.channels
             with contextlib.suppress(ConnectionClosed):
                 # A refused token: the server sent its error and closed; read it below.
                 socket.send(dumps(subscribe))
@@ -159,7 +182,9 @@ class _Tail:
                     f"the server at {self.url} needs an API token ({text.split(';')[0]}); "
                     f"{hint} {TOKEN_ENV}"
                 )
-            if code == "unknown_agent":
+            if code in ("unknown_agent", "unknown_channel") or (
+                code == "bad_message" and self.channels
+            ):
                 raise CliError(f"{text.split(';')[0]} ({code})")
         try:
             self._print(kind, message)
@@ -174,9 +199,16 @@ class _Tail:
                 sys.stdout.flush()
             return
         if kind == "event":
+            data = message.get("data")
+            if self.channels and message.get("event") == "channel:message":
+                line = Text(clock_text(message.get("at")) + " ", style="dim")
+                line.append_text(channel_message_line((data or {}).get("message") or {}))
+                self.console.print(line, no_wrap=True, overflow="ellipsis")
+                return
             self.console.print(render_event(message), no_wrap=True, overflow="ellipsis")
         elif kind == "subscribed":
-            who = ", ".join(self.agents) if self.agents else "all agents"
+            followed = [*self.agents, *self.channels]
+            who = ", ".join(followed) if followed else "all agents"
             verb = "following" if not self.connected_once else "reconnected; following"
             self.console.print(Text(f"{verb} {who} at {self.url} (Ctrl+C stops)", style="dim"))
         elif kind == "resync":
@@ -202,4 +234,4 @@ def _why(exc: BaseException) -> str:
     return shorten(text or type(exc).__name__, 80)
 
 
-__all__ = ["RECONNECT_FIRST_S", "RECONNECT_MAX_S", "register", "tail", "ws_url"]
+__all__ = ["RECONNECT_FIRST_S", "RECONNECT_MAX_S", "Follower", "register", "tail", "ws_url"]
