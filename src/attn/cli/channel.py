@@ -162,7 +162,7 @@ def list_command(
 def history_command(
     key: KeyArgument,
     before: Annotated[
-        int | None, typer.Option(min=1, help="Only messages older than this seq.")
+        int | None, typer.Option(min=1, max=2**63 - 1, help="Only messages older than this seq.")
     ] = None,
     limit: Annotated[int, typer.Option(min=1, max=MAX_HISTORY_LIMIT, help="Messages.")] = 50,
     conversation: ConversationOption = None,
