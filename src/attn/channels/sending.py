@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from attn.channels import keys
-from attn.channels.delivery import deliver
+from attn.channels.delivery import deliver, hand_over
 from attn.channels.hosting import ChannelAgent, ChannelHost
 from attn.channels.receipts import SendReceipt, refused
 from attn.errors import ChannelMessageNotFound, InvalidInput, NotAMember, SendRefused, shown
@@ -166,7 +166,11 @@ async def _send(
         callback_id=callback_id,
     )
     try:
-        [(stored, created)] = await channels.store.write([InsertChannelMessage(message)])
+        # Stored and handed over under the channel's lock: its messages reach
+        # every mailbox in the order of their seq.
+        async with channels.ordered(channel.key):
+            [(stored, created)] = await channels.store.write([InsertChannelMessage(message)])
+            deliveries = await hand_over(channels, stored) if created else stored.deliveries
     except BaseException:
         if callback_id is not None:
             await channels.time.cancel_callback(sender, callback_id)
@@ -181,12 +185,8 @@ async def _send(
         channels.posted[sender] = channels.posted.get(sender, 0) + 1
     if question is not None and question.kind == MessageKind.DELEGATION:
         await _answered(channels, question, stored)
-    deliveries = await deliver(channels, stored)
-    return SendReceipt(_with(stored, deliveries), deliveries, callback_id, duplicate=False)
-
-
-def _with(message: ChannelMessage, deliveries: tuple[Delivery, ...]) -> ChannelMessage:
-    return replace(message, deliveries=deliveries)
+    stored = await channels.store_deliveries(stored, deliveries)
+    return SendReceipt(stored, deliveries, callback_id, duplicate=False)
 
 
 def _recipients(

@@ -11,6 +11,7 @@ Spec: 000 §11.1 (DM channels, history), §11.2 (tools and transport), §25.2
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -65,6 +66,7 @@ class Channels(ChannelDirectory):
         # turn already replied by itself (``answers.py``).
         self.posted: dict[str, int] = {}
         self._known: dict[str, Channel] = {}  # see ChannelDirectory
+        self._order: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ sending
 
@@ -271,6 +273,16 @@ class Channels(ChannelDirectory):
                 f"{agent_id!r} is not a member of {channel.key!r} "
                 f"(members: {', '.join(channel.members[:20])})"
             )
+
+    def ordered(self, channel_key: str) -> asyncio.Lock:
+        """The lock one channel's sends store and hand over their messages under,
+        so recipients get them in the channel's order."""
+        lock = self._order.get(channel_key)
+        if lock is None:
+            if len(self._order) >= 10_000:  # bounded: drop the idle ones
+                self._order = {k: v for k, v in self._order.items() if v.locked()}
+            lock = self._order[channel_key] = asyncio.Lock()
+        return lock
 
     def emit_delegation(self, delegation: Delegation) -> None:
         """Emit ``channel:delegation`` with the record as stored."""
