@@ -12,6 +12,7 @@ matter.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from attn import AgentConfig, EchoBrain, Runtime
@@ -83,6 +84,9 @@ async def test_await_reply_brings_the_answer_back_as_a_callback_result_in_the_se
     await runtime.add_agent("echo", EchoBrain(prefix="pong to: "), NO_WINDOW)
     reply = await lead.send_message("ask echo for a pong", session_id="ses-lead", timeout_s=30)
     assert reply.text == "I asked echo; its answer will come back to me."
+    offered = json.dumps((fp.requests[0].body or {}).get("tools"))
+    for name in ("agent_send_message", "agent_delegate_task", "recall_channel"):
+        assert f'"{name}"' in offered  # the agent's own composed tools
 
     # The model read the receipt: the DM channel, the conversation, the delivery.
     [receipt] = _tool_results(fp.requests[1])
@@ -153,9 +157,77 @@ async def test_delegating_to_two_workers_brings_back_both_answers(
         return items if len(items) == 2 and finished else []
 
     results = await eventually(settled, what="both answers processed by lead")
-    assert {i.metadata.get("sessionId") for i in results} <= {"ses-plan", None}
+    # Each answer resumes the session that delegated, named by its delegate and goal.
+    extras = sorted((i.payload["extra"] for i in results), key=lambda e: e["replyFrom"])
+    assert [(e["replyFrom"], e["note"]) for e in extras] == [
+        ("w1", "build part A"),
+        ("w2", "build part B"),
+    ]
+    assert {e["originSessionId"] for e in extras} == {"ses-plan"}
     # What the model was shown of the answers (merged ones arrive as later user messages).
     seen = " ".join(r.raw.decode() for r in fp.requests if "(callback_result" in r.raw.decode())
     assert "w1 finished: " in seen and "build part A" in seen
     assert "w2 finished: " in seen and "build part B" in seen
     assert all(r.accepted for r in fp.requests)
+
+
+async def test_an_awaited_question_is_answered_by_the_final_text(
+    runtime: Runtime, fp: FakeProvider, protocol: str
+) -> None:
+    def respond(request: ReceivedRequest) -> Turn:
+        item = _first_user_text(request)
+        assert "Reply expected: your final answer is sent back" in item
+        return Turn(text=f"2 + 2 is 4. {COMPLETION_MARKER}")
+
+    fp.responder = respond
+    await runtime.add_agent("helper", _llm(fp, protocol), NO_WINDOW)
+    asker = await runtime.add_agent("asker", EchoBrain(), NO_WINDOW, start=False)
+    sent = await runtime.channels.send("asker", "helper", "what is 2+2?", await_reply=True)
+    assert sent.message is not None
+
+    async def answer() -> list[Any]:
+        return [i for i in asker.queued_items() if i.source_type == "callback_result"]
+
+    [result] = await eventually(answer, what="the answer reached the asker")
+    assert "2 + 2 is 4." in result.content and COMPLETION_MARKER not in result.content
+    assert result.payload["extra"]["conversationId"] == sent.message.conversation_id
+    [request] = fp.requests
+    assert f"[conversation:{sent.message.conversation_id}] what is 2+2?" in request.raw.decode()
+
+
+async def test_the_model_replies_with_the_conversation_tag_it_was_shown(
+    runtime: Runtime, fp: FakeProvider, protocol: str
+) -> None:
+    def respond(request: ReceivedRequest) -> Turn:
+        item = _first_user_text(request)
+        if _tool_results(request):
+            return Turn(text=f"Replied to the asker. {COMPLETION_MARKER}")
+        assert "Reply expected" not in item  # a plain message: nothing is posted by itself
+        [conversation] = re.findall(r"\[conversation:([^\]]+)\]", item)
+        return Turn(
+            tool_calls=[
+                FakeToolCall(
+                    "agent_send_message",
+                    {"to": "asker", "message": "looking into it", "conversation_id": conversation},
+                )
+            ]
+        )
+
+    fp.responder = respond
+    helper = await runtime.add_agent("helper", _llm(fp, protocol), NO_WINDOW)
+    asker = await runtime.add_agent("asker", EchoBrain(), NO_WINDOW, start=False)
+    sent = await runtime.channels.send("asker", "helper", "FYI: the build is red")
+    assert sent.message is not None
+    await eventually(lambda: asker.queued_items(), what="the reply reached the asker")
+    await eventually(lambda: helper.state == "idle" and helper.depth == 0, what="helper done")
+    system = json.dumps(fp.requests[0].body)  # the scenario says how to reply
+    assert "[conversation:<id>] tag" in system and "agent_send_message with to set" in system
+    [reply] = asker.queued_items()
+    assert reply.source_type == "a2a_message"
+    assert reply.content == f"[conversation:{sent.message.conversation_id}] looking into it"
+    history = await runtime.store.find_channel_messages("dm:a2a:asker:helper")
+    assert [(m.sender_id, m.text) for m in history] == [
+        ("asker", "FYI: the build is red"),
+        ("helper", "looking into it"),  # the final text was not posted as well
+    ]
+    assert history[1].reply_to == history[0].id

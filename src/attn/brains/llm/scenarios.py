@@ -106,10 +106,10 @@ _INSTRUCTIONS: Mapping[Scenario, str] = MappingProxyType(
             "a task delegated to you), your final answer is sent back to the sender by "
             "itself: write it for them. Otherwise, to reply, call agent_send_message with "
             "to set to the sender and conversation_id set to the tag's id (on a group "
-            "channel, agent_send_group_message), so they can tell what you answer; once "
-            "you sent a reply yourself, your final answer is not sent. Do not reply only "
-            "to acknowledge or to thank: agents answering each other's courtesies never "
-            "stop."
+            "channel, agent_send_group_message), so they can tell what you answer. Once "
+            "you sent any message yourself while handling this item, your final answer is "
+            "not sent. Do not reply only to acknowledge or to thank: agents answering each "
+            "other's courtesies never stop."
         ),
         Scenario.HEARTBEAT: (
             "This is a heartbeat: a periodic check on your own work, not a message from "
