@@ -314,7 +314,7 @@ async def test_create_and_list_group_chats(runtime: Runtime) -> None:
 @pytest.mark.parametrize(
     ("arguments", "error"),
     [
-        ({"name": "x", "members": ["bob", "ghost"]}, "send_refused"),
+        ({"name": "x", "members": ["bob", "ghost"]}, "unknown_agent"),
         ({"name": " ", "members": ["bob"]}, "invalid_input"),
         ({"name": "x" * 201, "members": ["bob"]}, "invalid_input"),
         ({"name": "x", "members": []}, "invalid_input"),
