@@ -195,7 +195,7 @@ class ChannelToolset(FunctionToolset):
             ``{"channel": {"channelKey", "name", "kind", "members", "memberCount"}}``.
 
         Raises:
-            SendRefused: a member is not an agent. InvalidInput: a blank name, no
+            UnknownAgent: a member is not an agent. InvalidInput: a blank name, no
                 members, a repeated name, more than 500 members.
         """
         if isinstance(members, list) and len(members) > MAX_CHANNEL_MEMBERS:
