@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 MAX_STATUS_CHARS = 4_000
 #: Most recipients one status broadcast names.
 MAX_STATUS_RECIPIENTS = 500
+#: Longest an awaited reply is waited for, in seconds (a day).
+MAX_REPLY_TIMEOUT_S = 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +98,9 @@ async def send_direct(
     if recipient == sender:
         raise SendRefused(f"{sender!r} cannot send a message to itself", "sent to oneself")
     check_message_text(text)
+    checked = _check(options, SenderKind.AGENT)
     channel = await channels.ensure_dm(sender, recipient)
-    return await _send(channels, channel, sender, SenderKind.AGENT, text, options)
+    return await _send(channels, channel, sender, SenderKind.AGENT, text, options, checked)
 
 
 async def post(
@@ -110,7 +113,41 @@ async def post(
     if kind == SenderKind.AGENT:
         channels.check_member(channel, name)
     check_message_text(text)
-    return await _send(channels, channel, name, kind, text, options)
+    checked = _check(options, kind)
+    return await _send(channels, channel, name, kind, text, options, checked)
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    """A send's options, checked before anything is stored."""
+
+    conversation: str
+    awaited: bool
+    timeout_s: float | None
+    origin: str | None
+    key: str | None
+    expects: bool
+
+
+def _check(options: SendOptions, sender_kind: SenderKind) -> _Checked:
+    awaited = _flag(options.await_reply, "await_reply")
+    if awaited and sender_kind != SenderKind.AGENT:
+        raise InvalidInput("only an agent can await a reply (await_reply)")
+    timeout = None
+    if options.timeout_s is not None:
+        timeout = check_seconds(options.timeout_s, "timeout_s", max_s=MAX_REPLY_TIMEOUT_S)
+        if timeout <= 0:
+            raise InvalidInput(f"timeout_s must be positive seconds, got {options.timeout_s!r}")
+    return _Checked(
+        conversation=_conversation(options.conversation_id),
+        awaited=awaited,
+        timeout_s=timeout,
+        origin=check_optional_text(
+            options.origin_session_id, "origin_session_id", max_len=MAX_ID_CHARS
+        ),
+        key=check_optional_text(options.idempotency_key, "idempotency_key", max_len=MAX_ID_CHARS),
+        expects=_expects(options, sender_kind, awaited),
+    )
 
 
 async def _send(
@@ -120,23 +157,18 @@ async def _send(
     sender_kind: SenderKind,
     text: object,
     options: SendOptions,
+    checked: _Checked,
 ) -> SendReceipt:
     body = check_message_text(text)
     recipients, mentions = _recipients(channels, channel, sender, body, options)
-    conversation = _conversation(options.conversation_id)
-    awaited = _flag(options.await_reply, "await_reply")
-    if awaited and sender_kind != SenderKind.AGENT:
-        raise InvalidInput("only an agent can await a reply (await_reply)")
-    timeout = None if options.timeout_s is None else check_seconds(options.timeout_s, "timeout_s")
-    origin = check_optional_text(
-        options.origin_session_id, "origin_session_id", max_len=MAX_ID_CHARS
-    )
-    key = check_optional_text(options.idempotency_key, "idempotency_key", max_len=MAX_ID_CHARS)
+    if channel.kind == ChannelKind.DM:
+        channel = await channels.ensure_dm(*channel.members)  # stored with its first message
+    conversation, awaited, timeout = checked.conversation, checked.awaited, checked.timeout_s
+    origin, key, expects = checked.origin, checked.key, checked.expects
     question = await _question(
         channels, sender, options.conversation_id, conversation, options.reply_to
     )
     reply_to = question.id if question is not None else None
-    expects = _expects(options, sender_kind, awaited)
     message_id = options.message_id or new_id("chm")
     callback_id = None
     if awaited:  # registered first: an answer can never come before its waiter
@@ -346,9 +378,18 @@ async def delegate(
     if delegate_to == delegator:
         raise SendRefused(f"{delegator!r} cannot delegate to itself", "sent to oneself")
     text = check_message_text(goal)
-    channel = await channels.ensure_dm(delegator, delegate_to)
     conversation = _conversation(options.conversation_id)
-    message_id = new_id("chm")
+    sent = SendOptions(
+        conversation_id=conversation,
+        await_reply=True,
+        timeout_s=options.timeout_s,
+        origin_session_id=options.origin_session_id,
+        kind=MessageKind.DELEGATION,
+        message_id=new_id("chm"),
+    )
+    checked = _check(sent, SenderKind.AGENT)  # before the record and the channel are stored
+    channel = await channels.ensure_dm(delegator, delegate_to)
+    message_id = sent.message_id or ""
     record = Delegation(
         id=new_id("dlg"),
         delegator=delegator,
@@ -361,20 +402,13 @@ async def delegate(
     )
     # Stored first, so even an answer that comes at once finds it.
     await channels.store.write([PutDelegation(record)])
-    sent = SendOptions(
-        conversation_id=conversation,
-        await_reply=True,
-        timeout_s=options.timeout_s,
-        origin_session_id=options.origin_session_id,
-        kind=MessageKind.DELEGATION,
-        message_id=message_id,
-    )
-    receipt = await _send(channels, channel, delegator, SenderKind.AGENT, text, sent)
+    receipt = await _send(channels, channel, delegator, SenderKind.AGENT, text, sent, checked)
     channels.emit_delegation(record)
     return SendReceipt(receipt.message, receipt.deliveries, receipt.callback_id, record)
 
 
 __all__ = [
+    "MAX_REPLY_TIMEOUT_S",
     "MAX_STATUS_CHARS",
     "SendOptions",
     "broadcast_status",
