@@ -28,7 +28,6 @@ from attn.models import (
     Channel,
     ChannelKind,
     ChannelMessage,
-    Delegation,
     DelegationStatus,
     Delivery,
     DeliveryOutcome,
@@ -40,10 +39,6 @@ from attn.store.base import InsertChannelMessage, PutDelegation
 if TYPE_CHECKING:
     from attn.channels.service import Channels
 
-#: Most characters of a status broadcast.
-MAX_STATUS_CHARS = 4_000
-#: Most recipients one status broadcast names.
-MAX_STATUS_RECIPIENTS = 500
 #: Longest an awaited reply is waited for, in seconds (a day).
 MAX_REPLY_TIMEOUT_S = 86_400.0
 
@@ -98,9 +93,9 @@ async def send_direct(
     if recipient == sender:
         raise SendRefused(f"{sender!r} cannot send a message to itself", "sent to oneself")
     check_message_text(text)
-    checked = _check(options, SenderKind.AGENT)
+    checked = check(options, SenderKind.AGENT)
     channel = await channels.ensure_dm(sender, recipient)
-    return await _send(channels, channel, sender, SenderKind.AGENT, text, options, checked)
+    return await send(channels, channel, sender, SenderKind.AGENT, text, options, checked)
 
 
 async def post(
@@ -113,12 +108,12 @@ async def post(
     if kind == SenderKind.AGENT:
         channels.check_member(channel, name)
     check_message_text(text)
-    checked = _check(options, kind)
-    return await _send(channels, channel, name, kind, text, options, checked)
+    checked = check(options, kind)
+    return await send(channels, channel, name, kind, text, options, checked)
 
 
 @dataclass(frozen=True, slots=True)
-class _Checked:
+class Checked:
     """A send's options, checked before anything is stored."""
 
     conversation: str
@@ -129,7 +124,7 @@ class _Checked:
     expects: bool
 
 
-def _check(options: SendOptions, sender_kind: SenderKind) -> _Checked:
+def check(options: SendOptions, sender_kind: SenderKind) -> Checked:
     awaited = _flag(options.await_reply, "await_reply")
     if awaited and sender_kind != SenderKind.AGENT:
         raise InvalidInput("only an agent can await a reply (await_reply)")
@@ -138,8 +133,8 @@ def _check(options: SendOptions, sender_kind: SenderKind) -> _Checked:
         timeout = check_seconds(options.timeout_s, "timeout_s", max_s=MAX_REPLY_TIMEOUT_S)
         if timeout <= 0:
             raise InvalidInput(f"timeout_s must be positive seconds, got {options.timeout_s!r}")
-    return _Checked(
-        conversation=_conversation(options.conversation_id),
+    return Checked(
+        conversation=conversation_of(options.conversation_id),
         awaited=awaited,
         timeout_s=timeout,
         origin=check_optional_text(
@@ -150,14 +145,14 @@ def _check(options: SendOptions, sender_kind: SenderKind) -> _Checked:
     )
 
 
-async def _send(
+async def send(
     channels: Channels,
     channel: Channel,
     sender: str,
     sender_kind: SenderKind,
     text: object,
     options: SendOptions,
-    checked: _Checked,
+    checked: Checked,
 ) -> SendReceipt:
     body = check_message_text(text)
     recipients, mentions = _recipients(channels, channel, sender, body, options)
@@ -257,7 +252,7 @@ def _mentions(channel: Channel, value: object) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _conversation(value: object) -> str:
+def conversation_of(value: object) -> str:
     if value is None:
         return new_id("conv")
     return check_id(value, "conversation_id")
@@ -337,83 +332,11 @@ def _sender_kind(host: ChannelHost, sender: str, value: object) -> SenderKind:
     return kind
 
 
-async def broadcast_status(
-    channels: Channels, sender: str, text: object, to: object
-) -> SendReceipt:
-    """Status lines in colleagues' activity logs: no channel, no turn (000 §11.2)."""
-    hosted(channels.host, sender)
-    if isinstance(text, str) and not text.strip():
-        raise SendRefused("the status text is empty", "empty text")
-    body = check_text(text, "text", max_len=MAX_STATUS_CHARS)
-    if to is None:
-        names = [a.name for a in channels.host.agents if a.name != sender]
-    elif isinstance(to, list | tuple) and 0 < len(to) <= MAX_STATUS_RECIPIENTS:
-        names = [check_id(n, "to[]", max_len=64) for n in to]
-    else:
-        raise InvalidInput(f"to must be a list of 1..{MAX_STATUS_RECIPIENTS} agent names")
-    deliveries = []
-    for name in dict.fromkeys(names):
-        agent = channels.host.find_agent(name)
-        if agent is None or name == sender:
-            why = "sent to oneself" if name == sender else "unknown recipient"
-            deliveries.append(refused(name, why))
-            continue
-        activity = await agent.log_status(sender, body)
-        deliveries.append(Delivery(name, DeliveryOutcome.LOGGED, None, activity))
-    if deliveries and all(d.outcome == DeliveryOutcome.REFUSED for d in deliveries):
-        raise SendRefused(
-            "no recipient of the status exists: "
-            + "; ".join(f"{d.recipient}: {d.reason}" for d in deliveries[:10]),
-            "unknown recipient",
-        )
-    return SendReceipt(None, tuple(deliveries))
-
-
-async def delegate(
-    channels: Channels, delegator: str, to: object, goal: object, options: SendOptions
-) -> SendReceipt:
-    """A delegation record plus its awaited message on the pair's DM channel."""
-    hosted(channels.host, delegator)
-    delegate_to = hosted(channels.host, to).name
-    if delegate_to == delegator:
-        raise SendRefused(f"{delegator!r} cannot delegate to itself", "sent to oneself")
-    text = check_message_text(goal)
-    conversation = _conversation(options.conversation_id)
-    sent = SendOptions(
-        conversation_id=conversation,
-        await_reply=True,
-        timeout_s=options.timeout_s,
-        origin_session_id=options.origin_session_id,
-        kind=MessageKind.DELEGATION,
-        message_id=new_id("chm"),
-    )
-    checked = _check(sent, SenderKind.AGENT)  # before the record and the channel are stored
-    channel = await channels.ensure_dm(delegator, delegate_to)
-    message_id = sent.message_id or ""
-    record = Delegation(
-        id=new_id("dlg"),
-        delegator=delegator,
-        delegate=delegate_to,
-        goal=text,
-        channel_key=channel.key,
-        conversation_id=conversation,
-        message_id=message_id,
-        created_at=channels.clock.now(),
-    )
-    # Stored first, so even an answer that comes at once finds it.
-    await channels.store.write([PutDelegation(record)])
-    receipt = await _send(channels, channel, delegator, SenderKind.AGENT, text, sent, checked)
-    channels.emit_delegation(record)
-    return SendReceipt(receipt.message, receipt.deliveries, receipt.callback_id, record)
-
-
 __all__ = [
     "MAX_REPLY_TIMEOUT_S",
-    "MAX_STATUS_CHARS",
     "SendOptions",
-    "broadcast_status",
+    "check",
     "check_message_text",
-    "delegate",
     "hosted",
     "post",
     "send_direct",

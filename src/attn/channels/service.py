@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from attn.channels import history, sending
+from attn.channels import delegation, history, sending, status
 from attn.channels.delivery import redeliver
 from attn.channels.directory import ChannelDirectory
 from attn.channels.history import HistoryPage
@@ -185,7 +185,7 @@ class Channels(ChannelDirectory):
         Raises:
             SendRefused: empty text, or no recipient exists. InvalidInput.
         """
-        return await sending.broadcast_status(self, sender, text, to)
+        return await status.broadcast_status(self, sender, text, to)
 
     async def delegate(
         self,
@@ -211,7 +211,7 @@ class Channels(ChannelDirectory):
             timeout_s=timeout_s,
             origin_session_id=origin_session_id,
         )
-        return await sending.delegate(self, delegator, delegate, goal, options)
+        return await delegation.delegate(self, delegator, delegate, goal, options)
 
     async def delegations(self, agent_id: str) -> list[Delegation]:
         """Delegations the agent made or was given, oldest first."""

@@ -25,7 +25,8 @@ from collections.abc import Iterable
 from typing import Annotated
 
 from attn.channels import Channels, keys
-from attn.channels.sending import MAX_STATUS_CHARS, check_message_text
+from attn.channels.sending import check_message_text
+from attn.channels.status import MAX_STATUS_CHARS
 from attn.errors import InvalidInput, NotAMember, UnknownChannel
 from attn.limits import MAX_ID_CHARS, check_id, check_int, check_seconds
 from attn.models import (
