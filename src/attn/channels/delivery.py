@@ -73,12 +73,24 @@ def _summary(message: ChannelMessage) -> str:
 async def deliver(
     channels: Channels, message: ChannelMessage, only: str | None = None
 ) -> tuple[Delivery, ...]:
-    """Deliver ``message`` to every recipient still pending (or to ``only``); return
-    all deliveries.
+    """Deliver ``message`` to every recipient still pending (or to ``only``), in the
+    channel's order (:func:`hand_over`), and store what each delivery became
+    (``SetDeliveries``) before returning all deliveries."""
+    async with channels.ordered(message.channel_key):
+        deliveries = await hand_over(channels, message, only)
+    await channels.store_deliveries(message, deliveries)
+    return deliveries
 
-    The deliveries are stored with the message (``SetDeliveries``) before
-    this returns. A recipient no longer hosted is refused ("recipient
-    removed"); a full mailbox is refused ("mailbox full").
+
+async def hand_over(
+    channels: Channels, message: ChannelMessage, only: str | None = None
+) -> tuple[Delivery, ...]:
+    """Hand ``message`` to each pending recipient's mailbox (or only to ``only``).
+
+    The caller holds the channel's order lock (:meth:`Channels.ordered`), so
+    one channel's messages reach every mailbox in the order they were stored.
+    A recipient no longer hosted is refused ("recipient removed"); a full
+    mailbox is refused ("mailbox full"). Nothing is stored here.
     """
 
     async def one(delivery: Delivery) -> Delivery:
@@ -87,10 +99,7 @@ async def deliver(
         return await _deliver_one(channels, message, delivery.recipient)
 
     # Side by side: a group's enqueues share the store's group commit.
-    done = await asyncio.gather(*(one(d) for d in message.deliveries))
-    deliveries = tuple(done)
-    await channels.store_deliveries(message, deliveries)
-    return deliveries
+    return tuple(await asyncio.gather(*(one(d) for d in message.deliveries)))
 
 
 async def redeliver(channels: Channels, agent_id: str) -> int:
@@ -209,4 +218,4 @@ async def _asked_by(channels: Channels, callback: PendingCallback, seq: int) -> 
     return request is not None and request.seq <= seq
 
 
-__all__ = ["deliver", "item_extra", "item_text", "redeliver"]
+__all__ = ["deliver", "hand_over", "item_extra", "item_text", "redeliver"]

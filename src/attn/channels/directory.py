@@ -8,6 +8,7 @@ Spec: 000 §11.1 (DM channels), §25.2 (group chats: ``group:<team>``,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from attn.channels import keys
@@ -54,7 +55,7 @@ class ChannelDirectory:
             if checked.startswith(keys.DM_PREFIX):
                 a, b = keys.dm_pair(checked)
                 if self.host.find_agent(a) is not None and self.host.find_agent(b) is not None:
-                    return await self.ensure_dm(a, b)
+                    return _dm(a, b, self.clock.now())  # stored with its first message
             raise UnknownChannel(f"no channel has the key {checked!r}")
         return channel
 
@@ -84,10 +85,7 @@ class ChannelDirectory:
         found = await self._stored(key)
         if found is not None:
             return found
-        pair = tuple(sorted((a, b)))
-        return await self._put(
-            Channel(key, ChannelKind.DM, " ↔ ".join(pair), pair, self.clock.now())
-        )
+        return await self._put(_dm(a, b, self.clock.now()))
 
     async def ensure_team(
         self, team: str, members: Sequence[str], name: str | None = None
@@ -153,6 +151,11 @@ class ChannelDirectory:
         self._remember(stored)
         self._emit(CHANNEL_CREATED, {"channel": stored.to_dict()})
         return stored  # type: ignore[no-any-return]
+
+
+def _dm(a: str, b: str, now: datetime) -> Channel:
+    pair = tuple(sorted((a, b)))
+    return Channel(keys.dm_key(a, b), ChannelKind.DM, " ↔ ".join(pair), pair, now)
 
 
 def _members(names: Sequence[str]) -> tuple[str, ...]:

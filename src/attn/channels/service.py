@@ -11,11 +11,12 @@ Spec: 000 §11.1 (DM channels, history), §11.2 (tools and transport), §25.2
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from attn.channels import history, sending
+from attn.channels import delegation, history, sending, status
 from attn.channels.delivery import redeliver
 from attn.channels.directory import ChannelDirectory
 from attn.channels.history import HistoryPage
@@ -65,6 +66,7 @@ class Channels(ChannelDirectory):
         # turn already replied by itself (``answers.py``).
         self.posted: dict[str, int] = {}
         self._known: dict[str, Channel] = {}  # see ChannelDirectory
+        self._order: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ sending
 
@@ -183,7 +185,7 @@ class Channels(ChannelDirectory):
         Raises:
             SendRefused: empty text, or no recipient exists. InvalidInput.
         """
-        return await sending.broadcast_status(self, sender, text, to)
+        return await status.broadcast_status(self, sender, text, to)
 
     async def delegate(
         self,
@@ -209,7 +211,7 @@ class Channels(ChannelDirectory):
             timeout_s=timeout_s,
             origin_session_id=origin_session_id,
         )
-        return await sending.delegate(self, delegator, delegate, goal, options)
+        return await delegation.delegate(self, delegator, delegate, goal, options)
 
     async def delegations(self, agent_id: str) -> list[Delegation]:
         """Delegations the agent made or was given, oldest first."""
@@ -271,6 +273,16 @@ class Channels(ChannelDirectory):
                 f"{agent_id!r} is not a member of {channel.key!r} "
                 f"(members: {', '.join(channel.members[:20])})"
             )
+
+    def ordered(self, channel_key: str) -> asyncio.Lock:
+        """The lock one channel's sends store and hand over their messages under,
+        so recipients get them in the channel's order."""
+        lock = self._order.get(channel_key)
+        if lock is None:
+            if len(self._order) >= 10_000:  # bounded: drop the idle ones
+                self._order = {k: v for k, v in self._order.items() if v.locked()}
+            lock = self._order[channel_key] = asyncio.Lock()
+        return lock
 
     def emit_delegation(self, delegation: Delegation) -> None:
         """Emit ``channel:delegation`` with the record as stored."""

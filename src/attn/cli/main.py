@@ -120,6 +120,10 @@ def serve(
                     f"  preempt:     {hint}attn send ada 'write the report' --type a2a_message "
                     f"--no-wait; {hint}attn send ada 'what is 2+3?'   (watch {info.url}/)"
                 )
+                typer.echo(
+                    f"  team:        {hint}attn send lead 'ask the team to plan the launch'; "
+                    f"{hint}attn channel history group:demo"
+                )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 
