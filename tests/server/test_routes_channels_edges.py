@@ -32,6 +32,8 @@ REFUSED: list[tuple[str, str, dict[str, Any] | None, int, str]] = [
     ("POST", SEND, {"to": "b", "text": "x" * 100_001}, 422, V),
     ("POST", SEND, {"to": "b", "text": "x", "timeoutS": 0}, 422, V),
     ("POST", SEND, {"to": "b", "text": "x", "awaitReply": True, "timeoutS": 1e9}, 422, V),
+    ("POST", SEND, {"to": "b", "text": "x", "awaitReply": True, "timeoutS": 86_401}, 422, V),
+    ("GET", "/api/channels/dm:a2a:c:d", None, 200, ""),  # an unused DM: read, not stored
     ("POST", SEND, {"to": "b", "text": "x", "awaitReply": "yes"}, 422, V),
     ("POST", SEND, {"to": "b", "text": "x", "typo": 1}, 422, V),
     ("POST", SEND, {"to": "b", "text": "x", "conversationId": "  "}, 422, BAD),
@@ -89,6 +91,8 @@ async def test_a_refused_call_changes_nothing_http(api: ChannelApi) -> None:
         path = path.replace(GROUP, group)
         options = {"json": data} if method == "POST" else {"params": data}
         answer = await api.call(method, path, status, **options)
+        if status == 200:
+            continue
         assert answer["error"]["code"] == code, (path, data, answer)
         if code == "send_refused":
             assert answer["error"]["outcome"] == "refused" and answer["error"]["reason"]

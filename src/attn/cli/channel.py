@@ -35,8 +35,8 @@ from attn.cli.output import console, examples, handle_errors, print_json, shorte
 
 #: Largest ``--limit`` of a history page (the server's).
 MAX_HISTORY_LIMIT = 500
-#: Longest ``--timeout``: seven days, in seconds (the server's bound).
-MAX_TIMEOUT_S = 7 * 86_400.0
+#: Longest ``--timeout``: a day, in seconds (the server's bound).
+MAX_TIMEOUT_S = 86_400.0
 
 app = typer.Typer(
     name="channel",

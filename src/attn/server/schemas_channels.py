@@ -18,14 +18,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from attn.channels.sending import MAX_STATUS_CHARS, MAX_STATUS_RECIPIENTS
+from attn.channels.sending import MAX_REPLY_TIMEOUT_S
+from attn.channels.status import MAX_STATUS_CHARS, MAX_STATUS_RECIPIENTS
 from attn.limits import MAX_ID_CHARS
 from attn.models import MAX_CHANNEL_MEMBERS, MAX_CHANNEL_NAME_CHARS, MAX_CHANNEL_TEXT_CHARS
 
 #: Longest agent or person name in a body (the runtime's agent name rule).
 MAX_NAME_CHARS = 64
-#: Longest ``timeoutS`` of an awaited reply or a delegation: seven days, in seconds.
-MAX_AWAIT_S = 7 * 86_400.0
+#: Longest ``timeoutS`` of an awaited reply or a delegation, in seconds (the service's: a day).
+MAX_AWAIT_S = MAX_REPLY_TIMEOUT_S
 
 _Name = Field(min_length=1, max_length=MAX_NAME_CHARS)
 
