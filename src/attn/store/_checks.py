@@ -20,6 +20,7 @@ from typing import Any
 
 from attn.errors import InvalidInput, StoreError
 from attn.models import ItemStatus
+from attn.store._channels import check_channel_op
 from attn.store._values import (
     ACTIVITY_COLUMNS,
     ACTIVITY_FIELDS,
@@ -47,12 +48,16 @@ from attn.store.base import (
     DeleteMemory,
     InsertActivity,
     InsertCallback,
+    InsertChannelMessage,
     InsertDecision,
     InsertItem,
     InsertLogs,
     ItemQuery,
     PutAgentSetting,
+    PutChannel,
+    PutDelegation,
     SaveMemory,
+    SetDeliveries,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
@@ -120,6 +125,8 @@ def _check_op(op: WriteOp) -> None:
     elif isinstance(op, DeleteMemory):
         check_key("memory", op.memory_id)
         TEXT.check(op.agent_id, f"memory {op.memory_id!r}.agent_id")
+    elif isinstance(op, PutChannel | InsertChannelMessage | SetDeliveries | PutDelegation):
+        check_channel_op(op)
     else:
         raise StoreError(f"unknown write op {type(op).__name__}")
 

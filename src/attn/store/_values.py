@@ -90,7 +90,7 @@ class _Json(Rule):
         raise StoreError(f"{what}: {json_problem(value)}")
 
 
-class _Enum(Rule):
+class OneOf(Rule):
     """One of the values of a :class:`~enum.StrEnum`."""
 
     __slots__ = ("values",)
@@ -125,8 +125,8 @@ SECONDS_OR_NONE = Rule(_seconds, "must be a finite number of seconds", nullable=
 JSON = _Json(is_object=False)
 OBJECT = _Json(is_object=True)
 OBJECT_OR_NONE = _Json(is_object=True, nullable=True)
-ITEM_STATUS = _Enum(ItemStatus)
-CALLBACK_STATUS = _Enum(CallbackStatus)
+ITEM_STATUS = OneOf(ItemStatus)
+CALLBACK_STATUS = OneOf(CallbackStatus)
 
 #: The rule of each column an update may set.
 ITEM_COLUMNS: dict[str, Rule] = {
@@ -174,7 +174,7 @@ ITEM_FIELDS: Fields = (
 DECISION_FIELDS: Fields = (
     ("id", TEXT),
     ("agent_id", TEXT),
-    ("decision_type", _Enum(DecisionType)),
+    ("decision_type", OneOf(DecisionType)),
     ("item_id", TEXT),
     ("reasoning", TEXT),
     ("created_at", INSTANT),
@@ -200,7 +200,7 @@ def _encodable(value: str) -> bool:
     return True
 
 
-class _Text(Rule):
+class Text(Rule):
     """Text of 1..``most`` characters, not blank; a refusal shows the value cut short."""
 
     __slots__ = ()
@@ -226,15 +226,15 @@ class _Text(Rule):
 MEMORY_FIELDS: Fields = (
     ("id", TEXT),
     ("agent_id", TEXT),
-    ("content", _Text(MAX_MEMORY_CHARS)),
-    ("key", _Text(MAX_MEMORY_KEY_CHARS, nullable=True)),
+    ("content", Text(MAX_MEMORY_CHARS)),
+    ("key", Text(MAX_MEMORY_KEY_CHARS, nullable=True)),
     ("created_at", INSTANT),
     ("updated_at", INSTANT),
 )
 LOG_FIELDS: Fields = (
     ("activity_id", TEXT),
     ("seq", INT),
-    ("type", _Enum(LogType)),
+    ("type", OneOf(LogType)),
     ("content", TEXT),
     ("created_at", INSTANT),
     ("metadata", OBJECT),
@@ -242,8 +242,8 @@ LOG_FIELDS: Fields = (
 CALLBACK_FIELDS: Fields = (
     ("id", TEXT),
     ("agent_id", TEXT),
-    ("type", _Enum(CallbackType)),
-    ("delivery_mode", _Enum(DeliveryMode)),
+    ("type", OneOf(CallbackType)),
+    ("delivery_mode", OneOf(DeliveryMode)),
     ("registered_at", INSTANT),
     ("origin_session_id", TEXT_OR_NONE),
     ("command", TEXT_OR_NONE),

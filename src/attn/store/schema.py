@@ -152,3 +152,66 @@ memories = sa.Table(
     sa.Index("idx_memories_key", "agent_id", "key", unique=True),
     sa.Index("idx_memories_agent_updated", "agent_id", "updated_at"),
 )
+
+# -- channels between agents (000 §11.1, §25.2–25.3) ------------------------------------
+
+channels = sa.Table(
+    "channels",
+    metadata,
+    # dm:a2a:{a}:{b}, group:<team> or group:custom:<id>.
+    sa.Column("key", sa.Text(), primary_key=True),
+    sa.Column("kind", sa.Text(), nullable=False),
+    sa.Column("name", sa.Text(), nullable=False),
+    # The member agent ids, sorted: a JSON list.
+    sa.Column("members", sa.Text(), nullable=False, server_default="[]"),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Column("created_by", sa.Text()),
+)
+
+channel_messages = sa.Table(
+    "channel_messages",
+    metadata,
+    # One counter over all channels, in commit order (as mailbox_items.seq).
+    sa.Column("seq", RowKey, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.Text(), nullable=False, unique=True),
+    sa.Column("channel_key", sa.Text(), sa.ForeignKey("channels.key"), nullable=False),
+    sa.Column("sender_id", sa.Text(), nullable=False),
+    sa.Column("sender_kind", sa.Text(), nullable=False),
+    sa.Column("text", sa.Text(), nullable=False),
+    sa.Column("conversation_id", sa.Text(), nullable=False),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Column("mentions", sa.Text(), nullable=False, server_default="[]"),
+    sa.Column("reply_to", sa.Text()),
+    sa.Column("expects_reply", sa.Boolean(), nullable=False, server_default=sa.false()),
+    sa.Column("kind", sa.Text(), nullable=False, server_default="message"),
+    # One delivery per recipient: a JSON list of their wire forms.
+    sa.Column("deliveries", sa.Text(), nullable=False, server_default="[]"),
+    # True while some delivery is pending (restart recovery delivers those).
+    sa.Column("undelivered", sa.Boolean(), nullable=False, server_default=sa.false()),
+    sa.Column("idempotency_key", sa.Text()),
+    sa.Column("callback_id", sa.Text()),
+    sa.Index("idx_channel_messages_channel", "channel_key", "seq"),
+    sa.Index("idx_channel_messages_conversation", "conversation_id", "seq"),
+    sa.Index("idx_channel_messages_undelivered", "undelivered", "seq"),
+    # NULL keys never clash (on SQLite and PostgreSQL alike): only keyed sends are unique.
+    sa.Index("idx_channel_messages_idempotency", "sender_id", "idempotency_key", unique=True),
+)
+
+delegations = sa.Table(
+    "delegations",
+    metadata,
+    sa.Column("id", sa.Text(), primary_key=True),
+    sa.Column("delegator", sa.Text(), nullable=False),
+    sa.Column("delegate", sa.Text(), nullable=False),
+    sa.Column("goal", sa.Text(), nullable=False),
+    sa.Column("channel_key", sa.Text(), nullable=False),
+    sa.Column("conversation_id", sa.Text(), nullable=False),
+    sa.Column("message_id", sa.Text(), nullable=False),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Column("status", sa.Text(), nullable=False, server_default="open"),
+    sa.Column("answer_message_id", sa.Text()),
+    sa.Column("answered_at", Instant),
+    sa.Index("idx_delegations_delegator", "delegator", "created_at"),
+    sa.Index("idx_delegations_delegate", "delegate", "created_at"),
+    sa.Index("idx_delegations_conversation", "conversation_id"),
+)

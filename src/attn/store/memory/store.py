@@ -19,11 +19,20 @@ from attn.errors import StoreClosed, StoreError
 from attn.models import (
     Activity,
     ActivityLog,
+    Channel,
+    ChannelMessage,
     Decision,
+    Delegation,
     ItemStatus,
     MailboxItem,
     Memory,
     PendingCallback,
+)
+from attn.store._channels import (
+    check_channel_filter,
+    check_history,
+    check_lookup,
+    check_undelivered,
 )
 from attn.store._checks import (
     check_claim,
@@ -35,7 +44,7 @@ from attn.store._checks import (
 )
 from attn.store._memories import check_search
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
-from attn.store.memory import reads, writes
+from attn.store.memory import channels, reads, writes
 from attn.store.memory.tables import Tables
 
 
@@ -255,3 +264,83 @@ class MemoryStore:
         """How many memory entries the agent keeps."""
         self._check()
         return len(self._tables.memories.get(agent_id, {}))
+
+    # -- channels (000 §11.1) ---------------------------------------------------------
+
+    async def get_channel(self, key: str) -> Channel | None:
+        """The channel with that key, or None."""
+        self._check()
+        return self._tables.channels.get(check_lookup(key, "channel key"))
+
+    async def find_channels(
+        self, member: str | None = None, kinds: Sequence[str] | None = None
+    ) -> list[Channel]:
+        """Channels ordered by key: ``member``'s (None: all), of ``kinds`` (None: any)."""
+        self._check()
+        wanted = check_channel_filter(member, kinds)
+        return channels.find_channels(self._tables, member, wanted)
+
+    async def get_channel_message(self, message_id: str) -> ChannelMessage | None:
+        """The message with that id, or None."""
+        self._check()
+        return self._tables.messages.get(check_lookup(message_id, "channel message id"))
+
+    async def find_channel_messages(
+        self,
+        channel_key: str,
+        *,
+        before_seq: int | None = None,
+        limit: int = 50,
+        conversation_id: str | None = None,
+    ) -> list[ChannelMessage]:
+        """One page of a channel's history, oldest first (see the protocol).
+
+        Raises:
+            InvalidInput: a bad key or ``before_seq``, or ``limit`` outside 1..500.
+        """
+        self._check()
+        check_history(channel_key, "channel key", before_seq, limit)
+        tables = self._tables
+        if conversation_id is None:
+            ids = tables.by_channel.get(channel_key, [])
+            return channels.page(tables, ids, before_seq, limit)
+        ids = tables.by_conversation.get(check_lookup(conversation_id, "conversation id"), [])
+        return channels.page(tables, ids, before_seq, limit, channel_key)
+
+    async def find_conversation(
+        self, conversation_id: str, *, before_seq: int | None = None, limit: int = 50
+    ) -> list[ChannelMessage]:
+        """One page of a conversation on any channel, oldest first (see the protocol).
+
+        Raises:
+            InvalidInput: a bad id or ``before_seq``, or ``limit`` outside 1..500.
+        """
+        self._check()
+        check_history(conversation_id, "conversation id", before_seq, limit)
+        ids = self._tables.by_conversation.get(conversation_id, [])
+        return channels.page(self._tables, ids, before_seq, limit)
+
+    async def find_undelivered_messages(self, limit: int = 1000) -> list[ChannelMessage]:
+        """Messages with a pending delivery, oldest first.
+
+        Raises:
+            InvalidInput: ``limit`` outside 1..10,000.
+        """
+        self._check()
+        check_undelivered(limit)
+        return channels.find_undelivered(self._tables, limit)
+
+    async def get_delegation(self, delegation_id: str) -> Delegation | None:
+        """The delegation with that id, or None."""
+        self._check()
+        return self._tables.delegations.get(check_lookup(delegation_id, "delegation id"))
+
+    async def find_delegations(
+        self, agent_id: str, *, conversation_id: str | None = None
+    ) -> list[Delegation]:
+        """Delegations the agent made or was given, oldest first."""
+        self._check()
+        check_lookup(agent_id, "agent id")
+        if conversation_id is not None:
+            check_lookup(conversation_id, "conversation id")
+        return channels.find_delegations(self._tables, agent_id, conversation_id)

@@ -11,7 +11,10 @@ from attn.models import (
     Activity,
     ActivityLog,
     CallbackStatus,
+    Channel,
+    ChannelMessage,
     Decision,
+    Delegation,
     MailboxItem,
     Memory,
     PendingCallback,
@@ -38,6 +41,16 @@ class Tables:
         memory_agents: the agent of each memory id (the primary key).
         memory_keys: memory id by ``(agent_id, key)`` (the unique index).
         memory_words: the words of each memory id (the ``words`` column).
+        channels: channels by key.
+        messages: channel messages by id, in ``seq`` order (a dict keeps the
+            order of insertion, and a message's ``seq`` never changes).
+        message_keys: message id by ``(sender_id, idempotency_key)`` (the unique index).
+        message_seq: the last message ``seq`` assigned (one counter over all channels).
+        by_channel: each channel's message ids in ``seq`` order (the
+            ``(channel_key, seq)`` index).
+        by_conversation: each conversation's message ids in ``seq`` order.
+        undelivered: ids of the messages with a pending delivery.
+        delegations: delegations by id.
     """
 
     items: dict[str, MailboxItem] = field(default_factory=dict)
@@ -53,6 +66,14 @@ class Tables:
     memory_agents: dict[str, str] = field(default_factory=dict)
     memory_keys: dict[tuple[str, str], str] = field(default_factory=dict)
     memory_words: dict[str, frozenset[str]] = field(default_factory=dict)
+    channels: dict[str, Channel] = field(default_factory=dict)
+    messages: dict[str, ChannelMessage] = field(default_factory=dict)
+    message_keys: dict[tuple[str, str], str] = field(default_factory=dict)
+    message_seq: int = 0
+    by_channel: dict[str, list[str]] = field(default_factory=dict)
+    by_conversation: dict[str, list[str]] = field(default_factory=dict)
+    undelivered: set[str] = field(default_factory=set)
+    delegations: dict[str, Delegation] = field(default_factory=dict)
 
     def index_due(self, callback: PendingCallback) -> None:
         """Remember ``callback``'s due time if it is pending with one."""

@@ -23,16 +23,21 @@ from attn.store.base import (
     DeleteMemory,
     InsertActivity,
     InsertCallback,
+    InsertChannelMessage,
     InsertDecision,
     InsertItem,
     InsertLogs,
     PutAgentSetting,
+    PutChannel,
+    PutDelegation,
     SaveMemory,
+    SetDeliveries,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
     WriteOp,
 )
+from attn.store.memory import channels
 from attn.store.memory.tables import Tables
 
 
@@ -66,6 +71,7 @@ def check_keys(tables: Tables, ops: Sequence[WriteOp]) -> None:
             new_ids.add(memory.id)
             if key is not None:
                 new_keys.add(key)
+    channels.check_keys(tables, ops)
 
 
 def apply(tables: Tables, op: WriteOp) -> Any:
@@ -150,6 +156,8 @@ def _apply_time(tables: Tables, op: WriteOp) -> Any:
         return _save_memory(tables, op.memory)
     if isinstance(op, DeleteMemory):
         return _delete_memory(tables, op.agent_id, op.memory_id)
+    if isinstance(op, PutChannel | InsertChannelMessage | SetDeliveries | PutDelegation):
+        return channels.apply(tables, op)
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 

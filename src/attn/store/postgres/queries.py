@@ -15,10 +15,11 @@ from __future__ import annotations
 #: Channel of the wake-up notifications; the payload is the agent id.
 NOTIFY_CHANNEL = "attn_mailbox"
 
-#: First key of attn's advisory locks ("atnc": claims, "atnh": hosting; "atnm",
-#: migrations, is taken by :mod:`attn.store.migrate`).
+#: First key of attn's advisory locks ("atnc": claims, "atnh": hosting, "atns":
+#: channel message sends; "atnm", migrations, is taken by :mod:`attn.store.migrate`).
 CLAIM_LOCK_CLASS = 0x61746E63
 HOST_LOCK_CLASS = 0x61746E68
+SEND_LOCK_CLASS = 0x61746E73
 
 ITEM_COLUMNS = (
     "id, agent_id, source_type, priority, status, payload, metadata, queued_at, started_at,"

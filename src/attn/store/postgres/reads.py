@@ -19,6 +19,7 @@ from attn.store._checks import check_page, check_query, check_statuses
 from attn.store._memories import check_search
 from attn.store.base import ItemQuery, Timeline
 from attn.store.postgres import codec, memories, queries
+from attn.store.postgres.channels import ChannelReads
 
 Pool: TypeAlias = "asyncpg.Pool[asyncpg.Record]"
 
@@ -31,7 +32,7 @@ DRIVER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-class PostgresReads(ABC):
+class PostgresReads(ChannelReads, ABC):
     """Queries of the :class:`~attn.store.base.Store` protocol; the store supplies the pool."""
 
     @abstractmethod

@@ -22,17 +22,21 @@ from attn.store.base import (
     DeleteMemory,
     InsertActivity,
     InsertCallback,
+    InsertChannelMessage,
     InsertDecision,
     InsertItem,
     InsertLogs,
     PutAgentSetting,
+    PutChannel,
+    PutDelegation,
     SaveMemory,
+    SetDeliveries,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
     WriteOp,
 )
-from attn.store.postgres import codec, memories, queries
+from attn.store.postgres import channels, codec, memories, queries
 
 Connection: TypeAlias = (
     "asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -51,6 +55,8 @@ class Step:
     rows: tuple[tuple[Any, ...], ...] = ()
     item: MailboxItem | None = None
     memory: Memory | None = None
+    #: Runs the op's own statements and answers its result (channel writes).
+    call: channels.Call | None = None
 
 
 def _update(
@@ -114,6 +120,19 @@ def _compile(op: WriteOp) -> Step:
         return Step("save_memory", "", False, memory=op.memory)
     if isinstance(op, DeleteMemory):
         return Step("update", memories.DELETE, True, (op.memory_id, op.agent_id))
+    return _compile_channel(op)
+
+
+def _compile_channel(op: WriteOp) -> Step:
+    if isinstance(op, PutChannel):
+        return Step("call", "", True, call=channels.put_channel(op.channel))
+    if isinstance(op, InsertChannelMessage):
+        return Step("call", "", False, call=channels.insert_message(op.message))
+    if isinstance(op, SetDeliveries):
+        args = channels.set_deliveries_args(op.message_id, op.deliveries)
+        return Step("update", channels.SET_DELIVERIES, True, args)
+    if isinstance(op, PutDelegation):
+        return Step("call", "", True, call=channels.put_delegation(op.delegation))
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 
@@ -160,6 +179,8 @@ async def apply_step(conn: Connection, step: Step) -> Any:
         return (codec.decode_item(row), False)
     if step.memory is not None:
         return await memories.save(conn, step.memory)
+    if step.call is not None:
+        return await step.call(conn)
     if step.kind == "update":
         status = await conn.execute(step.sql, *step.args)
         return status.rsplit(" ", 1)[-1] != "0"

@@ -27,6 +27,7 @@ from attn.store._checks import check_claim, check_write
 from attn.store._memories import check_search
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.sqlite import memories, reads, writes
+from attn.store.sqlite.channels import ChannelReads
 from attn.store.sqlite.connect import open_connections
 from attn.store.sqlite.group_commit import GroupCommit
 from attn.store.sqlite.host import HostLock
@@ -35,7 +36,7 @@ _SYNCHRONOUS = ("NORMAL", "FULL")
 _T = TypeVar("_T")
 
 
-class SQLiteStore:
+class SQLiteStore(ChannelReads):
     """Mailbox items, decisions, activities and logs in one SQLite file.
 
     Args:

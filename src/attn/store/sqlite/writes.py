@@ -21,17 +21,21 @@ from attn.store.base import (
     DeleteMemory,
     InsertActivity,
     InsertCallback,
+    InsertChannelMessage,
     InsertDecision,
     InsertItem,
     InsertLogs,
     PutAgentSetting,
+    PutChannel,
+    PutDelegation,
     SaveMemory,
+    SetDeliveries,
     UpdateActivity,
     UpdateCallback,
     UpdateItem,
     WriteOp,
 )
-from attn.store.sqlite import codec, memories, queries
+from attn.store.sqlite import channels, codec, memories, queries
 from attn.store.sqlite.codec import Row
 
 #: One compiled write op as the writer thread runs it, on its cursor inside a transaction.
@@ -213,7 +217,22 @@ def _compile(op: WriteOp) -> Run:
     if isinstance(op, DeleteMemory):
         run: Run = memories.delete(op.agent_id, op.memory_id)
         return run
+    if isinstance(op, SetDeliveries):
+        deliveries: Run = channels.set_deliveries(op.message_id, op.deliveries)
+        return deliveries
     raise StoreError(f"unknown write op {type(op).__name__}")
+
+
+def _with_result(
+    op: SaveMemory | PutChannel | InsertChannelMessage | PutDelegation,
+) -> tuple[Run, Finish]:
+    if isinstance(op, SaveMemory):
+        return memories.save(op.memory)
+    if isinstance(op, PutChannel):
+        return channels.put_channel(op.channel)
+    if isinstance(op, InsertChannelMessage):
+        return channels.insert_message(op.message)
+    return channels.put_delegation(op.delegation)
 
 
 def compile_ops(ops: Sequence[WriteOp]) -> tuple[list[Run | InsertRow], list[Finish | None]]:
@@ -235,9 +254,9 @@ def compile_ops(ops: Sequence[WriteOp]) -> tuple[list[Run | InsertRow], list[Fin
             run, finish = _insert_item(op.item, op.encoded)
             runs.append(run)
             finishers.append(finish)
-        elif isinstance(op, SaveMemory):
-            save, done = memories.save(op.memory)
-            runs.append(save)
+        elif isinstance(op, SaveMemory | PutChannel | InsertChannelMessage | PutDelegation):
+            step, done = _with_result(op)
+            runs.append(step)
             finishers.append(done)
         else:
             runs.append(_compile(op))
