@@ -35,16 +35,16 @@ ASK = "@lead can we ship 2.4 today?"
 DELEGATION = "@ana please draft the 2.4 changelog; @ben run the smoke tests on staging."
 
 
-class Worker:
+class Worker(GateBrain):
     """Answers a channel message with ``reply``; anything else waits for its gate."""
 
     def __init__(self, reply: str) -> None:
+        super().__init__()
         self.reply = reply
-        self.gate = GateBrain()
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
         if item.source_type != "a2a_message":
-            return await self.gate(item, focus)
+            return await super().__call__(item, focus)
         focus.log("status", "on it")
         focus.report_usage(tokens=900, tools=2)
         return Reply(self.reply)

@@ -294,7 +294,7 @@ export class ChannelPanel {
     this.postButton.disabled = true;
     this.postError.hidden = true;
     try {
-      const body = { sender, senderKind: 'person', text };
+      const body = { senderId: sender, senderKind: 'person', text };
       if (this.conversationId) body.conversationId = this.conversationId;
       const receipt = await api(channelPath(this.key, '/messages'), { method: 'POST', body });
       if (this.destroyed) return;

@@ -10,6 +10,7 @@ import { messageOf } from './notices.js';
 import { KIND_LABELS, channelHash } from './receipts.js';
 
 const KINDS = ['dm', 'team', 'custom'];
+const LISTED = 1000;
 
 export class ChannelsView {
   /** key: the channel shown (or null); conversationId: narrow it to one conversation. */
@@ -45,13 +46,14 @@ export class ChannelsView {
     this.listError = h('p', { class: 'load-error', role: 'alert', hidden: true });
     this.listEmpty = h('p', { class: 'muted', hidden: true }, 'No channel matches.');
     this.list = h('ul', { class: 'channel-list', 'aria-label': 'Channels' });
+    this.listMore = h('p', { class: 'muted', hidden: true });
     const sidebar = h('section', { class: 'channel-sidebar panel', 'aria-labelledby': 'channels-heading' },
       h('h2', { id: 'channels-heading' }, 'Channels'),
       h('div', { class: 'filter-row' },
         h('label', { class: 'filter-name', for: 'channel-member-filter' }, 'Member'), this.memberSelect),
       h('div', { class: 'filter-row' }, h('span', { class: 'filter-name', 'aria-hidden': 'true' }, 'Kind'),
         this.kindChips),
-      this.listError, this.listEmpty, this.list, this.groupForm());
+      this.listError, this.listEmpty, this.list, this.listMore, this.groupForm());
     this.main = h('div', { class: 'channel-main' });
     this.el = h('div', { class: 'channels' }, sidebar, this.main);
     this.renderFilters();
@@ -109,9 +111,10 @@ export class ChannelsView {
   async loadList() {
     const generation = ++this.generation;
     try {
-      const data = await api(`api/channels${query(this.filter)}`);
+      const data = await api(`api/channels${query({ ...this.filter, limit: LISTED })}`);
       if (generation !== this.generation) return;
       this.channels = data.channels || [];
+      this.total = typeof data.count === 'number' ? data.count : this.channels.length;
       this.listError.hidden = true;
       this.renderList();
       this.renderMemberOptions();
@@ -178,6 +181,8 @@ export class ChannelsView {
         h('span', { class: 'channel-members muted' }, clip((channel.members || []).join(', '), 80)));
     }));
     this.listEmpty.hidden = this.channels.length > 0;
+    this.listMore.hidden = !(this.total > this.channels.length);
+    this.listMore.textContent = `Showing ${this.channels.length} of ${this.total} channels; filter by member or kind.`;
   }
 
   renderGroupMembers() {
