@@ -199,7 +199,7 @@ class SendRefused(InvalidInput):
     code = "send_refused"
     outcome = "refused"
 
-    def __init__(self, message: str, reason: str) -> None:
+    def __init__(self, message: str | None = None, reason: str = "refused") -> None:
         super().__init__(message)
         self.reason = reason
 

@@ -36,6 +36,10 @@ WIRE = {
     "LIVE_FOCUS": "agent:focus",
     "LIVE_TRIAGE": "agent:triage",
     "LIVE_STREAM": "agent:stream",
+    "CHANNEL_CREATED": "channel:created",
+    "CHANNEL_MESSAGE": "channel:message",
+    "CHANNEL_DELEGATION": "channel:delegation",
+    "STATUS_LOGGED": "agent:status-logged",
 }
 
 

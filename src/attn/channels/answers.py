@@ -3,10 +3,11 @@
 A message that expects a reply (an awaited send, a delegation, a person's
 message) is answered by the recipient's reply to it: when the brain's turn on
 such an ``a2a_message`` ends with text and the brain did not post anything
-itself meanwhile, that text is posted on the item's channel, in the newest
-asking message's conversation, addressed to its sender only. The answer is
-posted before the item completes and under the idempotency key
-``answer:<item id>``, so a crash in between posts it once. An answer expects
+itself meanwhile, that text is posted on the item's channel, once in each
+conversation it was asked in (merged messages may hold several), addressed to
+the newest asker of each only. The answer is posted before the item completes,
+under the idempotency key ``answer:<item id>:<conversation id>``, so a crash
+in between posts it once. An answer expects
 no reply itself, so two agents never answer each other forever.
 
 Spec: 000 §11.2 (delegation answered by the reply), §11.3 (a2a_reply);
@@ -52,9 +53,13 @@ class AnswerBrain:
             return result
         if self._channels.posted.get(self._agent_id, 0) != posted:
             return result  # the turn answered by itself (agent_send_message…)
-        asking = [m for m in _asks(item) if m.get("senderId") != self._agent_id]
-        if asking:
-            await self._answer(item, asking[-1], text)
+        newest: dict[str, dict[str, Any]] = {}
+        for ask in _asks(item):
+            if ask.get("senderId") != self._agent_id:
+                newest.pop(ask["conversationId"], None)
+                newest[ask["conversationId"]] = ask
+        for ask in newest.values():  # one answer per conversation it was asked in
+            await self._answer(item, ask, text)
         return result
 
     async def _answer(self, item: MailboxItem, ask: dict[str, Any], text: str) -> None:
@@ -71,7 +76,7 @@ class AnswerBrain:
                 conversation_id=ask["conversationId"],
                 reply_to=ask["messageId"],
                 expects_reply=False,
-                idempotency_key=f"answer:{item.id}",
+                idempotency_key=f"answer:{item.id}:{ask['conversationId']}",
                 to=recipients,
             )
         except AttnError as error:

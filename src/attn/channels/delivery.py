@@ -15,6 +15,7 @@ key coalescing); acceptance A2A-01, A2A-03, A2A-06, A2A-07.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -69,22 +70,40 @@ def _summary(message: ChannelMessage) -> str:
     return line if len(line) <= _SUMMARY_CHARS else line[: _SUMMARY_CHARS - 1] + "…"
 
 
-async def deliver(channels: Channels, message: ChannelMessage) -> tuple[Delivery, ...]:
-    """Deliver ``message`` to every recipient still pending; return all deliveries.
+async def deliver(
+    channels: Channels, message: ChannelMessage, only: str | None = None
+) -> tuple[Delivery, ...]:
+    """Deliver ``message`` to every recipient still pending (or to ``only``); return
+    all deliveries.
 
     The deliveries are stored with the message (``SetDeliveries``) before
     this returns. A recipient no longer hosted is refused ("recipient
     removed"); a full mailbox is refused ("mailbox full").
     """
-    done: list[Delivery] = []
-    for delivery in message.deliveries:
-        if delivery.outcome != DeliveryOutcome.PENDING:
-            done.append(delivery)
-            continue
-        done.append(await _deliver_one(channels, message, delivery.recipient))
+
+    async def one(delivery: Delivery) -> Delivery:
+        if delivery.outcome != DeliveryOutcome.PENDING or only not in (None, delivery.recipient):
+            return delivery
+        return await _deliver_one(channels, message, delivery.recipient)
+
+    # Side by side: a group's enqueues share the store's group commit.
+    done = await asyncio.gather(*(one(d) for d in message.deliveries))
     deliveries = tuple(done)
     await channels.store_deliveries(message, deliveries)
     return deliveries
+
+
+async def redeliver(channels: Channels, agent_id: str) -> int:
+    """Deliver every message still pending for ``agent_id``; return how many."""
+    count = 0
+    for message in await channels.store.find_undelivered_messages():
+        if any(
+            d.recipient == agent_id and d.outcome == DeliveryOutcome.PENDING
+            for d in message.deliveries
+        ):
+            await deliver(channels, message, only=agent_id)
+            count += 1
+    return count
 
 
 async def _deliver_one(channels: Channels, message: ChannelMessage, recipient: str) -> Delivery:
@@ -190,4 +209,4 @@ async def _asked_by(channels: Channels, callback: PendingCallback, seq: int) -> 
     return request is not None and request.seq <= seq
 
 
-__all__ = ["deliver", "item_extra", "item_text"]
+__all__ = ["deliver", "item_extra", "item_text", "redeliver"]

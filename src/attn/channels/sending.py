@@ -175,7 +175,7 @@ async def _send(
         if callback_id is not None:
             await channels.time.cancel_callback(sender, callback_id)
         if stored.pending:
-            stored = await channels.store_deliveries(stored, await deliver(channels, stored))
+            stored = replace(stored, deliveries=await deliver(channels, stored))
         return SendReceipt(stored, stored.deliveries, stored.callback_id, duplicate=True)
     if sender_kind == SenderKind.AGENT:
         channels.posted[sender] = channels.posted.get(sender, 0) + 1
