@@ -1,6 +1,7 @@
 // The mailbox timeline of the Agent Mind view (000 §9): one row per mailbox
 // item, newest first (by commit order, `seq`). A row expands to show the
-// item's text, its decision badges, the items merged into it (with their
+// item's text, its channel and conversation (a link to the channel view),
+// its decision badges, the items merged into it (with their
 // original text and senders) or the item it was merged into, its activity
 // summary and, loaded on demand, its activity log.
 //
@@ -14,6 +15,7 @@ import {
   statusChip, timeOfDay, uid,
 } from './dom.js';
 import { messageOf } from './notices.js';
+import { channelHash, channelLink, conversationCode } from './receipts.js';
 import { typeBadge } from './types.js';
 
 /** Sort key: commit order; an item not yet committed (seq 0) sorts on top. */
@@ -202,10 +204,18 @@ export class Timeline {
     record.detailSignature = detailSignature;
     const parts = [];
     const meta = item.metadata || {};
+    const { channelKey, conversationId } = channelOf(item);
     parts.push(h('dl', { class: 'facts' },
       fact('Status', STATUS_LABELS[item.status] || item.status),
       fact('Priority', priorityText(item.priority)),
       meta.senderName || meta.senderId ? fact('From', meta.senderName || meta.senderId) : null,
+      channelKey ? fact('Channel', channelLink(channelKey)) : null,
+      channelKey && conversationId
+        ? fact('Conversation', h('a', {
+          class: 'conversation-link', href: channelHash(channelKey, conversationId),
+          title: `Show conversation ${conversationId} in the channel view`,
+        }, conversationCode(conversationId)))
+        : null,
       fact('Queued', timeOfDay(item.queuedAt)),
       item.startedAt ? fact('Started', timeOfDay(item.startedAt)) : null,
       item.completedAt ? fact('Ended', timeOfDay(item.completedAt)) : null,
@@ -305,6 +315,16 @@ export class Timeline {
 
 function fact(name, value) {
   return [h('dt', null, name), h('dd', null, value)];
+}
+
+/** The channel a delivered channel message came from (payload.extra, 000 §11.1); nulls otherwise. */
+function channelOf(item) {
+  const extra = item.payload && item.payload.extra;
+  if (!extra || typeof extra !== 'object' || typeof extra.channelKey !== 'string' || !extra.channelKey) {
+    return { channelKey: null, conversationId: null };
+  }
+  const conversation = typeof extra.conversationId === 'string' && extra.conversationId ? extra.conversationId : null;
+  return { channelKey: extra.channelKey, conversationId: conversation };
 }
 
 function mergedCount(item) {
