@@ -12,7 +12,6 @@ the three stores, like the store contract suites.
 from __future__ import annotations
 
 import contextlib
-import importlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -171,21 +170,14 @@ class ChannelApi:
         return state
 
 
-@pytest.fixture(
-    params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
-)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """``memory://``, a SQLite file, or a fresh PostgreSQL schema (tests/conftest.py)."""
-    if request.param == "memory":
+@pytest.fixture
+def store_url(backend: str, tmp_path: Path) -> str:
+    """``memory://``, a SQLite file, or a fresh PostgreSQL schema (the ``backend`` fixture)."""
+    if backend == "memory":
         return "memory://"
-    if request.param == "sqlite":
+    if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'attn.db'}"
-    try:
-        importlib.import_module("attn.store.postgres")
-    except ImportError as exc:
-        pytest.skip(f"attn.store.postgres cannot be imported: {exc}")
-    url: str = request.getfixturevalue("fresh_pg_url")
-    return url
+    return backend
 
 
 @pytest.fixture
