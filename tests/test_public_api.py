@@ -21,6 +21,7 @@ from attn import errors
 
 #: The facade's ``__all__``: changes to it are deliberate.
 FACADE = [
+    "IdempotencyConflict",
     "ChannelMessageNotFound",
     "NotAMember",
     "SendRefused",

@@ -204,6 +204,13 @@ class SendRefused(InvalidInput):
         self.reason = reason
 
 
+class IdempotencyConflict(AttnError):
+    """An idempotency key came back with a different request (another channel,
+    recipient or text): nothing is sent, and the first request's result stands."""
+
+    code = "idempotency_conflict"
+
+
 class InvalidTransition(AttnError):
     """The mailbox item cannot move to that status from its current one."""
 
@@ -335,6 +342,7 @@ __all__ = [
     "AttnError",
     "CallbackNotFound",
     "ChannelMessageNotFound",
+    "IdempotencyConflict",
     "InvalidInbox",
     "InvalidInput",
     "InvalidJson",

@@ -16,6 +16,7 @@ from attn.channels.sending import (
     conversation_of,
     hosted,
     send,
+    sender_of,
 )
 from attn.errors import SendRefused
 from attn.ids import new_id
@@ -30,7 +31,7 @@ async def delegate(
     channels: Channels, delegator: str, to: object, goal: object, options: SendOptions
 ) -> SendReceipt:
     """A delegation record plus its awaited message on the pair's DM channel."""
-    hosted(channels.host, delegator)
+    sender_of(channels.host, delegator)
     delegate_to = hosted(channels.host, to).name
     if delegate_to == delegator:
         raise SendRefused(f"{delegator!r} cannot delegate to itself", "sent to oneself")

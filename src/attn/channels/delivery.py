@@ -103,7 +103,17 @@ async def hand_over(
 
 
 async def redeliver(channels: Channels, agent_id: str) -> int:
-    """Deliver every message still pending for ``agent_id``; return how many."""
+    """Deliver every message still pending for ``agent_id``; return how many.
+
+    An awaited reply the agent registered for a message a crash kept from being
+    stored (the callback is registered first) is cancelled: no answer can come.
+    """
+    for callback in await channels.store.find_callbacks(agent_id, [str(CallbackType.A2A_REPLY)]):
+        asked = callback.data.get("requestMessageId")
+        if callback.status != CallbackStatus.PENDING or not isinstance(asked, str):
+            continue
+        if await channels.store.get_channel_message(asked) is None:
+            await channels.time.cancel_callback(agent_id, callback.id)
     count = 0
     for message in await channels.store.find_undelivered_messages():
         if any(

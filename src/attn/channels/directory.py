@@ -12,11 +12,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from attn.channels import keys
+from attn.channels.checks import clean_text
 from attn.channels.hosting import ChannelHost
 from attn.core.events import CHANNEL_CREATED
 from attn.errors import InvalidInput, UnknownAgent, UnknownChannel
 from attn.ids import new_id
-from attn.limits import check_text
+from attn.limits import check_id
 from attn.models import MAX_CHANNEL_MEMBERS, MAX_CHANNEL_NAME_CHARS, Channel, ChannelKind
 from attn.store.base import PutChannel, Store
 from attn.types import JSON
@@ -114,10 +115,11 @@ class ChannelDirectory:
             InvalidInput: a blank name, no members, too many, a repeated or
                 malformed name. UnknownAgent: a member is not hosted (nothing stored).
         """
-        display = check_text(name, "name", max_len=MAX_CHANNEL_NAME_CHARS)
+        display = clean_text(name, "name", max_len=MAX_CHANNEL_NAME_CHARS)
+        created_by = check_id(created_by, "created_by", max_len=64)
         if not isinstance(members, list | tuple) or not members:
             raise InvalidInput("members must be a non-empty list of agent names")
-        names = [check_text(m, "members[]", max_len=64) for m in members]
+        names = [clean_text(m, "members[]", max_len=64) for m in members]
         if self.host.find_agent(created_by) is not None and created_by not in names:
             names.append(created_by)
         for member in names:

@@ -104,6 +104,8 @@ def mentions_in(text: str, members: Iterable[str]) -> tuple[str, ...]:
     known = set(members)
     found: dict[str, None] = {}
     for name in _MENTION_RE.findall(text):
+        if name not in known:
+            name = name.rstrip("._-")  # "@bob." ends a sentence; "bob" is the name
         if name in known:
             found.setdefault(name)
     return tuple(found)

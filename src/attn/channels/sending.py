@@ -17,12 +17,21 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from attn.channels import keys
+from attn.channels.checks import clean_text
 from attn.channels.delivery import deliver, hand_over
 from attn.channels.hosting import ChannelAgent, ChannelHost
 from attn.channels.receipts import SendReceipt, refused
-from attn.errors import ChannelMessageNotFound, InvalidInput, NotAMember, SendRefused, shown
+from attn.errors import (
+    ChannelMessageNotFound,
+    IdempotencyConflict,
+    InvalidInput,
+    NotAMember,
+    SendRefused,
+    UnknownAgent,
+    shown,
+)
 from attn.ids import new_id
-from attn.limits import MAX_ID_CHARS, check_id, check_optional_text, check_seconds, check_text
+from attn.limits import check_id, check_seconds
 from attn.models import (
     MAX_CHANNEL_TEXT_CHARS,
     Channel,
@@ -61,6 +70,18 @@ class SendOptions:
     message_id: str | None = None  # chosen ahead (a delegation stores it first)
 
 
+def sender_of(host: ChannelHost, name: object) -> ChannelAgent:
+    """The hosted agent that sends.
+
+    Raises:
+        UnknownAgent: no hosted agent has that name (nothing is sent).
+    """
+    agent = host.find_agent(name) if isinstance(name, str) else None
+    if agent is None:
+        raise UnknownAgent(f"unknown sender {shown(name)}: no agent has that name")
+    return agent
+
+
 def hosted(host: ChannelHost, name: object) -> ChannelAgent:
     """The hosted agent called ``name``.
 
@@ -81,14 +102,14 @@ def check_message_text(text: object) -> str:
     """The message text, or :class:`SendRefused` ("empty text")."""
     if isinstance(text, str) and not text.strip():
         raise SendRefused("the message text is empty", "empty text")
-    return check_text(text, "text", max_len=MAX_CHANNEL_TEXT_CHARS)
+    return clean_text(text, "text", max_len=MAX_CHANNEL_TEXT_CHARS)
 
 
 async def send_direct(
     channels: Channels, sender: str, to: object, text: object, options: SendOptions
 ) -> SendReceipt:
     """A DM from agent ``sender`` to agent ``to`` (``agent_send_message``)."""
-    hosted(channels.host, sender)
+    sender_of(channels.host, sender)
     recipient = hosted(channels.host, to).name
     if recipient == sender:
         raise SendRefused(f"{sender!r} cannot send a message to itself", "sent to oneself")
@@ -137,10 +158,12 @@ def check(options: SendOptions, sender_kind: SenderKind) -> Checked:
         conversation=conversation_of(options.conversation_id),
         awaited=awaited,
         timeout_s=timeout,
-        origin=check_optional_text(
-            options.origin_session_id, "origin_session_id", max_len=MAX_ID_CHARS
-        ),
-        key=check_optional_text(options.idempotency_key, "idempotency_key", max_len=MAX_ID_CHARS),
+        origin=None
+        if options.origin_session_id is None
+        else check_id(options.origin_session_id, "origin_session_id"),
+        key=None
+        if options.idempotency_key is None
+        else check_id(options.idempotency_key, "idempotency_key"),
         expects=_expects(options, sender_kind, awaited),
     )
 
@@ -156,13 +179,16 @@ async def send(
 ) -> SendReceipt:
     body = check_message_text(text)
     recipients, mentions = _recipients(channels, channel, sender, body, options)
-    if channel.kind == ChannelKind.DM:
-        channel = await channels.ensure_dm(*channel.members)  # stored with its first message
     conversation, awaited, timeout = checked.conversation, checked.awaited, checked.timeout_s
     origin, key, expects = checked.origin, checked.key, checked.expects
+    if options.reply_to is not None and options.conversation_id is None:
+        # A reply without a conversation id continues the conversation it answers.
+        conversation = (await stored_message(channels, options.reply_to)).conversation_id
     question = await _question(
         channels, sender, options.conversation_id, conversation, options.reply_to
     )
+    if channel.kind == ChannelKind.DM:
+        channel = await channels.ensure_dm(*channel.members)  # stored with its first message
     reply_to = question.id if question is not None else None
     message_id = options.message_id or new_id("chm")
     callback_id = None
@@ -205,11 +231,16 @@ async def send(
     if not created:
         if callback_id is not None:
             await channels.time.cancel_callback(sender, callback_id)
+        if stored.channel_key != channel.key or stored.text != body:
+            raise IdempotencyConflict(
+                f"idempotency_key {key!r} was used by {sender!r} for message {stored.id} "
+                f"on {stored.channel_key!r} with other text: nothing is sent"
+            )
         if stored.pending:
             stored = replace(stored, deliveries=await deliver(channels, stored))
         return SendReceipt(stored, stored.deliveries, stored.callback_id, duplicate=True)
     if sender_kind == SenderKind.AGENT:
-        channels.posted[sender] = channels.posted.get(sender, 0) + 1
+        channels.note_posted(sender, stored.conversation_id)
     if question is not None and question.kind == MessageKind.DELEGATION:
         await _answered(channels, question, stored)
     stored = await channels.store_deliveries(stored, deliveries)
@@ -238,6 +269,12 @@ def _recipients(
             deliveries.append(refused(name, "recipient removed"))
         else:
             deliveries.append(Delivery(name, DeliveryOutcome.PENDING))
+    if not deliveries and options.to is None:
+        raise SendRefused(
+            f"the message would reach nobody on {channel.key!r}: no member but the sender"
+            + (f" among the mentioned ({', '.join(mentions)})" if mentions else ""),
+            "no recipient",
+        )
     return deliveries, mentions
 
 

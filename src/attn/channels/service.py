@@ -62,9 +62,9 @@ class Channels(ChannelDirectory):
         self.bus = bus
         self.host = host
         self.time = time
-        # Agent -> how many messages it posted: lets an answer see that the
-        # turn already replied by itself (``answers.py``).
-        self.posted: dict[str, int] = {}
+        # (agent, conversation) -> how many messages the agent posted in it: lets
+        # an answer see that the turn already replied there itself (answers.py).
+        self.posted: dict[tuple[str, str], int] = {}
         self._known: dict[str, Channel] = {}  # see ChannelDirectory
         self._order: dict[str, asyncio.Lock] = {}
 
@@ -273,6 +273,13 @@ class Channels(ChannelDirectory):
                 f"{agent_id!r} is not a member of {channel.key!r} "
                 f"(members: {', '.join(channel.members[:20])})"
             )
+
+    def note_posted(self, agent_id: str, conversation_id: str) -> None:
+        """Count a message ``agent_id`` posted in ``conversation_id`` (bounded)."""
+        if len(self.posted) >= 100_000:
+            self.posted.clear()  # an answer in flight then posts once more, never less
+        key = (agent_id, conversation_id)
+        self.posted[key] = self.posted.get(key, 0) + 1
 
     def ordered(self, channel_key: str) -> asyncio.Lock:
         """The lock one channel's sends store and hand over their messages under,

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from attn.channels.checks import clean_text
 from attn.channels.receipts import SendReceipt, refused
-from attn.channels.sending import hosted
+from attn.channels.sending import sender_of
 from attn.errors import InvalidInput, SendRefused
-from attn.limits import check_id, check_text
+from attn.limits import check_id
 from attn.models import Delivery, DeliveryOutcome
 
 if TYPE_CHECKING:
@@ -27,10 +28,10 @@ async def broadcast_status(
     channels: Channels, sender: str, text: object, to: object
 ) -> SendReceipt:
     """Status lines in colleagues' activity logs: no channel, no turn (000 §11.2)."""
-    hosted(channels.host, sender)
+    sender_of(channels.host, sender)
     if isinstance(text, str) and not text.strip():
         raise SendRefused("the status text is empty", "empty text")
-    body = check_text(text, "text", max_len=MAX_STATUS_CHARS)
+    body = clean_text(text, "text", max_len=MAX_STATUS_CHARS)
     if to is None:
         names = [a.name for a in channels.host.agents if a.name != sender]
     elif isinstance(to, list | tuple) and 0 < len(to) <= MAX_STATUS_RECIPIENTS:

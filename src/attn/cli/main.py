@@ -89,6 +89,13 @@ def serve(
     if demo_llm:
         if config is not None:
             raise typer.BadParameter("--demo-llm hosts its own team; leave out --config")
+        import importlib.util
+
+        if importlib.util.find_spec("openai") is None:
+            raise typer.BadParameter(
+                "the LLM demo team speaks to its model through the openai SDK, which is not "
+                "installed: pip install 'attn[openai]' (./scripts/run installs it)"
+            )
         from attn.testing import FakeProvider
         from attn.testing.demo_model import demo_responder, demo_team_toml
 
