@@ -1,9 +1,11 @@
 // The mailbox timeline of the Agent Mind view (000 §9): one row per mailbox
 // item, newest first (by commit order, `seq`). A row expands to show the
 // item's text, its channel and conversation (a link to the channel view),
+// the delivery outcomes of the channel messages it holds (deliveries.js),
 // its decision badges, the items merged into it (with their
 // original text and senders) or the item it was merged into, its activity
-// summary and, loaded on demand, its activity log.
+// summary and, loaded on demand, its activity log, where a send's tool_end
+// line shows the receipt's outcomes.
 //
 // Rows are keyed by item id: a row is created once and updated in place, so
 // a live event, a reconnect or a reload never makes a duplicate. Details are
@@ -14,6 +16,7 @@ import {
   STATUS_LABELS, clip, compactNumber, formatDuration, h, priorityText, replaceChildren,
   statusChip, timeOfDay, uid,
 } from './dom.js';
+import { DeliveryRecords, channelMessagesOf, deliverySection, toolReceipt } from './deliveries.js';
 import { messageOf } from './notices.js';
 import { channelHash, channelLink, conversationCode } from './receipts.js';
 import { typeBadge } from './types.js';
@@ -33,6 +36,8 @@ export class Timeline {
     this.onExpandStale = onExpandStale;
     this.onMissing = onMissing;
     this.records = new Map();
+    // Delivery records of channel messages: a fetched one repaints the open rows.
+    this.receipts = new DeliveryRecords(() => this.paintOpen());
     this.order = []; // records, key descending
     this.list = h('ol', { class: 'timeline-rows', 'aria-label': 'Mailbox timeline, newest first' });
     this.el = this.list;
@@ -156,6 +161,7 @@ export class Timeline {
     record.detail.hidden = !open;
     record.el.classList.toggle('open', open);
     if (open) {
+      this.receipts.refresh(channelMessagesOf(record.item).map((ref) => ref.messageId));
       this.paintDetail(record);
       if (!record.activity && record.item.status !== 'queued') this.onExpandStale?.(record.item.id);
     }
@@ -196,10 +202,14 @@ export class Timeline {
     if (record.open) this.paintDetail(record);
   }
 
+  paintOpen() {
+    for (const record of this.order) if (record.open) this.paintDetail(record);
+  }
+
   paintDetail(record) {
     const { item, activity } = record;
     const detailSignature = [record.signature, activity ? `${activity.id}|${activity.endedAt}|${activity.totalTokens}|${activity.totalTools}` : '',
-      record.logs ? record.logs.state : ''].join('#');
+      record.logs ? record.logs.state : '', this.receipts.version].join('#');
     if (record.detailSignature === detailSignature) return;
     record.detailSignature = detailSignature;
     const parts = [];
@@ -238,6 +248,7 @@ export class Timeline {
     } else if (content) {
       parts.push(h('p', { class: 'content' }, clip(content, 2000)));
     }
+    parts.push(deliverySection(item, this.agentName, this.receipts));
     if (item.mergedInto) {
       parts.push(h('p', { class: 'merged-into' }, 'Merged into ', h('code', null, item.mergedInto), ' ',
         this.jumpButton(item.mergedInto, 'show it')));
@@ -283,7 +294,8 @@ export class Timeline {
     } else {
       body = h('ol', { class: 'activity-logs' }, logs.entries.map((entry) => h('li', { class: `log log-${entry.type}` },
         h('span', { class: 'log-type' }, entry.type), ' ',
-        h('span', { class: 'log-content' }, clip(entry.content, 1000)))));
+        h('span', { class: 'log-content' }, clip(entry.content, 1000)),
+        toolReceipt(entry, this.receipts))));
     }
     return h('section', { class: 'activity' }, h('h3', null, 'Activity'), summary, body);
   }
