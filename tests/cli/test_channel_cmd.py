@@ -11,6 +11,7 @@ import json
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -105,7 +106,9 @@ def test_send_awaits_and_shows_each_outcome(runner: CliRunner, url: str) -> None
     assert "the answer is awaited (callback cb_" in text
     assert "bob started" in text or "bob queued" in text
 
-    status = _run(runner, url, "broadcast", "alice", "deploying", "--to", "bob", "--to", "nobody")
+    status = _run(
+        runner, url, "broadcast", "alice", "deploying", "--to", "bob", "--to", "nobody", code=1
+    )
     assert "bob logged" in status.stdout
     assert "nobody refused (unknown recipient)" in status.stdout
     assert "partial: 1 of 2 refused" in status.stdout
@@ -124,7 +127,7 @@ def test_send_awaits_and_shows_each_outcome(runner: CliRunner, url: str) -> None
     ("args", "needle", "code"),
     [
         (("send", "alice", "nobody", "hi"), "(422 send_refused)", 1),
-        (("send", "alice", "bob", "  "), "the message text is empty", 1),
+        (("send", "alice", "bob", "  "), "TEXT is empty", 2),
         (("send", "nobody", "bob", "hi"), "(404 unknown_agent)", 1),
         (("post", "group:custom:nope", "hi"), "(404 unknown_channel)", 1),
         (("post", "dm:a2a:bob:alice", "hi"), "path.channelKey", 1),
@@ -133,7 +136,7 @@ def test_send_awaits_and_shows_each_outcome(runner: CliRunner, url: str) -> None
         (("history", "k", "--limit", "0"), "--limit", 2),
         (("send", "alice", "bob", "hi", "--timeout", "nan"), "--timeout", 2),
         (("send", "alice", "bob", "hi", "--timeout", "1e9"), "--timeout", 2),
-        (("list", "--kind", "weird"), "validation_error", 1),
+        (("list", "--kind", "weird"), "'weird' is not one of", 2),
     ],
 )
 def test_errors_are_one_line(
@@ -222,6 +225,89 @@ def test_watch_shows_a_channels_messages_live(url: str) -> None:
         status, stderr = _stop(process)
     assert status == 0 and "Traceback" not in stderr, stderr
     assert not any("not here" in line for line in out.seen)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def _dm(base: str, text: str) -> None:
+    """alice -> bob on dm:a2a:alice:bob (an agent's message: no answer is posted)."""
+    sent = httpx.post(f"{base}/api/agents/alice/send", json={"to": "bob", "text": text})
+    assert sent.status_code == 201, sent.text
+
+
+def test_watch_reads_what_it_missed_across_a_restart_from_the_history(tmp_path: Path) -> None:
+    config = team_config(TEAM, tmp_path / "attn.db")
+    port = _free_port()
+    key = "dm:a2a:alice:bob"
+    with LiveServer(config, port=port) as first:
+        _dm(first.url, "older, not shown")
+        process = _watch(key, "--url", first.url)
+        out = _Lines(process.stdout)  # type: ignore[arg-type]
+        try:
+            first_line = out.until(lambda line: "following" in line)
+            assert first_line.startswith(f"following {key} at {first.url} (Ctrl+C stops)")
+            _dm(first.url, "before the restart")
+            out.until(lambda line: "before the restart" in line)
+        except BaseException:
+            process.kill()
+            raise
+    try:
+        # Posted while the watch cannot connect: the same database, another port.
+        with LiveServer(config, port=_free_port()) as away:
+            _dm(away.url, "while away 1")
+            _dm(away.url, "while away 2")
+        with LiveServer(config, port=port) as second:
+            again = out.until(lambda line: line.startswith("following"))
+            assert again.startswith(f"following {key} at {second.url} again (Ctrl+C stops)")
+            assert f"{key}: 2 messages missed after #2, read from its history" in out.until(
+                lambda line: "missed after" in line
+            )
+            assert "#3 alice: while away 1" in out.until(lambda line: "while away 1" in line)
+            assert "#4 alice: while away 2" in out.until(lambda line: "while away 2" in line)
+            _dm(second.url, "after the restart")
+            assert "#5 alice: after the restart" in out.until(lambda line: "after the" in line)
+    finally:
+        status, stderr = _stop(process)
+    assert status == 0 and "Traceback" not in stderr, stderr
+    assert "connection lost" in stderr
+    texts = ["before the restart", "while away 1", "while away 2", "after the restart"]
+    assert [sum(text in line for line in out.seen) for text in texts] == [1, 1, 1, 1]
+    assert not any("older, not shown" in line for line in out.seen)
+
+
+def test_watch_json_prints_what_it_missed_as_history_lines(tmp_path: Path) -> None:
+    config = team_config(TEAM, tmp_path / "attn.db")
+    port = _free_port()
+    key = "dm:a2a:alice:bob"
+    with LiveServer(config, port=port) as first:
+        process = _watch(key, "--url", first.url, "--json")
+        out = _Lines(process.stdout)  # type: ignore[arg-type]
+        try:
+            out.until(lambda line: json.loads(line)["type"] == "subscribed")
+            _dm(first.url, "before")
+            out.until(lambda line: "before" in line)
+        except BaseException:
+            process.kill()
+            raise
+    try:
+        with LiveServer(config, port=_free_port()) as away:
+            _dm(away.url, "while away")
+        with LiveServer(config, port=port) as second:
+            missed = json.loads(out.until(lambda line: "while away" in line))
+            assert missed["type"] == "history" and missed["channelKey"] == key
+            assert (missed["message"]["seq"], missed["message"]["text"]) == (2, "while away")
+            _dm(second.url, "after")
+            live = json.loads(out.until(lambda line: '"after"' in line))
+            assert live["type"] == "event" and live["data"]["message"]["seq"] == 3
+    finally:
+        status, stderr = _stop(process)
+    assert status == 0 and "Traceback" not in stderr, stderr
+    assert sum("while away" in line for line in out.seen) == 1
 
 
 def test_watch_of_an_unknown_channel_is_one_line(url: str) -> None:

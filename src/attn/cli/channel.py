@@ -2,48 +2,57 @@
 
     attn channel list [--member A] [--kind K]      channels ordered by key
     attn channel history KEY [--before N]          one page of a channel's history
-    attn channel post KEY TEXT [--as NAME]         a person's message (@mentions narrow it)
+    attn channel post KEY TEXT [--as NAME]         a person's message (@mentions narrow it;
+                                                   --as-agent: the agent NAME's message)
     attn channel create NAME --member A ...        a custom group
     attn channel send FROM TO TEXT [--await]       a DM from one agent to another
     attn channel broadcast FROM TEXT [--to A ...]  a status line, no turn
     attn channel delegate FROM TO GOAL             a delegated task
-    attn channel delegations AGENT                 delegations it made or was given
+    attn channel delegations AGENT [--limit N]     delegations it made or was given
     attn channel watch KEY                         the channel's messages live, until Ctrl+C
 
 Every send prints each recipient's delivery outcome (started, steered,
 queued (reason), refused (reason)) and says "partial" when some recipients
 were refused (A2A-04, A2A-06). ``--json`` prints the server's JSON instead.
+A send exits 1 when every recipient or some refused it (after printing the
+receipt) and 2 for bad usage, such as an empty text (nothing is sent);
+:mod:`attn.cli.receipts` has the table.
 
 Spec: 000 §11.1, §11.2, §25.2; issue 13 point 5 (people in channels).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any
-from urllib.parse import quote
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from attn.cli.channel_api import check_text, check_timeout, messages_path, present, segment
 from attn.cli.client import DEFAULT_URL, ApiClient, CliError
 from attn.cli.commands import JsonOption, TokenOption, UrlOption
-from attn.cli.events import channel_message_line, deliveries_text
-from attn.cli.output import console, examples, handle_errors, print_json, shorten
+from attn.cli.events import channel_message_line
+from attn.cli.output import console, examples, handle_errors, plural, print_json, shorten
+from attn.cli.receipts import EXIT_HELP, finish, print_receipt, show_receipt
+from attn.models import ChannelKind
 
 #: Largest ``--limit`` of a history page (the server's).
 MAX_HISTORY_LIMIT = 500
-#: Longest ``--timeout``: a day, in seconds (the server's bound).
-MAX_TIMEOUT_S = 86_400.0
+#: Largest ``--limit`` of ``attn channel delegations`` (the server's), and its default.
+MAX_DELEGATION_LIMIT = 1_000
+DEFAULT_DELEGATION_LIMIT = 100
 
 app = typer.Typer(
     name="channel",
-    help="Channels between agents (DMs, teams, groups): history, posts, sends, live view.",
+    help=(
+        "Channels between agents (DMs, teams, groups): history, posts, sends, live view. "
+        "post, send, broadcast and delegate print each recipient's outcome. " + EXIT_HELP
+    ),
     epilog=examples(
         "attn channel list",
-        "attn channel post group:research 'status, @alice?'",
+        "attn channel post group:research 'status, @alice?' --as maya",
         "attn channel watch dm:a2a:alice:bob",
     ),
     no_args_is_help=True,
@@ -57,7 +66,7 @@ KeyArgument = Annotated[
 ]
 TimeoutOption = Annotated[
     float | None,
-    typer.Option("--timeout", help="Seconds the answer is awaited (default 1800).", min=0.001),
+    typer.Option("--timeout", help="Seconds the answer is awaited, 0 < s ≤ 86400 (default 1800)."),
 ]
 ConversationOption = Annotated[
     str | None, typer.Option("--conversation", help="Continue this conversation (conv_…).")
@@ -69,76 +78,29 @@ def register(root: typer.Typer) -> None:
     root.add_typer(app, name="channel")
 
 
-def _segment(value: str, what: str) -> str:
-    """``value`` as one URL path segment (a channel key keeps its colons readable)."""
-    if not value.strip():
-        raise CliError(f"the {what} is empty", exit_code=2)
-    return quote(value, safe=":")
-
-
-def _timeout(value: float | None) -> float | None:
-    if value is not None and (not math.isfinite(value) or value > MAX_TIMEOUT_S):
-        raise CliError(
-            f"--timeout must be a number of seconds up to {MAX_TIMEOUT_S:.0f}, got {value}",
-            exit_code=2,
-        )
-    return value
-
-
 def _call(url: str, token: str | None, method: str, path: str, **kwargs: Any) -> Any:
     with ApiClient(url, token=token) as client:
         return client.request(method, path, **kwargs)
-
-
-def print_receipt(receipt: dict[str, Any], verb: str) -> None:
-    """Print what one send did: the message, then each recipient's outcome."""
-    head = Text(f"{verb} ")
-    if receipt.get("messageId"):
-        head.append(str(receipt["messageId"]), style="bold")
-        head.append(
-            f" on {receipt.get('channelKey')} (conversation {receipt.get('conversationId')})"
-        )
-    else:
-        head.append("a status line", style="bold")
-    if receipt.get("duplicate"):
-        head.append("  (a repeat: nothing new stored)", style="yellow")
-    out = console()
-    out.print(head)
-    if receipt.get("callbackId"):
-        out.print(Text(f"  the answer is awaited (callback {receipt['callbackId']})", style="dim"))
-    deliveries = receipt.get("deliveries") or []
-    if not deliveries:
-        out.print(Text("  no recipient", style="yellow"))
-    for delivery in deliveries:
-        line = Text("  ")
-        line.append_text(deliveries_text([delivery]))
-        target = delivery.get("mailboxItemId") or delivery.get("activityId")
-        if target:
-            line.append(f"  {target}", style="dim")
-        out.print(line)
-    refused = sum(d.get("outcome") == "refused" for d in deliveries)
-    if receipt.get("partial"):
-        out.print(Text(f"partial: {refused} of {len(deliveries)} refused", style="bold yellow"))
-    elif receipt.get("refused"):
-        out.print(Text("refused: no recipient got it", style="bold red"))
 
 
 @app.command("list", epilog=examples("attn channel list", "attn channel list --member alice"))
 @handle_errors
 def list_command(
     member: Annotated[str | None, typer.Option(help="Only this agent's channels.")] = None,
-    kind: Annotated[str | None, typer.Option(help="dm, team or custom.")] = None,
+    kind: Annotated[ChannelKind | None, typer.Option(help="Only channels of this kind.")] = None,
     url: UrlOption = DEFAULT_URL,
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the channels of a running server, ordered by key."""
-    data = _call(url, token, "GET", "/api/channels", params={"member": member, "kind": kind})
+    params = {"member": member, "kind": kind.value if kind else None}
+    data = _call(url, token, "GET", "/api/channels", params=params)
     if as_json:
         print_json(data)
         return
     channels: list[dict[str, Any]] = data.get("channels", [])
-    table = Table(title=escape(f"{data.get('count', len(channels))} channels at {url}"))
+    count = data.get("count", len(channels))
+    table = Table(title=escape(f"{plural(count, 'channel')} at {url}"))
     for column in ("key", "kind", "name", "members", "created by"):
         table.add_column(column, no_wrap=column in ("key", "kind"))
     for channel in channels:
@@ -165,14 +127,17 @@ def history_command(
         int | None, typer.Option(min=1, max=2**63 - 1, help="Only messages older than this seq.")
     ] = None,
     limit: Annotated[int, typer.Option(min=1, max=MAX_HISTORY_LIMIT, help="Messages.")] = 50,
-    conversation: ConversationOption = None,
+    conversation: Annotated[
+        str | None,
+        typer.Option("--conversation", help="Only the messages of this conversation (conv_…)."),
+    ] = None,
     url: UrlOption = DEFAULT_URL,
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Show one page of a channel's history, oldest first, with each message's outcomes."""
     params = {"before": before, "limit": limit, "conversationId": conversation}
-    data = _call(url, token, "GET", f"/api/channels/{_segment(key, 'key')}/messages", params=params)
+    data = _call(url, token, "GET", messages_path(key), params=params)
     if as_json:
         print_json(data)
         return
@@ -194,14 +159,20 @@ def history_command(
     "post",
     epilog=examples(
         "attn channel post group:research 'who has the numbers?'",
-        "attn channel post group:research 'please check' --mention bob --as carol",
+        "attn channel post group:research 'please check' --mention bob --as maya",
+        "attn channel post group:research 'done' --as alice --as-agent",
     ),
 )
 @handle_errors
 def post_command(
     key: KeyArgument,
     text: Annotated[str, typer.Argument(help="The message (@name of a member narrows it).")],
-    sender: Annotated[str, typer.Option("--as", help="Who posts it (a person).")] = "user",
+    sender: Annotated[
+        str, typer.Option("--as", help="Who posts it: a person's name, not an agent's.")
+    ] = "user",
+    as_agent: Annotated[
+        bool, typer.Option("--as-agent", help="Post as the agent named by --as, not a person.")
+    ] = False,
     mention: Annotated[
         list[str] | None, typer.Option("--mention", help="Address only this member (repeat).")
     ] = None,
@@ -210,15 +181,25 @@ def post_command(
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Post a message on a channel; the agents it reaches answer on the channel."""
+    """Post a person's message on a channel; the agents it reaches answer on the channel.
+
+    The message is a person's (senderKind person), as in the web UI, so an
+    agent's name in --as is refused; --as-agent posts as that agent instead
+    (an agent's message asks for no answer). Exit status: 0 when every
+    recipient got it, 1 when all or some refused it (after the receipt), 2 for
+    bad usage such as an empty TEXT (nothing is posted).
+    """
+    check_text(text, "TEXT", f"attn channel post {key} 'hello'")
+    path = messages_path(key)
     body: dict[str, Any] = {"senderId": sender, "text": text, "mentions": mention or None}
-    body["conversationId"] = conversation
-    path = f"/api/channels/{_segment(key, 'key')}/messages"
-    receipt = _call(url, token, "POST", path, json={k: v for k, v in body.items() if v is not None})
-    if as_json:
-        print_json(receipt)
-    else:
-        print_receipt(receipt, "posted")
+    body |= {"senderKind": "agent" if as_agent else "person", "conversationId": conversation}
+    try:
+        receipt = _call(url, token, "POST", path, json=present(body))
+    except CliError as exc:
+        if not as_agent and "is an agent's name" in str(exc):
+            raise CliError(f"{exc}; --as-agent posts as that agent") from None
+        raise
+    show_receipt(receipt, "posted", as_json)
 
 
 @app.command("create", epilog=examples("attn channel create 'Launch' --member alice --member bob"))
@@ -262,15 +243,17 @@ def send_command(
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Send a DM from one agent to another; returns at once with the delivery outcome."""
+    """Send a DM from one agent to another; returns at once with the delivery outcome.
+
+    Exit status: 0 when the recipient got it (started, steered or queued), 1
+    when it refused it (after the receipt) or the server refused the send, 2
+    for bad usage such as an empty TEXT (nothing is sent).
+    """
+    check_text(text, "TEXT", f"attn channel send {sender} {to} 'hello'")
+    path = f"/api/agents/{segment(sender, 'sender')}/send"
     body: dict[str, Any] = {"to": to, "text": text, "awaitReply": await_reply}
-    body |= {"timeoutS": _timeout(timeout_s), "conversationId": conversation}
-    path = f"/api/agents/{_segment(sender, 'sender')}/send"
-    receipt = _call(url, token, "POST", path, json={k: v for k, v in body.items() if v is not None})
-    if as_json:
-        print_json(receipt)
-    else:
-        print_receipt(receipt, "sent")
+    body |= {"timeoutS": check_timeout(timeout_s), "conversationId": conversation}
+    show_receipt(_call(url, token, "POST", path, json=present(body)), "sent", as_json)
 
 
 @app.command("broadcast", epilog=examples("attn channel broadcast alice 'deploying v2'"))
@@ -285,15 +268,16 @@ def broadcast_command(
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write a status line to colleagues' activity logs, with no turn and no model call."""
+    """Write a status line to colleagues' activity logs, with no turn and no model call.
+
+    Exit status: 0 when every recipient logged it, 1 when all or some refused
+    it (after the receipt, 'partial' when some did), 2 for bad usage such as an
+    empty TEXT (nothing is sent).
+    """
+    check_text(text, "TEXT", f"attn channel broadcast {sender} 'deploying v2'")
+    path = f"/api/agents/{segment(sender, 'sender')}/broadcast"
     body: dict[str, Any] = {"text": text, **({"to": to} if to else {})}
-    receipt = _call(
-        url, token, "POST", f"/api/agents/{_segment(sender, 'sender')}/broadcast", json=body
-    )
-    if as_json:
-        print_json(receipt)
-    else:
-        print_receipt(receipt, "broadcast")
+    show_receipt(_call(url, token, "POST", path, json=body), "broadcast", as_json)
 
 
 @app.command("delegate", epilog=examples("attn channel delegate lead alice 'summarize the logs'"))
@@ -307,32 +291,48 @@ def delegate_command(
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Delegate a task; the delegate's reply answers it and resumes the delegator."""
-    body: dict[str, Any] = {"to": to, "goal": goal, "timeoutS": _timeout(timeout_s)}
-    path = f"/api/agents/{_segment(sender, 'sender')}/delegations"
-    receipt = _call(url, token, "POST", path, json={k: v for k, v in body.items() if v is not None})
+    """Delegate a task; the delegate's reply answers it and resumes the delegator.
+
+    Exit status: 0 when the delegate got it, 1 when it refused it (after the
+    receipt) or the server refused the delegation, 2 for bad usage such as an
+    empty GOAL (nothing is sent).
+    """
+    check_text(goal, "GOAL", f"attn channel delegate {sender} {to} 'summarize the logs'")
+    path = f"/api/agents/{segment(sender, 'sender')}/delegations"
+    body: dict[str, Any] = {"to": to, "goal": goal, "timeoutS": check_timeout(timeout_s)}
+    receipt = _call(url, token, "POST", path, json=present(body))
     if as_json:
         print_json(receipt)
-        return
-    print_receipt(receipt, "delegated")
-    delegation = receipt.get("delegation") or {}
-    console().print(Text(f"  delegation {delegation.get('id')} is {delegation.get('status')}"))
+    else:
+        print_receipt(receipt, "delegated")
+        delegation = receipt.get("delegation") or {}
+        console().print(Text(f"  delegation {delegation.get('id')} is {delegation.get('status')}"))
+    finish(receipt, as_json)
 
 
-@app.command("delegations", epilog=examples("attn channel delegations lead"))
+@app.command(
+    "delegations",
+    epilog=examples("attn channel delegations lead", "attn channel delegations lead --limit 10"),
+)
 @handle_errors
 def delegations_command(
     agent: Annotated[str, typer.Argument(help="The agent.")],
+    limit: Annotated[
+        int,
+        typer.Option(min=1, max=MAX_DELEGATION_LIMIT, help="The newest this many delegations."),
+    ] = DEFAULT_DELEGATION_LIMIT,
     url: UrlOption = DEFAULT_URL,
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """List the delegations an agent made or was given, oldest first."""
-    data = _call(url, token, "GET", f"/api/agents/{_segment(agent, 'agent')}/delegations")
+    path = f"/api/agents/{segment(agent, 'agent')}/delegations"
+    data = _call(url, token, "GET", path, params={"limit": limit})
     if as_json:
         print_json(data)
         return
-    table = Table(title=escape(f"{agent}: {data.get('count', 0)} delegations"))
+    shown = plural(data.get("count", 0), "delegation")
+    table = Table(title=escape(f"{agent}: {shown}"))
     for column in ("id", "from", "to", "status", "goal", "answer"):
         table.add_column(column, no_wrap=column != "goal")
     for record in data.get("delegations", []):
@@ -359,7 +359,11 @@ def watch_command(
         bool, typer.Option("--json", help="Print each server message as one JSON line.")
     ] = False,
 ) -> None:
-    """Follow a channel's messages live, each with its delivery outcomes, until Ctrl+C."""
+    """Follow a channel's messages live, each with its delivery outcomes, until Ctrl+C.
+
+    Reconnects by itself; the messages a reconnect missed (a restarted server)
+    are read from the channel's history and printed once, in order.
+    """
     from attn.cli.tail import Follower
 
     if not key.strip():
@@ -370,4 +374,4 @@ def watch_command(
         return
 
 
-__all__ = ["app", "print_receipt", "register"]
+__all__ = ["app", "register"]

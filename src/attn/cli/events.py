@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from attn.cli.output import shorten
+from attn.cli.output import clip_words, shorten
 
 #: Colour of each protocol event name (others are plain).
 EVENT_STYLES: dict[str, str] = {
@@ -33,6 +33,9 @@ EVENT_STYLES: dict[str, str] = {
     "channel:created": "bold blue",
     "channel:message": "bold cyan",
     "channel:delegation": "bold magenta",
+    "time:callback-registered": "cyan",
+    "time:callback-resolved": "green",
+    "time:callback-expired": "yellow",
 }
 
 #: Colour of each delivery outcome (A2A-06).
@@ -64,9 +67,16 @@ def clock_text(at: object) -> str:
     return moment.strftime("%H:%M:%S.%f")[:-3]
 
 
-def deliveries_text(deliveries: object) -> Text:
+#: Longest reason shown in a one-line view (history, watch, tail), cut at a word.
+REASON_WIDTH = 120
+
+
+def deliveries_text(deliveries: object, *, reason_width: int | None = REASON_WIDTH) -> Text:
     """Each recipient's outcome, coloured: ``b started, c queued (busy: ...)``,
-    then ``partial`` when some were refused and some were not (A2A-04)."""
+    then ``partial`` when some were refused and some were not (A2A-04).
+
+    A reason is shown whole, or (longer than ``reason_width`` characters) cut
+    after its last whole word; ``reason_width`` None: always whole."""
     text = Text()
     entries = [d for d in deliveries if isinstance(d, dict)] if isinstance(deliveries, list) else []
     for index, delivery in enumerate(entries):
@@ -75,8 +85,10 @@ def deliveries_text(deliveries: object) -> Text:
         outcome = str(delivery.get("outcome", "?"))
         text.append(f"{delivery.get('recipient', '?')} ")
         text.append(outcome, style=OUTCOME_STYLES.get(outcome, ""))
-        if delivery.get("reason"):
-            text.append(f" ({shorten(delivery['reason'], 60)})")
+        reason = delivery.get("reason")
+        if reason:
+            width = len(str(reason)) if reason_width is None else reason_width
+            text.append(f" ({clip_words(reason, width)})")
     refused = sum(d.get("outcome") == "refused" for d in entries)
     if 0 < refused < len(entries):
         text.append("  partial", style="bold yellow")
@@ -126,10 +138,47 @@ def _describe_channel(event: str, data: dict[str, Any]) -> Text:
     return text
 
 
+#: What each ``time:`` event with a ``callback`` says happened to it.
+_CALLBACK_VERBS = {
+    "time:callback-registered": ("registered", "cyan"),
+    "time:callback-resolved": ("resolved", "green"),
+    "time:callback-expired": ("timed out", "bold yellow"),
+    "time:callback-cancelled": ("cancelled", "yellow"),
+    "time:wakeup-fired": ("fired", "green"),
+    "time:wakeup-missed": ("missed", "yellow"),
+}
+
+
+def _describe_callback(event: str, data: dict[str, Any]) -> Text:
+    """``a2a_reply cb_1 registered  correlation conv_1  'ETA?'  → mbx_2``."""
+    raw = data.get("callback")
+    callback: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    verb, style = _CALLBACK_VERBS.get(event, ("late result", "yellow"))
+    text = Text()
+    text.append(f"{callback.get('type') or data.get('callbackType') or '?'} ")
+    text.append(str(callback.get("id") or data.get("callbackId") or "?"), style="bold")
+    text.append(f" {verb}", style=style)
+    if callback.get("correlationId"):
+        text.append(f"  correlation {callback['correlationId']}")
+    if callback.get("command"):
+        text.append(f"  $ {shorten(callback['command'], 60)}")
+    if callback.get("note"):
+        text.append(f"  {shorten(callback['note'], 60)!r}")
+    if event == "time:callback-registered" and callback.get("expiresAt"):
+        text.append(f"  until {clock_text(callback['expiresAt'])}", style="dim")
+    if data.get("mailboxItemId"):
+        text.append(f"  → {data['mailboxItemId']}")
+    if data.get("missedFires"):
+        text.append(f"  ({data['missedFires']} missed)")
+    return text
+
+
 def describe(event: str, data: dict[str, Any]) -> Text:
     """A short, coloured description of one event's data."""
     if event.startswith("channel:") or event == "agent:status-logged":
         return _describe_channel(event, data)
+    if event in _CALLBACK_VERBS or event == "time:late-result":
+        return _describe_callback(event, data)
     text = Text()
     if event in ("agent:mailbox", "agent:item"):
         item = data.get("item") or {}

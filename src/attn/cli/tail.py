@@ -7,7 +7,10 @@ reconnects with the last sequence number it saw, so missed events are replayed
 (one JSON object per line). Channel events (``channel:message`` with each
 recipient's delivery outcome, ``channel:created``, ``channel:delegation``) are
 shown too; ``attn channel watch KEY`` follows one channel the same way
-(:class:`Follower` with ``channels``).
+(:class:`Follower` with ``channels``). A channel's messages that a reconnect
+missed (a ``resync``: the server restarted, or the events left its buffer) are
+read from the channel's history since the last seq shown and printed once, in
+order (with ``--json`` as ``{"type": "history", "channelKey", "message"}`` lines).
 
 Spec: 000 §5 (WebSocket events); acceptance SRV-20.
 """
@@ -24,10 +27,18 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, CliError, check_client_token
+from attn.cli.channel_api import history_since, newest_seq
+from attn.cli.client import (
+    DEFAULT_URL,
+    TOKEN_ENV,
+    URL_ENV,
+    ApiClient,
+    CliError,
+    check_client_token,
+)
 from attn.cli.commands import TokenOption, UrlOption
 from attn.cli.events import channel_message_line, clock_text, render_event
-from attn.cli.output import console, examples, handle_errors, shorten, warn
+from attn.cli.output import console, examples, handle_errors, plural, shorten, warn
 from attn.jsontext import dumps
 
 #: Seconds between reconnect attempts: first, then doubled up to the last.
@@ -116,6 +127,10 @@ class Follower:
         self.console: Console = console()
         self.connected_once = False
         self.live = False
+        #: Per followed channel: the newest message seq shown (or there at the start).
+        self.channel_seqs: dict[str, int] = {}
+        #: (channel key, seq) of messages a catch-up printed; their live copy is skipped.
+        self._caught: set[tuple[str, int]] = set()
 
     def run(self) -> None:
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
@@ -187,10 +202,76 @@ class Follower:
             ):
                 raise CliError(f"{text.split(';')[0]} ({code})")
         try:
-            self._print(kind, message)
+            if not self._seen_before(kind, message):
+                self._print(kind, message)
+            if kind == "subscribed" and self.channels:
+                self._catch_up(first=not self.connected_once)
         finally:
             if kind == "subscribed":
                 self.connected_once = True
+
+    def _seen_before(self, kind: object, message: dict[str, Any]) -> bool:
+        """True for a channel message a catch-up printed already; notes the seq of others."""
+        data = message.get("data")
+        if not self.channels or kind != "event" or message.get("event") != "channel:message":
+            return False
+        shown = (data or {}).get("message") if isinstance(data, dict) else None
+        if not isinstance(shown, dict) or not isinstance(shown.get("seq"), int):
+            return False
+        key, seq = str(shown.get("channelKey")), int(shown["seq"])
+        if (key, seq) in self._caught:
+            self._caught.discard((key, seq))
+            return True
+        self.channel_seqs[key] = max(seq, self.channel_seqs.get(key, 0))
+        return False
+
+    def _catch_up(self, *, first: bool) -> None:
+        """At the first subscribe, note each channel's newest seq; after a reconnect,
+        print the messages newer than the last one shown (they were missed)."""
+        with ApiClient(self.url, token=self.token) as client:
+            for key in self.channels:
+                after = self.channel_seqs.get(key)
+                try:
+                    if first or after is None:
+                        self.channel_seqs[key] = max(newest_seq(client, key), after or 0)
+                        continue
+                    missed, older = history_since(client, key, after)
+                except CliError as exc:
+                    warn(f"cannot read {key}'s history ({exc}); see 'attn channel history {key}'")
+                    continue
+                self._print_missed(key, after, missed, older)
+
+    def _print_missed(
+        self, key: str, after: int, missed: list[dict[str, Any]], older: int | None
+    ) -> None:
+        if older is not None and not self.as_json:
+            self.console.print(
+                Text(
+                    f"{key}: more messages were missed before these: "
+                    f"attn channel history {key} --before {older}",
+                    style="bold yellow",
+                )
+            )
+        if missed and not self.as_json:
+            self.console.print(
+                Text(
+                    f"{key}: {plural(len(missed), 'message')} missed after #{after}, "
+                    "read from its history",
+                    style="dim",
+                )
+            )
+        for shown in missed:
+            seq = int(shown.get("seq", 0))
+            self._caught.add((key, seq))
+            self.channel_seqs[key] = max(seq, self.channel_seqs.get(key, 0))
+            if self.as_json:
+                frame = {"type": "history", "channelKey": key, "message": shown}
+                sys.stdout.write(json.dumps(frame, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+                continue
+            line = Text(clock_text(shown.get("createdAt")) + " ", style="dim")
+            line.append_text(channel_message_line(shown))
+            self.console.print(line, no_wrap=True, overflow="ellipsis")
 
     def _print(self, kind: object, message: dict[str, Any]) -> None:
         if self.as_json:
@@ -209,15 +290,17 @@ class Follower:
         elif kind == "subscribed":
             followed = [*self.agents, *self.channels]
             who = ", ".join(followed) if followed else "all agents"
-            verb = "following" if not self.connected_once else "reconnected; following"
-            self.console.print(Text(f"{verb} {who} at {self.url} (Ctrl+C stops)", style="dim"))
-        elif kind == "resync":
+            again = " again" if self.connected_once else ""
             self.console.print(
-                Text(
-                    "missed events that are no longer buffered; reload state with "
-                    "'attn agents' / 'attn mailbox AGENT'",
-                    style="bold yellow",
-                )
+                Text(f"following {who} at {self.url}{again} (Ctrl+C stops)", style="dim")
+            )
+        elif kind == "resync":
+            if self.channels:
+                what = "reading the channel's history since the last message shown"
+            else:
+                what = "reload state with 'attn agents' / 'attn mailbox AGENT'"
+            self.console.print(
+                Text(f"missed events that are no longer buffered; {what}", style="bold yellow")
             )
         elif kind == "error":
             warn(f"server: {message.get('message')} ({message.get('code')})")
