@@ -228,7 +228,9 @@ def test_a_receipt_shows_each_reason_whole(runner: CliRunner, url: str) -> None:
     _run(runner, url, "post", "group:research", "one, @bob", "--as", "maya")
     merged = _run(runner, url, "post", "group:research", "two, @bob", "--as", "maya")
     waiting = httpx.get(f"{url}/api/agents/bob/mailbox").json()["queued"][0]["id"]
-    assert f"bob queued (merged into waiting item {waiting} of this channel)" in merged.stdout
+    assert f"bob queued (merged into waiting item {waiting} of this channel (paused))" in (
+        merged.stdout
+    )
     assert "…" not in merged.stdout
 
 
