@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "ui"))
+sys.path.insert(0, str(HERE.parent / "tests" / "server" / "ui"))
 
 from playwright.sync_api import expect, sync_playwright
 from uihelp import NEW, AgentSpec, GateBrain, UiServer, launch

@@ -20,6 +20,7 @@ saying why, when the server is not reachable. Override the server with
 
 from __future__ import annotations
 
+import importlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -126,3 +127,19 @@ def fresh_pg_url(pg_schema: str) -> str:
     """A database URL whose search_path is the fresh schema of :func:`pg_schema`."""
     sep = "&" if "?" in POSTGRES_URL else "?"
     return f"{POSTGRES_URL}{sep}options=-c%20search_path%3D{pg_schema}"
+
+
+@pytest.fixture(
+    params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each store in turn: ``memory``, ``sqlite``, or the URL of a fresh PostgreSQL
+    schema (:func:`fresh_pg_url`); skips, saying why, when PostgreSQL cannot be used."""
+    if request.param != "postgres":
+        return str(request.param)
+    try:
+        importlib.import_module("attn.store.postgres")
+    except ImportError as exc:
+        pytest.skip(f"attn.store.postgres cannot be imported: {exc}")
+    url: str = request.getfixturevalue("fresh_pg_url")
+    return url

@@ -21,6 +21,18 @@ from attn import errors
 
 #: The facade's ``__all__``: changes to it are deliberate.
 FACADE = [
+    "IdempotencyConflict",
+    "ChannelMessageNotFound",
+    "NotAMember",
+    "SendRefused",
+    "UnknownChannel",
+    "Channels",
+    "SendReceipt",
+    "Channel",
+    "ChannelMessage",
+    "Delegation",
+    "Delivery",
+    "DeliveryOutcome",
     "Activity",
     "ActivityLog",
     "ActivityNotFound",

@@ -18,8 +18,12 @@ directly only by attn itself and by tests.
   :class:`Verdict`; a :class:`Deliberator` returns a :class:`DeliberationResult`.
 - Item types: :class:`TypeRegistry` of :class:`ItemType` (:class:`Priority`,
   :class:`Category`, :class:`Recovery`, :class:`Supersede`).
+- Channels between agents (``runtime.channels``, :class:`Channels`): every
+  send answers a :class:`SendReceipt` of :class:`Delivery` outcomes
+  (:class:`DeliveryOutcome`).
 - Records: :class:`MailboxItem`, :class:`Decision`, :class:`Activity`,
-  :class:`PendingCallback` and their enums.
+  :class:`PendingCallback`, :class:`Channel`, :class:`ChannelMessage`,
+  :class:`Delegation` and their enums.
 - Storage: the :class:`Store` interface, :class:`SQLiteStore`,
   :class:`PostgresStore` (imported on first use: it needs asyncpg) and
   :func:`open_store` for a database URL. Time: :class:`Clock`,
@@ -35,6 +39,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attn.brains import EchoBrain, ScriptBrain, build_brain
+from attn.channels import Channels, SendReceipt
 from attn.clock import Clock, SystemClock
 from attn.config import AgentConfig, CatchUp, TimeConfig
 from attn.core.attention import InterruptClassifier, InterruptRules
@@ -51,7 +56,9 @@ from attn.errors import (
     AgentNotRunning,
     AttnError,
     CallbackNotFound,
+    ChannelMessageNotFound,
     ConfigError,
+    IdempotencyConflict,
     InvalidInbox,
     InvalidInput,
     InvalidJson,
@@ -63,17 +70,20 @@ from attn.errors import (
     MemoryFull,
     ModelError,
     ModelStreamError,
+    NotAMember,
     OptionError,
     PayloadTooLarge,
     ProtectedItem,
     ReplyCancelled,
     ReplyTimeout,
     RuntimeLocked,
+    SendRefused,
     ServeError,
     StoreClosed,
     StoreError,
     ToolFailed,
     UnknownAgent,
+    UnknownChannel,
     UnknownItemType,
 )
 from attn.models import (
@@ -82,9 +92,14 @@ from attn.models import (
     AttentionState,
     CallbackStatus,
     CallbackType,
+    Channel,
+    ChannelMessage,
     Decision,
     DecisionType,
+    Delegation,
+    Delivery,
     DeliveryMode,
+    DeliveryOutcome,
     ItemStatus,
     MailboxItem,
     PendingCallback,
@@ -123,20 +138,28 @@ __all__ = [
     "CallbackType",
     "CatchUp",
     "Category",
+    "Channel",
+    "ChannelMessage",
+    "ChannelMessageNotFound",
+    "Channels",
     "Clock",
     "CombinedToolset",
     "ConfigError",
     "Decision",
     "DecisionType",
+    "Delegation",
     "DeliberationResult",
     "Deliberator",
+    "Delivery",
     "DeliveryMode",
+    "DeliveryOutcome",
     "EchoBrain",
     "Enqueued",
     "Event",
     "EventBus",
     "Focus",
     "HeuristicRules",
+    "IdempotencyConflict",
     "InterruptClassifier",
     "InterruptRules",
     "InvalidInbox",
@@ -155,6 +178,7 @@ __all__ = [
     "MemoryUpdate",
     "ModelError",
     "ModelStreamError",
+    "NotAMember",
     "OptionError",
     "PayloadTooLarge",
     "PendingCallback",
@@ -169,6 +193,8 @@ __all__ = [
     "RuntimeLocked",
     "SQLiteStore",
     "ScriptBrain",
+    "SendReceipt",
+    "SendRefused",
     "ServeError",
     "Store",
     "StoreClosed",
@@ -181,6 +207,7 @@ __all__ = [
     "Toolset",
     "TypeRegistry",
     "UnknownAgent",
+    "UnknownChannel",
     "UnknownItemType",
     "Verdict",
     "YieldAction",

@@ -199,9 +199,16 @@ class SendRefused(InvalidInput):
     code = "send_refused"
     outcome = "refused"
 
-    def __init__(self, message: str, reason: str) -> None:
+    def __init__(self, message: str | None = None, reason: str = "refused") -> None:
         super().__init__(message)
         self.reason = reason
+
+
+class IdempotencyConflict(AttnError):
+    """An idempotency key came back with a different request (another channel,
+    recipient or text): nothing is sent, and the first request's result stands."""
+
+    code = "idempotency_conflict"
 
 
 class InvalidTransition(AttnError):
@@ -335,6 +342,7 @@ __all__ = [
     "AttnError",
     "CallbackNotFound",
     "ChannelMessageNotFound",
+    "IdempotencyConflict",
     "InvalidInbox",
     "InvalidInput",
     "InvalidJson",

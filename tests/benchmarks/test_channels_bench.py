@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
@@ -105,13 +103,9 @@ async def test_attn_run_loses_nothing_and_measures_every_phase(tmp_path: Path) -
     assert len(out.load_latency) == plan.deliveries
 
 
-@pytest.mark.xfail(
-    reason="a channel's messages from different senders reach a recipient in the order "
-    "their deliveries ran, not in the channel's commit order (seq): each send stores its "
-    "message, then enqueues it, and a later send's enqueue can come first",
-    strict=False,
-)
 async def test_recipients_see_a_busy_group_channel_in_its_stored_order(tmp_path: Path) -> None:
+    """A channel's messages from different senders reach every recipient in the order
+    the store committed them (``seq``): sends store and hand over under the channel's lock."""
     plan = make_plan(10, 300, 5, 0.5, seed=2)  # DMs between the posts skew the deliveries
     out = await channels_attn.run(
         tmp_path / "attn.db", plan, idle_samples=1, steered_samples=1, busy=1, yield_s=0.01, seed=2
@@ -135,6 +129,5 @@ def test_command_prints_the_table_and_fails_only_on_targets_it_missed() -> None:
         assert needle in out, needle
     missed = [line for line in out.splitlines() if line.startswith("  run ")]
     assert (done.returncode == 1) == bool(missed), out
-    # At any size, nothing may be lost or duplicated (latency and the cross-sender
-    # channel order of the xfail above may miss).
+    # At any size, nothing may be lost or duplicated (latency may miss).
     assert not [line for line in missed if "lost" in line or "duplicated" in line], missed

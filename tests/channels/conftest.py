@@ -6,7 +6,6 @@ on a fake clock, with helpers to host scripted agents.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -25,21 +24,6 @@ from attn.testing import FakeClock
 FAST = AgentConfig(coalesce_window_ms=0)
 
 Brain = Callable[[MailboxItem, Focus], Awaitable[Reply | str | None]]
-
-
-@pytest.fixture(
-    params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
-)
-def backend(request: pytest.FixtureRequest) -> str:
-    """``memory``, ``sqlite``, or the URL of a fresh PostgreSQL schema."""
-    if request.param != "postgres":
-        return str(request.param)
-    try:
-        importlib.import_module("attn.store.postgres")
-    except ImportError as exc:
-        pytest.skip(f"attn.store.postgres cannot be imported: {exc}")
-    url: str = request.getfixturevalue("fresh_pg_url")
-    return url
 
 
 @pytest.fixture

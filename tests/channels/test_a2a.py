@@ -13,7 +13,7 @@ import pytest
 
 from attn import Runtime
 from attn.core.focus import Focus, Reply
-from attn.errors import NotAMember, SendRefused, UnknownChannel
+from attn.errors import InvalidInput, NotAMember, SendRefused, UnknownChannel
 from attn.models import DeliveryOutcome, ItemStatus, MailboxItem
 from attn.store.base import ItemQuery, Store
 from attn.testing import FakeClock, eventually
@@ -383,3 +383,62 @@ async def test_a_message_left_pending_by_a_crash_is_delivered_once_on_restart(
     assert [(d.outcome, d.reason) for d in stored.deliveries] == [
         (DeliveryOutcome.QUEUED, "stopped")
     ]
+
+
+async def state(rt: Runtime, *agents: str) -> tuple[object, ...]:
+    """Everything a send could have changed: channels, delegations, callbacks, items."""
+    channels = [c.key for c in await rt.channels.list_channels()]
+    rest = []
+    for agent in agents:
+        rest.append(len(await rt.channels.delegations(agent)))
+        rest.append(len(await rt.time.list_callbacks(agent)))
+        rest.append(len(await items_of(rt, agent)))
+    return (channels, *rest)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"timeout_s": 1e300},
+        {"timeout_s": -1},
+        {"timeout_s": "soon"},
+        {"await_reply": "yes"},
+        {"conversation_id": ""},
+        {"conversation_id": "x" * 201},
+        {"origin_session_id": "s" * 201},
+        {"idempotency_key": "k" * 201},
+    ],
+)
+async def test_a2a_06_a_send_with_a_bad_option_stores_nothing(
+    rt: Runtime, options: dict[str, object]
+) -> None:
+    await rt.add_agent("a", answering(), FAST)
+    await rt.add_agent("b", answering(), FAST)
+    before = await state(rt, "a", "b")
+    with pytest.raises(InvalidInput):
+        await rt.channels.send("a", "b", "hello", **{"await_reply": True, **options})  # type: ignore[arg-type]
+    delegate_options = {k: v for k, v in options.items() if k != "await_reply"}
+    if delegate_options and "idempotency_key" not in delegate_options:
+        with pytest.raises(InvalidInput):
+            await rt.channels.delegate("a", "b", "a goal", **delegate_options)  # type: ignore[arg-type]
+    assert await state(rt, "a", "b") == before
+
+
+async def test_reading_an_unused_dm_channel_stores_nothing(rt: Runtime) -> None:
+    await rt.add_agent("a", answering(), FAST)
+    await rt.add_agent("b", answering(), FAST)
+    page = await rt.channels.history("dm:a2a:a:b")
+    assert page.messages == [] and await rt.channels.list_channels() == []
+    with pytest.raises(NotAMember):
+        await rt.channels.post("dm:a2a:a:b", "a", "x", mentions=["zed"])
+    assert await rt.channels.list_channels() == []
+
+
+async def test_long_names_keep_the_session_id_within_bounds(rt: Runtime) -> None:
+    long_a, long_b = "a" * 64, "b" * 64
+    await rt.add_agent(long_a, answering(), FAST)
+    await rt.add_agent(long_b, recording([]), FAST)
+    receipt = await rt.channels.send(long_a, long_b, "hi", await_reply=True)
+    [waiting] = await rt.time.list_callbacks(long_a)
+    assert waiting.origin_session_id is not None and len(waiting.origin_session_id) <= 200
+    assert receipt.deliveries[0].outcome == DeliveryOutcome.STARTED

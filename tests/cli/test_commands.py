@@ -77,6 +77,16 @@ COMMANDS = [
     ["config", "check"],
     ["tail"],
     ["chat"],
+    ["channel"],
+    ["channel", "list"],
+    ["channel", "history"],
+    ["channel", "post"],
+    ["channel", "create"],
+    ["channel", "send"],
+    ["channel", "broadcast"],
+    ["channel", "delegate"],
+    ["channel", "delegations"],
+    ["channel", "watch"],
 ]
 
 

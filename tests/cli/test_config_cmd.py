@@ -48,6 +48,57 @@ def test_without_a_file_the_demo_team_is_ok(runner: CliRunner) -> None:
     result = check(runner, None)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("ok: no attn.toml here; 'attn serve' would host the demo team")
+    assert result.stdout.splitlines()[1] == (
+        "  team demo: 3 member(s) (alice, bob, carol), channel group:demo"
+    )
+
+
+TEAMS = (
+    GOOD
+    + """
+[[agents]]
+name = "bob"
+brain = "echo"
+
+[teams.research]
+members = ["alice", "bob"]
+name = "Research"
+
+[teams.ops]
+members = ["bob"]
+"""
+)
+
+
+def test_the_teams_are_shown_one_line_each(runner: CliRunner) -> None:
+    result = check(runner, TEAMS)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "ok: team.toml: 2 agent(s) (alice, bob), database sqlite:///attn.db",
+        "  team research (Research): 2 member(s) (alice, bob), channel group:research",
+        "  team ops: 1 member(s) (bob), channel group:ops",
+    ]
+    data = json.loads(check(runner, TEAMS, "--json").stdout)
+    assert data["teams"] == [
+        {
+            "id": "research",
+            "displayName": "Research",
+            "members": ["alice", "bob"],
+            "channelKey": "group:research",
+        },
+        {"id": "ops", "displayName": None, "members": ["bob"], "channelKey": "group:ops"},
+    ]
+    assert json.loads(check(runner, GOOD, "--json").stdout)["teams"] == []
+
+
+def test_a_large_team_names_its_first_members_on_its_line(runner: CliRunner) -> None:
+    names = [f"a{i}" for i in range(25)]
+    agents = "".join(f'[[agents]]\nname = "{n}"\nbrain = "echo"\n' for n in names)
+    result = check(runner, agents + f"[teams.all]\nmembers = {names!r}\n")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1] == (
+        f"  team all: 25 member(s) ({', '.join(names[:20])}, and 5 more), channel group:all"
+    )
 
 
 def test_the_default_file_is_checked(runner: CliRunner) -> None:
@@ -90,6 +141,18 @@ def test_the_default_file_is_checked(runner: CliRunner) -> None:
             ],
         ),
         ("[server]\nport = \n", ["team.toml:2: invalid TOML: Invalid value (at line 2, column 8)"]),
+        (
+            "[[agents]]\nname = 'a'\nbrain = 'echo'\n\n[teams.ops]\nmembers = ['a', 'b', 'a']\n"
+            "\n[teams.'x y']\nmembers = []\n",
+            [
+                "team.toml:6: teams.ops.members[1]: team 'ops' member 'b' is not an agent of "
+                "[[agents]]",
+                "team.toml:6: teams.ops.members[2]: team 'ops' lists member 'a' twice",
+                "team.toml:8: teams.x y: team name 'x y' must be 1-64 letters, digits, '_', '.' "
+                "or '-', starting with a letter or digit",
+                "team.toml:9: teams.x y.members: team 'x y' has no members",
+            ],
+        ),
         (  # C1: brain options are bounded; a TOML integer of any size is a problem, not a crash
             "[defaults]\nbackstop_s = 1" + "0" * 400 + "\n\n[[agents]]\nname = 'a'\n"
             "brain = 'echo'\noptions = { steps = 2000000 }\n\n[[agents]]\nname = 'b'\n"

@@ -348,8 +348,12 @@ async def test_core_71_no_merge_ahead_of_an_earlier_queued_message_of_the_sender
     runtime: Runtime, clock: FakeClock
 ) -> None:
     brain = Watcher(clock, step_s=1.0, steps=3)
+    # dedup off: the three queued messages stay items of their own until the yield point.
     agent = await runtime.add_agent(
-        "a", brain, AgentConfig(coalesce_window_ms=0), rules=RefuseOne(runtime.registry, "m2")
+        "a",
+        brain,
+        AgentConfig(coalesce_window_ms=0, dedup=False),
+        rules=RefuseOne(runtime.registry, "m2"),
     )
     await agent.enqueue("a2a_message", _msg("r0"), metadata=_from("rob"))
     await clock.advance(0.5)

@@ -146,7 +146,18 @@ async def test_coal_07_retries_with_a_key_are_recognised_distinct_answers_are_ke
     other = await agent.enqueue(
         "a2a_message", {"content": "yes", "extra": channel}, idempotency_key="q2-answer"
     )
-    assert again == first and other != first and agent.depth == 2
+    # The retry is recognised; the distinct "yes" is kept, merged into the same
+    # channel's queued item as its own entry (both are delivered).
+    assert again == first and other == first and agent.depth == 1
+    kept = agent.mailbox.find(first)
+    assert kept is not None and kept.content == f"yes{SEP}yes"
+    assert len(kept.payload["messages"]) == 2
+    # A retry of the merged one is recognised too: nothing more is added.
+    retry = await agent.enqueue_result(
+        "a2a_message", {"content": "yes", "extra": channel}, idempotency_key="q2-answer"
+    )
+    assert retry.duplicate and retry.item.merged_into == first
+    assert kept.content == f"yes{SEP}yes"
     plain = await agent.enqueue("a2a_message", {"content": "yes", "extra": {"channelKey": "c"}})
     plain2 = await agent.enqueue("a2a_message", {"content": "yes", "extra": {"channelKey": "c"}})
     merged = agent.mailbox.find(plain)

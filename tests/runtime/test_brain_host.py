@@ -36,6 +36,17 @@ MAILBOX_TOOLS = (
 )
 TIME_TOOLS = ("schedule_wakeup", "cancel_wakeup", "set_heartbeat_interval", "background_exec")
 MEMORY_TOOLS = ("memory_save", "memory_search", "recall_activity")
+CHANNEL_TOOLS = (
+    "agent_send_message",
+    "agent_send_group_message",
+    "agent_create_group_chat",
+    "agent_list_group_chats",
+    "agent_broadcast_status",
+    "agent_delegate_task",
+    "recall_channel",
+)
+#: The channel tools of 000 §21's DELIBERATION_ALLOWED_TOOLS.
+DELIBERATION_CHANNEL_TOOLS = CHANNEL_TOOLS[:4]
 
 
 class BoundBrain:
@@ -129,7 +140,13 @@ async def test_user_tools_are_offered_after_attns_own(runtime: Runtime) -> None:
 
     brain = BoundBrain()
     agent = await runtime.add_agent("alice", brain, NO_WINDOW, tools=[tools])
-    assert agent.tools().names() == (*MAILBOX_TOOLS, *TIME_TOOLS, *MEMORY_TOOLS, "add")
+    assert agent.tools().names() == (
+        *MAILBOX_TOOLS,
+        *TIME_TOOLS,
+        *MEMORY_TOOLS,
+        *CHANNEL_TOOLS,
+        "add",
+    )
     await agent.send_message("hi")
     [offered] = brain.seen
     assert await offered.call("add", {"a": 2, "b": 3}) == {"ok": True, "result": 5}
@@ -191,7 +208,11 @@ async def test_deliberation_tools_are_the_seeds_allowed_ones(runtime: Runtime) -
 
     agent = await runtime.add_agent("alice", brain, NO_WINDOW, tools=[tools])
     assert set(agent.deliberation_tools().names()) == DELIBERATION_TOOLS
-    assert agent.deliberation_tools().names() == (*MAILBOX_TOOLS, *MEMORY_TOOLS)
+    assert agent.deliberation_tools().names() == (
+        *MAILBOX_TOOLS,
+        *MEMORY_TOOLS,
+        *DELIBERATION_CHANNEL_TOOLS,
+    )
     await agent.send_message("hi")
     [focus] = brain.focuses
     assert set(agent.tools_for(focus, deliberation=True).names()) == DELIBERATION_TOOLS

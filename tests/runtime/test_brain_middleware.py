@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from attn import Focus, MailboxItem, Runtime
+from attn.channels import AnswerBrain
 from attn.core.focus import Brain, Reply
 from attn.errors import InvalidInput
 from attn.testing import MemoryStore
@@ -38,8 +39,12 @@ async def test_middleware_wraps_the_brain_the_loop_calls() -> None:
 async def test_the_timekeeper_wraps_through_the_hook() -> None:
     async with Runtime(MemoryStore()) as runtime:
         agent = await runtime.add_agent("a", _brain)
-        assert isinstance(agent.controller.brain, TimeBrain)
-        assert agent.controller.brain.inner is _brain
+        # The runtime's two middlewares, both through the hook: channels' answers
+        # around the timekeeper's, around the agent's own brain.
+        outer = agent.controller.brain
+        assert isinstance(outer, AnswerBrain)
+        assert isinstance(outer.inner, TimeBrain)
+        assert outer.inner.inner is _brain
 
 
 async def test_bad_middleware_is_refused_and_changes_nothing() -> None:

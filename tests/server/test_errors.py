@@ -5,6 +5,7 @@ changes nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -381,6 +382,16 @@ def test_every_error_of_attn_errors_has_its_status() -> None:
         assert status_for(invalid) == 422
     assert status_for(e.CallbackNotFound()) == 404
     assert status_for(e.ServeError()) == 500  # raised before the server answers anything
+    refused = attn_error_response(e.SendRefused("no agent 'x'", "unknown recipient"))
+    assert refused.status_code == 422
+    assert json.loads(refused.body)["error"] == {
+        "code": "send_refused",
+        "message": "no agent 'x'",
+        "outcome": "refused",
+        "reason": "unknown recipient",
+    }
+    assert status_for(e.UnknownChannel()) == status_for(e.ChannelMessageNotFound()) == 404
+    assert status_for(e.NotAMember()) == 422
 
 
 def test_clip() -> None:

@@ -48,6 +48,7 @@ async def test_page_and_modules_are_served_without_the_token(client: httpx.Async
         assert module.headers["cache-control"] == "no-cache"
         pending += re.findall(r"from '\./([\w.]+)'", module.text)
     assert {"app.js", "api.js", "live.js", "mind.js", "timeline.js", "chat.js"} <= seen
+    assert {"channels.js", "channel.js", "receipts.js"} <= seen
     css = await client.get("/ui/style.css")
     assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
     # The API itself still needs the token.

@@ -9,7 +9,6 @@ reachable.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,21 +17,6 @@ import pytest
 from attn.store.base import Store
 from attn.store.memory import MemoryStore
 from attn.store.sqlite import SQLiteStore
-
-
-@pytest.fixture(
-    params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
-)
-def backend(request: pytest.FixtureRequest) -> str:
-    """``memory``, ``sqlite``, or the URL of a fresh PostgreSQL schema (see tests/conftest.py)."""
-    if request.param != "postgres":
-        return str(request.param)
-    try:
-        importlib.import_module("attn.store.postgres")
-    except ImportError as exc:
-        pytest.skip(f"attn.store.postgres cannot be imported yet: {exc}")
-    url: str = request.getfixturevalue("fresh_pg_url")
-    return url
 
 
 @pytest.fixture

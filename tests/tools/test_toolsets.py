@@ -12,6 +12,7 @@ from attn.errors import InvalidInput, ItemNotFound
 from attn.store.memory import MemoryStore
 from attn.testing import FakeClock
 from attn.tools import (
+    ChannelToolset,
     CombinedToolset,
     FunctionToolset,
     MailboxToolset,
@@ -175,7 +176,7 @@ async def test_a_combined_toolset_lists_every_set_and_routes_each_call() -> None
         CombinedToolset(sample, Sample())
 
 
-async def test_an_agents_tools_are_its_mailbox_time_and_memory_tools() -> None:
+async def test_an_agents_tools_are_its_mailbox_time_memory_and_channel_tools() -> None:
     clock = FakeClock(datetime(2026, 1, 1, tzinfo=UTC))
     seen: list[CombinedToolset] = []
 
@@ -191,13 +192,16 @@ async def test_an_agents_tools_are_its_mailbox_time_and_memory_tools() -> None:
             == MailboxToolset(agent).names()
             + TimeToolset(runtime.time, "alice").names()
             + MemoryToolset(runtime.store, "alice", clock).names()
+            + ChannelToolset(runtime.channels, "alice").names()
         )
         await agent.send_message("hi", session_id="ses-3")
         [focused] = seen
-        mailbox, time, memory = focused.toolsets
+        mailbox, time, memory, channels = focused.toolsets
         assert isinstance(mailbox, MailboxToolset) and mailbox.agent is agent
         assert isinstance(time, TimeToolset) and time.session_id == "ses-3"
         assert isinstance(memory, MemoryToolset) and memory.agent_id == "alice"
+        assert isinstance(channels, ChannelToolset)
+        assert (channels.agent_id, channels.session_id) == ("alice", "ses-3")
 
 
 def test_the_public_names_are_pinned() -> None:
@@ -206,6 +210,7 @@ def test_the_public_names_are_pinned() -> None:
     assert sorted(attn.tools.__all__) == sorted(
         [
             "MAX_DELAY_MINUTES",
+            "ChannelToolset",
             "CombinedToolset",
             "FunctionToolset",
             "MailboxToolset",

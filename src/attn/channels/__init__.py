@@ -3,11 +3,14 @@ delivery receipts, awaited replies and delegations.
 
 Public: :class:`Channels` (``runtime.channels``), :class:`SendReceipt`,
 :class:`HistoryPage`, :class:`AnswerBrain` and the key helpers of
-:mod:`attn.channels.keys`. The rest is implementation: ``sending.py`` checks
-and stores a send, ``delivery.py`` hands it to each recipient's mailbox (or to
-the awaited reply it answers), ``receipts.py`` tells what each delivery
-became, ``answers.py`` posts the answer of a turn that was asked for one, and
-``hosting.py`` says what channels need of the runtime.
+:mod:`attn.channels.keys`. The rest is implementation: ``directory.py`` finds
+and makes the channels, ``sending.py`` checks and stores a send,
+``delivery.py`` hands it to each recipient's mailbox (or to the awaited reply
+it answers), ``receipts.py`` tells what each delivery became,
+``delegation.py`` and ``status.py`` are the delegation and status-broadcast
+sends, ``history.py`` pages a channel's history, ``answers.py`` posts the
+answer of a turn that was asked for one, and ``hosting.py`` says what
+channels need of the runtime.
 
 Spec: 000 §11 (A2A via the mailbox), §14 (channel coalescing), §25.2–25.3;
 acceptance A2A-01..08.

@@ -2,11 +2,13 @@
 
 A message that expects a reply (an awaited send, a delegation, a person's
 message) is answered by the recipient's reply to it: when the brain's turn on
-such an ``a2a_message`` ends with text and the brain did not post anything
-itself meanwhile, that text is posted on the item's channel, in the newest
-asking message's conversation, addressed to its sender only. The answer is
-posted before the item completes and under the idempotency key
-``answer:<item id>``, so a crash in between posts it once. An answer expects
+such an ``a2a_message`` ends with text, that text is posted on the item's channel, once in each
+conversation it was asked in (merged messages may hold several), addressed to
+the newest asker of each only, except in a conversation the brain already
+replied in itself during the turn (a message of its own in that
+conversation, e.g. through ``agent_send_message``). The answer is posted before the item completes,
+under the idempotency key ``answer:<item id>:<conversation id>``, so a crash
+in between posts it once. An answer expects
 no reply itself, so two agents never answer each other forever.
 
 Spec: 000 §11.2 (delegation answered by the reply), §11.3 (a2a_reply);
@@ -43,18 +45,27 @@ class AnswerBrain:
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | str | None:
         if item.source_type != "a2a_message":
             return await self.inner(item, focus)
-        posted = self._channels.posted.get(self._agent_id, 0)
+        newest: dict[str, dict[str, Any]] = {}
+        for ask in _asks(item):
+            if ask.get("senderId") != self._agent_id:
+                newest.pop(ask["conversationId"], None)
+                newest[ask["conversationId"]] = ask
+        posted = self._channels.posted
+        before = {c: posted.get((self._agent_id, c), 0) for c in newest}
         result = await self.inner(item, focus)
         text = result.text if isinstance(result, Reply) else result
         if isinstance(result, Reply) and result.cancelled:
             return result
         if not isinstance(text, str) or not text.strip():
             return result
-        if self._channels.posted.get(self._agent_id, 0) != posted:
-            return result  # the turn answered by itself (agent_send_message…)
-        asking = [m for m in _asks(item) if m.get("senderId") != self._agent_id]
-        if asking:
-            await self._answer(item, asking[-1], text)
+        for conversation, ask in newest.items():  # one answer per conversation asked in
+            if posted.get((self._agent_id, conversation), 0) != before[conversation]:
+                focus.log(
+                    "status",
+                    f"answer not posted in {conversation}: the turn replied there itself",
+                )
+                continue
+            await self._answer(item, ask, text)
         return result
 
     async def _answer(self, item: MailboxItem, ask: dict[str, Any], text: str) -> None:
@@ -71,7 +82,7 @@ class AnswerBrain:
                 conversation_id=ask["conversationId"],
                 reply_to=ask["messageId"],
                 expects_reply=False,
-                idempotency_key=f"answer:{item.id}",
+                idempotency_key=f"answer:{item.id}:{ask['conversationId']}",
                 to=recipients,
             )
         except AttnError as error:

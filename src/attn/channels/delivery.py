@@ -15,6 +15,7 @@ key coalescing); acceptance A2A-01, A2A-03, A2A-06, A2A-07.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -69,22 +70,59 @@ def _summary(message: ChannelMessage) -> str:
     return line if len(line) <= _SUMMARY_CHARS else line[: _SUMMARY_CHARS - 1] + "…"
 
 
-async def deliver(channels: Channels, message: ChannelMessage) -> tuple[Delivery, ...]:
-    """Deliver ``message`` to every recipient still pending; return all deliveries.
-
-    The deliveries are stored with the message (``SetDeliveries``) before
-    this returns. A recipient no longer hosted is refused ("recipient
-    removed"); a full mailbox is refused ("mailbox full").
-    """
-    done: list[Delivery] = []
-    for delivery in message.deliveries:
-        if delivery.outcome != DeliveryOutcome.PENDING:
-            done.append(delivery)
-            continue
-        done.append(await _deliver_one(channels, message, delivery.recipient))
-    deliveries = tuple(done)
+async def deliver(
+    channels: Channels, message: ChannelMessage, only: str | None = None
+) -> tuple[Delivery, ...]:
+    """Deliver ``message`` to every recipient still pending (or to ``only``), in the
+    channel's order (:func:`hand_over`), and store what each delivery became
+    (``SetDeliveries``) before returning all deliveries."""
+    async with channels.ordered(message.channel_key):
+        deliveries = await hand_over(channels, message, only)
     await channels.store_deliveries(message, deliveries)
     return deliveries
+
+
+async def hand_over(
+    channels: Channels, message: ChannelMessage, only: str | None = None
+) -> tuple[Delivery, ...]:
+    """Hand ``message`` to each pending recipient's mailbox (or only to ``only``).
+
+    The caller holds the channel's order lock (:meth:`Channels.ordered`), so
+    one channel's messages reach every mailbox in the order they were stored.
+    A recipient no longer hosted is refused ("recipient removed"); a full
+    mailbox is refused ("mailbox full"). Nothing is stored here.
+    """
+
+    async def one(delivery: Delivery) -> Delivery:
+        if delivery.outcome != DeliveryOutcome.PENDING or only not in (None, delivery.recipient):
+            return delivery
+        return await _deliver_one(channels, message, delivery.recipient)
+
+    # Side by side: a group's enqueues share the store's group commit.
+    return tuple(await asyncio.gather(*(one(d) for d in message.deliveries)))
+
+
+async def redeliver(channels: Channels, agent_id: str) -> int:
+    """Deliver every message still pending for ``agent_id``; return how many.
+
+    An awaited reply the agent registered for a message a crash kept from being
+    stored (the callback is registered first) is cancelled: no answer can come.
+    """
+    for callback in await channels.store.find_callbacks(agent_id, [str(CallbackType.A2A_REPLY)]):
+        asked = callback.data.get("requestMessageId")
+        if callback.status != CallbackStatus.PENDING or not isinstance(asked, str):
+            continue
+        if await channels.store.get_channel_message(asked) is None:
+            await channels.time.cancel_callback(agent_id, callback.id)
+    count = 0
+    for message in await channels.store.find_undelivered_messages():
+        if any(
+            d.recipient == agent_id and d.outcome == DeliveryOutcome.PENDING
+            for d in message.deliveries
+        ):
+            await deliver(channels, message, only=agent_id)
+            count += 1
+    return count
 
 
 async def _deliver_one(channels: Channels, message: ChannelMessage, recipient: str) -> Delivery:
@@ -190,4 +228,4 @@ async def _asked_by(channels: Channels, callback: PendingCallback, seq: int) -> 
     return request is not None and request.seq <= seq
 
 
-__all__ = ["deliver", "item_extra", "item_text"]
+__all__ = ["deliver", "hand_over", "item_extra", "item_text", "redeliver"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attn.limits import MAX_ID_CHARS, check_int, check_text
+from attn.limits import MAX_ID_CHARS, check_id, check_int
 from attn.models import MAX_HISTORY_PAGE, Channel, ChannelMessage
 from attn.store.base import Store
 from attn.types import JSON
@@ -45,7 +45,7 @@ async def page(
     cursor = None if before is None else check_int(before, "before", low=1, high=2**63 - 1)
     conversation = None
     if conversation_id is not None:
-        conversation = check_text(conversation_id, "conversation_id", max_len=MAX_ID_CHARS)
+        conversation = check_id(conversation_id, "conversation_id", max_len=MAX_ID_CHARS)
     messages = await store.find_channel_messages(
         channel.key, before_seq=cursor, limit=size, conversation_id=conversation
     )

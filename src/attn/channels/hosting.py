@@ -12,21 +12,17 @@ Spec: issue 11 (layers point down); 000 §11.1.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
-from attn.core.focus import Brain
 from attn.core.mailbox import Enqueued
-from attn.models import AttentionState, MailboxItem
+from attn.models import AttentionState
+from attn.time.hosting import HostedAgent
 
 
-class ChannelAgent(Protocol):
-    """One hosted agent, as channels use it."""
-
-    @property
-    def name(self) -> str:
-        """The agent's unique name (its id in the store)."""
-        ...
+class ChannelAgent(HostedAgent, Protocol):
+    """One hosted agent, as channels use it: what time uses of it (its name, mailbox,
+    focus, ``enqueue``, ``wrap_brain``), and its state, enqueue answer and activity log."""
 
     @property
     def state(self) -> AttentionState:
@@ -44,11 +40,6 @@ class ChannelAgent(Protocol):
         ...
 
     @property
-    def focus_item(self) -> MailboxItem | None:
-        """The item it works on, or None."""
-        ...
-
-    @property
     def depth(self) -> int:
         """How many items are queued."""
         ...
@@ -61,20 +52,12 @@ class ChannelAgent(Protocol):
         metadata: object = None,
         idempotency_key: object = None,
     ) -> Enqueued:
-        """Put an item in the mailbox; answer what became of it once committed.
-
-        Raises:
-            InvalidInput, PayloadTooLarge, MailboxFull: nothing changes.
-        """
+        """:meth:`enqueue`, answered with what became of the item once committed."""
         ...
 
     async def log_status(self, sender_id: str, text: str) -> str:
         """Write a status line from ``sender_id`` to the activity log, with no turn
         (``agent_broadcast_status``, 000 §11.2); return the activity id."""
-        ...
-
-    def wrap_brain(self, middleware: Callable[[Brain], Brain]) -> None:
-        """Call ``middleware(brain)`` once; the loop calls what it returns from then on."""
         ...
 
 

@@ -12,6 +12,7 @@ Spec: 000 §11.1 (channel key, stable session), §11.2 and §25.2 (group keys,
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable
 
@@ -84,8 +85,14 @@ def check_key(value: object, what: str = "channel_key") -> str:
 
 
 def session_id(key: str, agent_id: str) -> str:
-    """The stable session one agent processes one channel in (000 §11.1)."""
-    return f"channel_{key}_{agent_id}"
+    """The stable session one agent processes one channel in (000 §11.1):
+    ``channel_<key>_<agent>``, or, when that is longer than an id may be (200
+    characters), ``channel_<digest>_<agent>`` with a digest of the key."""
+    session = f"channel_{key}_{agent_id}"
+    if len(session) <= MAX_ID_CHARS:
+        return session
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return f"channel_{digest}_{agent_id}"
 
 
 def mentions_in(text: str, members: Iterable[str]) -> tuple[str, ...]:
@@ -97,6 +104,8 @@ def mentions_in(text: str, members: Iterable[str]) -> tuple[str, ...]:
     known = set(members)
     found: dict[str, None] = {}
     for name in _MENTION_RE.findall(text):
+        if name not in known:
+            name = name.rstrip("._-")  # "@bob." ends a sentence; "bob" is the name
         if name in known:
             found.setdefault(name)
     return tuple(found)

@@ -79,13 +79,15 @@ class SendReceipt:
 def foresee(agent: ChannelAgent, channel_key: str) -> tuple[DeliveryOutcome, str | None]:
     """What a message on ``channel_key`` will become at ``agent``, by its state now.
 
-    Stopped or paused: queued. Working on the same channel: steered (absorbed
-    at the running turn's next yield point; a brain without yield points takes
-    it right after). Idle with an empty queue: started. Otherwise queued
-    behind what it is doing.
+    Stopped or paused: queued. Working on the same channel: steered (handed to
+    the running turn: absorbed at its next yield point, or, when the turn
+    reaches none, taken right after it). Idle with an empty queue: started.
+    Otherwise queued behind what it is doing.
     """
     if not agent.running:
-        return DeliveryOutcome.QUEUED, "paused" if agent.paused else "stopped"
+        return DeliveryOutcome.QUEUED, "stopped"
+    if agent.paused:
+        return DeliveryOutcome.QUEUED, "paused"
     focus = agent.focus_item
     if focus is not None:
         if focus.extra("channelKey") == channel_key:
@@ -106,8 +108,10 @@ def settle(
         if item.status == ItemStatus.PROCESSING:
             outcome, reason = DeliveryOutcome.STEERED, None
         else:
+            waiting = f"merged into waiting item {item.id} of this channel"
+            why = reason if outcome == DeliveryOutcome.QUEUED and reason else None
             outcome = DeliveryOutcome.QUEUED
-            reason = f"merged into waiting item {item.id} of this channel"
+            reason = f"{waiting} ({why})" if why and not why.startswith("busy") else waiting
     elif enqueued.duplicate and item.status != ItemStatus.QUEUED:
         outcome, reason = DeliveryOutcome.QUEUED, f"delivered before: item is {item.status}"
     return Delivery(recipient, outcome, reason, item.id)

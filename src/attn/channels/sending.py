@@ -17,18 +17,26 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from attn.channels import keys
-from attn.channels.delivery import deliver
+from attn.channels.checks import clean_text
+from attn.channels.delivery import deliver, hand_over
 from attn.channels.hosting import ChannelAgent, ChannelHost
 from attn.channels.receipts import SendReceipt, refused
-from attn.errors import ChannelMessageNotFound, InvalidInput, NotAMember, SendRefused, shown
+from attn.errors import (
+    ChannelMessageNotFound,
+    IdempotencyConflict,
+    InvalidInput,
+    NotAMember,
+    SendRefused,
+    UnknownAgent,
+    shown,
+)
 from attn.ids import new_id
-from attn.limits import MAX_ID_CHARS, check_id, check_optional_text, check_seconds, check_text
+from attn.limits import check_id, check_seconds
 from attn.models import (
     MAX_CHANNEL_TEXT_CHARS,
     Channel,
     ChannelKind,
     ChannelMessage,
-    Delegation,
     DelegationStatus,
     Delivery,
     DeliveryOutcome,
@@ -40,10 +48,8 @@ from attn.store.base import InsertChannelMessage, PutDelegation
 if TYPE_CHECKING:
     from attn.channels.service import Channels
 
-#: Most characters of a status broadcast.
-MAX_STATUS_CHARS = 4_000
-#: Most recipients one status broadcast names.
-MAX_STATUS_RECIPIENTS = 500
+#: Longest an awaited reply is waited for, in seconds (a day).
+MAX_REPLY_TIMEOUT_S = 86_400.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +68,18 @@ class SendOptions:
     kind: MessageKind = MessageKind.MESSAGE
     to: tuple[str, ...] | None = None  # the recipients, when the caller chose them
     message_id: str | None = None  # chosen ahead (a delegation stores it first)
+
+
+def sender_of(host: ChannelHost, name: object) -> ChannelAgent:
+    """The hosted agent that sends.
+
+    Raises:
+        UnknownAgent: no hosted agent has that name (nothing is sent).
+    """
+    agent = host.find_agent(name) if isinstance(name, str) else None
+    if agent is None:
+        raise UnknownAgent(f"unknown sender {shown(name)}: no agent has that name")
+    return agent
 
 
 def hosted(host: ChannelHost, name: object) -> ChannelAgent:
@@ -84,20 +102,21 @@ def check_message_text(text: object) -> str:
     """The message text, or :class:`SendRefused` ("empty text")."""
     if isinstance(text, str) and not text.strip():
         raise SendRefused("the message text is empty", "empty text")
-    return check_text(text, "text", max_len=MAX_CHANNEL_TEXT_CHARS)
+    return clean_text(text, "text", max_len=MAX_CHANNEL_TEXT_CHARS)
 
 
 async def send_direct(
     channels: Channels, sender: str, to: object, text: object, options: SendOptions
 ) -> SendReceipt:
     """A DM from agent ``sender`` to agent ``to`` (``agent_send_message``)."""
-    hosted(channels.host, sender)
+    sender_of(channels.host, sender)
     recipient = hosted(channels.host, to).name
     if recipient == sender:
         raise SendRefused(f"{sender!r} cannot send a message to itself", "sent to oneself")
     check_message_text(text)
+    checked = check(options, SenderKind.AGENT)
     channel = await channels.ensure_dm(sender, recipient)
-    return await _send(channels, channel, sender, SenderKind.AGENT, text, options)
+    return await send(channels, channel, sender, SenderKind.AGENT, text, options, checked)
 
 
 async def post(
@@ -110,33 +129,67 @@ async def post(
     if kind == SenderKind.AGENT:
         channels.check_member(channel, name)
     check_message_text(text)
-    return await _send(channels, channel, name, kind, text, options)
+    checked = check(options, kind)
+    return await send(channels, channel, name, kind, text, options, checked)
 
 
-async def _send(
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A send's options, checked before anything is stored."""
+
+    conversation: str
+    awaited: bool
+    timeout_s: float | None
+    origin: str | None
+    key: str | None
+    expects: bool
+
+
+def check(options: SendOptions, sender_kind: SenderKind) -> Checked:
+    awaited = _flag(options.await_reply, "await_reply")
+    if awaited and sender_kind != SenderKind.AGENT:
+        raise InvalidInput("only an agent can await a reply (await_reply)")
+    timeout = None
+    if options.timeout_s is not None:
+        timeout = check_seconds(options.timeout_s, "timeout_s", max_s=MAX_REPLY_TIMEOUT_S)
+        if timeout <= 0:
+            raise InvalidInput(f"timeout_s must be positive seconds, got {options.timeout_s!r}")
+    return Checked(
+        conversation=conversation_of(options.conversation_id),
+        awaited=awaited,
+        timeout_s=timeout,
+        origin=None
+        if options.origin_session_id is None
+        else check_id(options.origin_session_id, "origin_session_id"),
+        key=None
+        if options.idempotency_key is None
+        else check_id(options.idempotency_key, "idempotency_key"),
+        expects=_expects(options, sender_kind, awaited),
+    )
+
+
+async def send(
     channels: Channels,
     channel: Channel,
     sender: str,
     sender_kind: SenderKind,
     text: object,
     options: SendOptions,
+    checked: Checked,
 ) -> SendReceipt:
     body = check_message_text(text)
     recipients, mentions = _recipients(channels, channel, sender, body, options)
-    conversation = _conversation(options.conversation_id)
-    awaited = _flag(options.await_reply, "await_reply")
-    if awaited and sender_kind != SenderKind.AGENT:
-        raise InvalidInput("only an agent can await a reply (await_reply)")
-    timeout = None if options.timeout_s is None else check_seconds(options.timeout_s, "timeout_s")
-    origin = check_optional_text(
-        options.origin_session_id, "origin_session_id", max_len=MAX_ID_CHARS
-    )
-    key = check_optional_text(options.idempotency_key, "idempotency_key", max_len=MAX_ID_CHARS)
+    conversation, awaited, timeout = checked.conversation, checked.awaited, checked.timeout_s
+    origin, key, expects = checked.origin, checked.key, checked.expects
+    if options.reply_to is not None and options.conversation_id is None:
+        # A reply without a conversation id continues the conversation it answers.
+        conversation = (await stored_message(channels, options.reply_to)).conversation_id
     question = await _question(
         channels, sender, options.conversation_id, conversation, options.reply_to
     )
+    if channel.kind == ChannelKind.DM:
+        channel = await channels.ensure_dm(*channel.members)  # stored with its first message
     reply_to = question.id if question is not None else None
-    expects = _expects(options, sender_kind, awaited)
     message_id = options.message_id or new_id("chm")
     callback_id = None
     if awaited:  # registered first: an answer can never come before its waiter
@@ -166,7 +219,11 @@ async def _send(
         callback_id=callback_id,
     )
     try:
-        [(stored, created)] = await channels.store.write([InsertChannelMessage(message)])
+        # Stored and handed over under the channel's lock: its messages reach
+        # every mailbox in the order of their seq.
+        async with channels.ordered(channel.key):
+            [(stored, created)] = await channels.store.write([InsertChannelMessage(message)])
+            deliveries = await hand_over(channels, stored) if created else stored.deliveries
     except BaseException:
         if callback_id is not None:
             await channels.time.cancel_callback(sender, callback_id)
@@ -174,19 +231,20 @@ async def _send(
     if not created:
         if callback_id is not None:
             await channels.time.cancel_callback(sender, callback_id)
+        if stored.channel_key != channel.key or stored.text != body:
+            raise IdempotencyConflict(
+                f"idempotency_key {key!r} was used by {sender!r} for message {stored.id} "
+                f"on {stored.channel_key!r} with other text: nothing is sent"
+            )
         if stored.pending:
-            stored = await channels.store_deliveries(stored, await deliver(channels, stored))
+            stored = replace(stored, deliveries=await deliver(channels, stored))
         return SendReceipt(stored, stored.deliveries, stored.callback_id, duplicate=True)
     if sender_kind == SenderKind.AGENT:
-        channels.posted[sender] = channels.posted.get(sender, 0) + 1
+        channels.note_posted(sender, stored.conversation_id)
     if question is not None and question.kind == MessageKind.DELEGATION:
         await _answered(channels, question, stored)
-    deliveries = await deliver(channels, stored)
-    return SendReceipt(_with(stored, deliveries), deliveries, callback_id, duplicate=False)
-
-
-def _with(message: ChannelMessage, deliveries: tuple[Delivery, ...]) -> ChannelMessage:
-    return replace(message, deliveries=deliveries)
+    stored = await channels.store_deliveries(stored, deliveries)
+    return SendReceipt(stored, deliveries, callback_id, duplicate=False)
 
 
 def _recipients(
@@ -211,6 +269,12 @@ def _recipients(
             deliveries.append(refused(name, "recipient removed"))
         else:
             deliveries.append(Delivery(name, DeliveryOutcome.PENDING))
+    if not deliveries and options.to is None:
+        raise SendRefused(
+            f"the message would reach nobody on {channel.key!r}: no member but the sender"
+            + (f" among the mentioned ({', '.join(mentions)})" if mentions else ""),
+            "no recipient",
+        )
     return deliveries, mentions
 
 
@@ -225,7 +289,7 @@ def _mentions(channel: Channel, value: object) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _conversation(value: object) -> str:
+def conversation_of(value: object) -> str:
     if value is None:
         return new_id("conv")
     return check_id(value, "conversation_id")
@@ -305,81 +369,11 @@ def _sender_kind(host: ChannelHost, sender: str, value: object) -> SenderKind:
     return kind
 
 
-async def broadcast_status(
-    channels: Channels, sender: str, text: object, to: object
-) -> SendReceipt:
-    """Status lines in colleagues' activity logs: no channel, no turn (000 §11.2)."""
-    hosted(channels.host, sender)
-    if isinstance(text, str) and not text.strip():
-        raise SendRefused("the status text is empty", "empty text")
-    body = check_text(text, "text", max_len=MAX_STATUS_CHARS)
-    if to is None:
-        names = [a.name for a in channels.host.agents if a.name != sender]
-    elif isinstance(to, list | tuple) and 0 < len(to) <= MAX_STATUS_RECIPIENTS:
-        names = [check_id(n, "to[]", max_len=64) for n in to]
-    else:
-        raise InvalidInput(f"to must be a list of 1..{MAX_STATUS_RECIPIENTS} agent names")
-    deliveries = []
-    for name in dict.fromkeys(names):
-        agent = channels.host.find_agent(name)
-        if agent is None or name == sender:
-            why = "sent to oneself" if name == sender else "unknown recipient"
-            deliveries.append(refused(name, why))
-            continue
-        activity = await agent.log_status(sender, body)
-        deliveries.append(Delivery(name, DeliveryOutcome.LOGGED, None, activity))
-    if deliveries and all(d.outcome == DeliveryOutcome.REFUSED for d in deliveries):
-        raise SendRefused(
-            "no recipient of the status exists: "
-            + "; ".join(f"{d.recipient}: {d.reason}" for d in deliveries[:10]),
-            "unknown recipient",
-        )
-    return SendReceipt(None, tuple(deliveries))
-
-
-async def delegate(
-    channels: Channels, delegator: str, to: object, goal: object, options: SendOptions
-) -> SendReceipt:
-    """A delegation record plus its awaited message on the pair's DM channel."""
-    hosted(channels.host, delegator)
-    delegate_to = hosted(channels.host, to).name
-    if delegate_to == delegator:
-        raise SendRefused(f"{delegator!r} cannot delegate to itself", "sent to oneself")
-    text = check_message_text(goal)
-    channel = await channels.ensure_dm(delegator, delegate_to)
-    conversation = _conversation(options.conversation_id)
-    message_id = new_id("chm")
-    record = Delegation(
-        id=new_id("dlg"),
-        delegator=delegator,
-        delegate=delegate_to,
-        goal=text,
-        channel_key=channel.key,
-        conversation_id=conversation,
-        message_id=message_id,
-        created_at=channels.clock.now(),
-    )
-    # Stored first, so even an answer that comes at once finds it.
-    await channels.store.write([PutDelegation(record)])
-    sent = SendOptions(
-        conversation_id=conversation,
-        await_reply=True,
-        timeout_s=options.timeout_s,
-        origin_session_id=options.origin_session_id,
-        kind=MessageKind.DELEGATION,
-        message_id=message_id,
-    )
-    receipt = await _send(channels, channel, delegator, SenderKind.AGENT, text, sent)
-    channels.emit_delegation(record)
-    return SendReceipt(receipt.message, receipt.deliveries, receipt.callback_id, record)
-
-
 __all__ = [
-    "MAX_STATUS_CHARS",
+    "MAX_REPLY_TIMEOUT_S",
     "SendOptions",
-    "broadcast_status",
+    "check",
     "check_message_text",
-    "delegate",
     "hosted",
     "post",
     "send_direct",

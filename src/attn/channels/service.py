@@ -11,44 +11,39 @@ Spec: 000 §11.1 (DM channels, history), §11.2 (tools and transport), §25.2
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from attn.channels import history, keys, sending
-from attn.channels.delivery import deliver
+from attn.channels import delegation, history, sending, status
+from attn.channels.delivery import redeliver
+from attn.channels.directory import ChannelDirectory
 from attn.channels.history import HistoryPage
 from attn.channels.hosting import ChannelHost
 from attn.channels.receipts import SendReceipt
 from attn.clock import Clock
 from attn.core.events import (
-    CHANNEL_CREATED,
     CHANNEL_DELEGATION,
     CHANNEL_MESSAGE,
     Event,
     EventBus,
 )
-from attn.errors import InvalidInput, NotAMember, UnknownChannel
-from attn.ids import new_id
-from attn.limits import check_text
+from attn.errors import NotAMember
 from attn.models import (
-    MAX_CHANNEL_MEMBERS,
-    MAX_CHANNEL_NAME_CHARS,
     Channel,
-    ChannelKind,
     ChannelMessage,
     Delegation,
     Delivery,
-    DeliveryOutcome,
 )
-from attn.store.base import PutChannel, SetDeliveries, Store
+from attn.store.base import SetDeliveries, Store
 from attn.types import JSON
 
 if TYPE_CHECKING:
     from attn.time import Timekeeper
 
 
-class Channels:
+class Channels(ChannelDirectory):
     """Channels between the agents of one runtime.
 
     Args:
@@ -67,108 +62,11 @@ class Channels:
         self.bus = bus
         self.host = host
         self.time = time
-        # Agent -> how many messages it posted: lets an answer see that the
-        # turn already replied by itself (``answers.py``).
-        self.posted: dict[str, int] = {}
-
-    # ------------------------------------------------------------------ channels
-
-    async def get(self, key: object) -> Channel:
-        """The channel with that key.
-
-        Raises:
-            InvalidInput: a malformed key. UnknownChannel: no such channel.
-        """
-        checked = keys.check_key(key)
-        channel = await self.store.get_channel(checked)
-        if channel is None:
-            if checked.startswith(keys.DM_PREFIX):
-                a, b = keys.dm_pair(checked)
-                if self.host.find_agent(a) is not None and self.host.find_agent(b) is not None:
-                    return await self.ensure_dm(a, b)
-            raise UnknownChannel(f"no channel has the key {checked!r}")
-        return channel
-
-    async def list_channels(self, member: str | None = None, kind: object = None) -> list[Channel]:
-        """Stored channels ordered by key: ``member``'s (None: all), of one kind (None: any).
-
-        Raises:
-            InvalidInput: an unknown kind.
-        """
-        kinds = None
-        if kind is not None:
-            try:
-                kinds = [str(ChannelKind(str(kind)))]
-            except ValueError:
-                raise InvalidInput(f"kind must be dm, team or custom, got {kind!r}") from None
-        return await self.store.find_channels(member, kinds)
-
-    async def ensure_dm(self, a: str, b: str) -> Channel:
-        """The DM channel of agents ``a`` and ``b``, created on first use (A2A-01).
-
-        Raises:
-            InvalidInput: ``a`` and ``b`` are the same agent.
-        """
-        if a == b:
-            raise InvalidInput(f"an agent has no DM channel with itself ({a!r})")
-        key = keys.dm_key(a, b)
-        found = await self.store.get_channel(key)
-        if found is not None:
-            return found
-        pair = tuple(sorted((a, b)))
-        return await self._put(
-            Channel(key, ChannelKind.DM, " ↔ ".join(pair), pair, self.clock.now())
-        )
-
-    async def ensure_team(
-        self, team: str, members: Sequence[str], name: str | None = None
-    ) -> Channel:
-        """The channel ``group:<team>`` of a team of ``attn.toml``, with these members.
-
-        Its members are replaced by ``members`` when they changed.
-        """
-        key = keys.check_key(keys.team_key(team))
-        wanted = _members(members)
-        found = await self.store.get_channel(key)
-        display = name or team
-        if found is not None and found.members == wanted and found.name == display:
-            return found
-        return await self._put(Channel(key, ChannelKind.TEAM, display, wanted, self.clock.now()))
-
-    async def create_group(self, name: object, members: object, *, created_by: str) -> Channel:
-        """Create a custom group ``group:custom:<id>`` (``agent_create_group_chat``).
-
-        Args:
-            name: what people see, 1..200 characters.
-            members: hosted agent names (an agent creating it is added).
-            created_by: the creating agent or person.
-
-        Raises:
-            InvalidInput: a blank name, no members, too many, a repeated or
-                malformed name. UnknownAgent: a member is not hosted (nothing stored).
-        """
-        display = check_text(name, "name", max_len=MAX_CHANNEL_NAME_CHARS)
-        if not isinstance(members, list | tuple) or not members:
-            raise InvalidInput("members must be a non-empty list of agent names")
-        names = [check_text(m, "members[]", max_len=64) for m in members]
-        if self.host.find_agent(created_by) is not None and created_by not in names:
-            names.append(created_by)
-        for member in names:
-            sending.hosted(self.host, member)
-        channel = Channel(
-            keys.custom_key(new_id("grp")),
-            ChannelKind.CUSTOM,
-            display,
-            _members(names),
-            self.clock.now(),
-            created_by,
-        )
-        return await self._put(channel)
-
-    async def _put(self, channel: Channel) -> Channel:
-        [stored] = await self.store.write([PutChannel(channel)])
-        self._emit(CHANNEL_CREATED, {"channel": stored.to_dict()})
-        return stored  # type: ignore[no-any-return]
+        # (agent, conversation) -> how many messages the agent posted in it: lets
+        # an answer see that the turn already replied there itself (answers.py).
+        self.posted: dict[tuple[str, str], int] = {}
+        self._known: dict[str, Channel] = {}  # see ChannelDirectory
+        self._order: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ sending
 
@@ -280,14 +178,14 @@ class Channels:
             to: agent names (None: every other hosted agent).
 
         Returns:
-            A receipt without a message: each recipient ``logged`` (``itemId``
+            A receipt without a message: each recipient ``logged`` (``activityId``
             is the activity id) or ``refused``; ``partial`` when some were
             refused (A2A-04).
 
         Raises:
             SendRefused: empty text, or no recipient exists. InvalidInput.
         """
-        return await sending.broadcast_status(self, sender, text, to)
+        return await status.broadcast_status(self, sender, text, to)
 
     async def delegate(
         self,
@@ -313,7 +211,7 @@ class Channels:
             timeout_s=timeout_s,
             origin_session_id=origin_session_id,
         )
-        return await sending.delegate(self, delegator, delegate, goal, options)
+        return await delegation.delegate(self, delegator, delegate, goal, options)
 
     async def delegations(self, agent_id: str) -> list[Delegation]:
         """Delegations the agent made or was given, oldest first."""
@@ -364,20 +262,9 @@ class Channels:
         return done
 
     async def redeliver(self, agent_id: str) -> int:
-        """Deliver what a crash left pending for ``agent_id`` (called when it is hosted).
-
-        Returns:
-            How many messages were delivered.
-        """
-        count = 0
-        for message in await self.store.find_undelivered_messages():
-            if any(
-                d.recipient == agent_id and d.outcome == DeliveryOutcome.PENDING
-                for d in message.deliveries
-            ):
-                await deliver(self, message)
-                count += 1
-        return count
+        """Deliver what a crash left pending for ``agent_id`` (called when it is hosted);
+        return how many messages were delivered."""
+        return await redeliver(self, agent_id)
 
     def check_member(self, channel: Channel, agent_id: str) -> None:
         """Raise :class:`~attn.errors.NotAMember` unless the agent is a member."""
@@ -387,6 +274,23 @@ class Channels:
                 f"(members: {', '.join(channel.members[:20])})"
             )
 
+    def note_posted(self, agent_id: str, conversation_id: str) -> None:
+        """Count a message ``agent_id`` posted in ``conversation_id`` (bounded)."""
+        if len(self.posted) >= 100_000:
+            self.posted.clear()  # an answer in flight then posts once more, never less
+        key = (agent_id, conversation_id)
+        self.posted[key] = self.posted.get(key, 0) + 1
+
+    def ordered(self, channel_key: str) -> asyncio.Lock:
+        """The lock one channel's sends store and hand over their messages under,
+        so recipients get them in the channel's order."""
+        lock = self._order.get(channel_key)
+        if lock is None:
+            if len(self._order) >= 10_000:  # bounded: drop the idle ones
+                self._order = {k: v for k, v in self._order.items() if v.locked()}
+            lock = self._order[channel_key] = asyncio.Lock()
+        return lock
+
     def emit_delegation(self, delegation: Delegation) -> None:
         """Emit ``channel:delegation`` with the record as stored."""
         self._emit(CHANNEL_DELEGATION, {"delegation": delegation.to_dict()})
@@ -394,17 +298,6 @@ class Channels:
     def _emit(self, event_type: str, data: JSON) -> None:
         if self.bus.active:
             self.bus.emit(Event(event_type, None, data, self.clock.now()))
-
-
-def _members(names: Sequence[str]) -> tuple[str, ...]:
-    unique = sorted(set(names))
-    if len(unique) != len(names):
-        raise InvalidInput("members must not repeat a name")
-    if len(unique) > MAX_CHANNEL_MEMBERS:
-        raise InvalidInput(
-            f"a channel has at most {MAX_CHANNEL_MEMBERS} members, got {len(unique)}"
-        )
-    return tuple(unique)
 
 
 __all__ = ["Channels", "HistoryPage"]

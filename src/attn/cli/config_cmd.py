@@ -4,9 +4,11 @@ It checks what ``attn serve`` would check before starting: TOML syntax, every
 field (with environment overrides), each agent's brain and options, the
 database URL, and the rule that a non-loopback bind needs a token. Every
 problem is printed on its own line as ``FILE:LINE: field: message``; the exit
-status is 0 when the file is valid ("ok ...") and 1 when it is not.
+status is 0 when the file is valid ("ok ...", then one line per team) and 1
+when it is not.
 
-Spec: issue 3 point 5 (``attn config check`` prints what is wrong with line numbers).
+Spec: issue 3 point 5 (``attn config check`` prints what is wrong with line
+numbers); issue 13 (the teams).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         (or None), ``message``, ``envVar`` and ``agent`` (or None).
     """
     from attn.brains.from_config import brain_problem
+    from attn.channels import team_key
     from attn.config import find_line, load_config
     from attn.errors import ConfigError, InvalidInput
     from attn.server.serve import check_bind
@@ -95,6 +98,15 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         "host": config.server.host,
         "port": config.server.port,
         "keys": _keys(config.agents),
+        "teams": [
+            {
+                "id": team.name,
+                "displayName": team.display_name,
+                "members": list(team.members),
+                "channelKey": team_key(team.name),
+            }
+            for team in config.teams.values()
+        ],
     }
     return facts, problems
 
@@ -151,6 +163,8 @@ def check_command(
                 f"ok: {facts['source']}: {len(agents)} agent(s){names}, "
                 f"database {facts['database']}"
             )
+        for team in facts["teams"]:
+            typer.echo(_team_line(team))
         for key in facts.get("keys", []):
             state = "set" if key["set"] else "NOT SET"
             if not key["set"] and key["needed"]:
@@ -234,6 +248,23 @@ def _other_kinds(path: Path | None, reported: list[dict[str, Any]]) -> list[dict
         except InvalidInput as exc:
             found.append(_problem("server.host", exc.message, line, var))
     return found
+
+
+#: Members a team's line names before it says how many more there are.
+_SHOWN_MEMBERS = 20
+
+
+def _team_line(team: dict[str, Any]) -> str:
+    """``  team research (Research): 3 member(s) (lead, alice, bob), channel group:research``."""
+    members: list[str] = team["members"]
+    names = ", ".join(members[:_SHOWN_MEMBERS])
+    if len(members) > _SHOWN_MEMBERS:
+        names += f", and {len(members) - _SHOWN_MEMBERS} more"
+    shown = f" ({team['displayName']})" if team["displayName"] is not None else ""
+    return (
+        f"  team {team['id']}{shown}: {len(members)} member(s) ({names}), "
+        f"channel {team['channelKey']}"
+    )
 
 
 def _problem(

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from attn.cli.output import shorten
+from attn.cli.output import clip_words, shorten
 
 #: Colour of each protocol event name (others are plain).
 EVENT_STYLES: dict[str, str] = {
@@ -29,6 +29,23 @@ EVENT_STYLES: dict[str, str] = {
     "agent:resumed": "bold green",
     "agent:created": "bold",
     "agent:removed": "bold",
+    "agent:status-logged": "cyan",
+    "channel:created": "bold blue",
+    "channel:message": "bold cyan",
+    "channel:delegation": "bold magenta",
+    "time:callback-registered": "cyan",
+    "time:callback-resolved": "green",
+    "time:callback-expired": "yellow",
+}
+
+#: Colour of each delivery outcome (A2A-06).
+OUTCOME_STYLES: dict[str, str] = {
+    "started": "green",
+    "steered": "bright_green",
+    "queued": "yellow",
+    "refused": "bold red",
+    "logged": "cyan",
+    "pending": "dim",
 }
 
 _STATUS_STYLES = {
@@ -41,7 +58,8 @@ _STATUS_STYLES = {
 }
 
 
-def _clock(at: object) -> str:
+def clock_text(at: object) -> str:
+    """An event instant as local ``HH:MM:SS.mmm`` (the text itself when unreadable)."""
     try:
         moment = datetime.fromisoformat(str(at)).astimezone()
     except ValueError:
@@ -49,8 +67,118 @@ def _clock(at: object) -> str:
     return moment.strftime("%H:%M:%S.%f")[:-3]
 
 
+#: Longest reason shown in a one-line view (history, watch, tail), cut at a word.
+REASON_WIDTH = 120
+
+
+def deliveries_text(deliveries: object, *, reason_width: int | None = REASON_WIDTH) -> Text:
+    """Each recipient's outcome, coloured: ``b started, c queued (busy: ...)``,
+    then ``partial`` when some were refused and some were not (A2A-04).
+
+    A reason is shown whole, or (longer than ``reason_width`` characters) cut
+    after its last whole word; ``reason_width`` None: always whole."""
+    text = Text()
+    entries = [d for d in deliveries if isinstance(d, dict)] if isinstance(deliveries, list) else []
+    for index, delivery in enumerate(entries):
+        if index:
+            text.append(", ")
+        outcome = str(delivery.get("outcome", "?"))
+        text.append(f"{delivery.get('recipient', '?')} ")
+        text.append(outcome, style=OUTCOME_STYLES.get(outcome, ""))
+        reason = delivery.get("reason")
+        if reason:
+            width = len(str(reason)) if reason_width is None else reason_width
+            text.append(f" ({clip_words(reason, width)})")
+    refused = sum(d.get("outcome") == "refused" for d in entries)
+    if 0 < refused < len(entries):
+        text.append("  partial", style="bold yellow")
+    return text
+
+
+def channel_message_line(message: dict[str, Any], width: int = 100) -> Text:
+    """One channel message: ``#seq sender → recipients: text  [outcomes]``."""
+    text = Text()
+    text.append(f"#{message.get('seq', '?')} ", style="dim")
+    sender = str(message.get("senderId", "?"))
+    person = message.get("senderKind") == "person"
+    text.append(sender, style="bold green" if person else "bold")
+    if message.get("kind") == "delegation":
+        text.append(" delegates", style="magenta")
+    text.append(f": {shorten(message.get('text', ''), width)}")
+    deliveries = message.get("deliveries")
+    if deliveries:
+        text.append("  [")
+        text.append_text(deliveries_text(deliveries))
+        text.append("]")
+    return text
+
+
+def _describe_channel(event: str, data: dict[str, Any]) -> Text:
+    text = Text()
+    if event == "channel:message":
+        message = data.get("message") or {}
+        text.append(f"{message.get('channelKey', '?')} ")
+        text.append_text(channel_message_line(message, 60))
+    elif event == "channel:created":
+        channel = data.get("channel") or {}
+        members = channel.get("members") or []
+        text.append(f"{channel.get('key', '?')} ", style="bold")
+        text.append(f"{shorten(channel.get('name', ''), 40)!r} ({len(members)} members: ")
+        text.append(shorten(", ".join(str(m) for m in members), 60) + ")")
+    elif event == "channel:delegation":
+        record = data.get("delegation") or {}
+        text.append(f"{record.get('delegator', '?')} → {record.get('delegate', '?')} ")
+        status = str(record.get("status", "?"))
+        text.append(status, style="green" if status == "answered" else "yellow")
+        text.append(f"  {shorten(record.get('goal', ''), 60)!r}")
+    else:  # agent:status-logged
+        log = data.get("log") or {}
+        sender = (log.get("metadata") or {}).get("senderId", "?")
+        text.append(f"status from {sender}: {shorten(log.get('content', ''), 80)}")
+    return text
+
+
+#: What each ``time:`` event with a ``callback`` says happened to it.
+_CALLBACK_VERBS = {
+    "time:callback-registered": ("registered", "cyan"),
+    "time:callback-resolved": ("resolved", "green"),
+    "time:callback-expired": ("timed out", "bold yellow"),
+    "time:callback-cancelled": ("cancelled", "yellow"),
+    "time:wakeup-fired": ("fired", "green"),
+    "time:wakeup-missed": ("missed", "yellow"),
+}
+
+
+def _describe_callback(event: str, data: dict[str, Any]) -> Text:
+    """``a2a_reply cb_1 registered  correlation conv_1  'ETA?'  → mbx_2``."""
+    raw = data.get("callback")
+    callback: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    verb, style = _CALLBACK_VERBS.get(event, ("late result", "yellow"))
+    text = Text()
+    text.append(f"{callback.get('type') or data.get('callbackType') or '?'} ")
+    text.append(str(callback.get("id") or data.get("callbackId") or "?"), style="bold")
+    text.append(f" {verb}", style=style)
+    if callback.get("correlationId"):
+        text.append(f"  correlation {callback['correlationId']}")
+    if callback.get("command"):
+        text.append(f"  $ {shorten(callback['command'], 60)}")
+    if callback.get("note"):
+        text.append(f"  {shorten(callback['note'], 60)!r}")
+    if event == "time:callback-registered" and callback.get("expiresAt"):
+        text.append(f"  until {clock_text(callback['expiresAt'])}", style="dim")
+    if data.get("mailboxItemId"):
+        text.append(f"  → {data['mailboxItemId']}")
+    if data.get("missedFires"):
+        text.append(f"  ({data['missedFires']} missed)")
+    return text
+
+
 def describe(event: str, data: dict[str, Any]) -> Text:
     """A short, coloured description of one event's data."""
+    if event.startswith("channel:") or event == "agent:status-logged":
+        return _describe_channel(event, data)
+    if event in _CALLBACK_VERBS or event == "time:late-result":
+        return _describe_callback(event, data)
     text = Text()
     if event in ("agent:mailbox", "agent:item"):
         item = data.get("item") or {}
@@ -105,7 +233,7 @@ def render_event(message: dict[str, Any]) -> Text:
     event = str(message.get("event", "?"))
     data = message.get("data") if isinstance(message.get("data"), dict) else {}
     line = Text()
-    line.append(_clock(message.get("at")), style="dim")
+    line.append(clock_text(message.get("at")), style="dim")
     line.append(f" {message.get('agentId') or '-':<12} ")
     line.append(f"{event:<17}", style=EVENT_STYLES.get(event, ""))
     line.append(" ")
@@ -113,4 +241,12 @@ def render_event(message: dict[str, Any]) -> Text:
     return line
 
 
-__all__ = ["EVENT_STYLES", "describe", "render_event"]
+__all__ = [
+    "EVENT_STYLES",
+    "OUTCOME_STYLES",
+    "channel_message_line",
+    "clock_text",
+    "deliveries_text",
+    "describe",
+    "render_event",
+]

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from attn.cli import chat, commands, config_cmd, control, db, tail, time, trace
+from attn.cli import channel, chat, commands, config_cmd, control, db, tail, time, trace
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import __version__
@@ -89,6 +89,13 @@ def serve(
     if demo_llm:
         if config is not None:
             raise typer.BadParameter("--demo-llm hosts its own team; leave out --config")
+        import importlib.util
+
+        if importlib.util.find_spec("openai") is None:
+            raise typer.BadParameter(
+                "the LLM demo team speaks to its model through the openai SDK, which is not "
+                "installed: pip install 'attn[openai]' (./scripts/run installs it)"
+            )
         from attn.testing import FakeProvider
         from attn.testing.demo_model import demo_responder, demo_team_toml
 
@@ -120,6 +127,10 @@ def serve(
                     f"  preempt:     {hint}attn send ada 'write the report' --type a2a_message "
                     f"--no-wait; {hint}attn send ada 'what is 2+3?'   (watch {info.url}/)"
                 )
+                typer.echo(
+                    f"  team:        {hint}attn send lead 'ask the team to plan the launch'; "
+                    f"{hint}attn channel history group:demo"
+                )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 
@@ -147,6 +158,8 @@ time.register(app)
 # `attn tail` (WebSocket events) and `attn chat` (streamed replies): src/attn/cli/tail.py, chat.py.
 tail.register(app)
 chat.register(app)
+# `attn channel …` (channels, posts, sends, the live view): src/attn/cli/channel.py.
+channel.register(app)
 # `attn cancel`, `attn control` (cli/control.py); `attn db …` (cli/db.py); `attn config check`.
 control.register(app)
 db.register(app)

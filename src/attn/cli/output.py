@@ -167,3 +167,20 @@ def shorten(text: object, width: int = 60) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     flat = " ".join(str(text or "").split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def clip_words(text: object, width: int = 120) -> str:
+    """``text`` on one line; when longer than ``width`` characters, cut after its last
+    whole word that fits, with an ellipsis (a single word longer than ``width`` is cut)."""
+    flat = " ".join(str(text or "").split())
+    if len(flat) <= width:
+        return flat
+    head = flat[: width - 1]
+    cut = head.rfind(" ")
+    return (head[:cut] if cut > 0 else head) + "…"
+
+
+def plural(count: object, word: str, words: str | None = None) -> str:
+    """``"1 channel"``, ``"0 channels"``, ``"3 channels"`` (``words``: the plural when
+    not ``word + "s"``)."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"

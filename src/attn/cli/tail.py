@@ -4,7 +4,13 @@
 coloured line per event (:mod:`attn.cli.events`); when the connection drops it
 reconnects with the last sequence number it saw, so missed events are replayed
 (or a resync notice is printed). Takes ``--url``, ``--token`` and ``--json``
-(one JSON object per line).
+(one JSON object per line). Channel events (``channel:message`` with each
+recipient's delivery outcome, ``channel:created``, ``channel:delegation``) are
+shown too; ``attn channel watch KEY`` follows one channel the same way
+(:class:`Follower` with ``channels``). A channel's messages that a reconnect
+missed (a ``resync``: the server restarted, or the events left its buffer) are
+read from the channel's history since the last seq shown and printed once, in
+order (with ``--json`` as ``{"type": "history", "channelKey", "message"}`` lines).
 
 Spec: 000 §5 (WebSocket events); acceptance SRV-20.
 """
@@ -21,10 +27,18 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, CliError, check_client_token
+from attn.cli.channel_api import history_since, newest_seq
+from attn.cli.client import (
+    DEFAULT_URL,
+    TOKEN_ENV,
+    URL_ENV,
+    ApiClient,
+    CliError,
+    check_client_token,
+)
 from attn.cli.commands import TokenOption, UrlOption
-from attn.cli.events import render_event
-from attn.cli.output import console, examples, handle_errors, shorten, warn
+from attn.cli.events import channel_message_line, clock_text, render_event
+from attn.cli.output import console, examples, handle_errors, plural, shorten, warn
 from attn.jsontext import dumps
 
 #: Seconds between reconnect attempts: first, then doubled up to the last.
@@ -78,23 +92,45 @@ def tail(
     replaying the events it missed.
     """
     try:
-        _Tail(url, token, agents or [], as_json).run()
+        Follower(url, token, agents or [], as_json).run()
     except KeyboardInterrupt:
         return
 
 
-class _Tail:
-    def __init__(self, url: str, token: str | None, agents: list[str], as_json: bool) -> None:
+class Follower:
+    """Follows ``/ws`` until Ctrl+C, reconnecting with the last seq it saw.
+
+    Args:
+        url: the server's base URL.
+        token: the API token, or None.
+        agents: agents to follow ([] and no ``channels``: every agent).
+        as_json: print each server message as one JSON line.
+        channels: channel keys to follow; their messages are printed as chat lines.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        agents: list[str],
+        as_json: bool,
+        channels: list[str] | None = None,
+    ) -> None:
         self.url = url
         self.target = ws_url(url)
         check_client_token(token)
         self.token = token
         self.agents = agents
+        self.channels = channels or []
         self.as_json = as_json
         self.last_seq: int | None = None
         self.console: Console = console()
         self.connected_once = False
         self.live = False
+        #: Per followed channel: the newest message seq shown (or there at the start).
+        self.channel_seqs: dict[str, int] = {}
+        #: (channel key, seq) of messages a catch-up printed; their live copy is skipped.
+        self._caught: set[tuple[str, int]] = set()
 
     def run(self) -> None:
         from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
@@ -132,11 +168,13 @@ class _Tail:
         with connect(
             self.target, additional_headers=headers, open_timeout=10, max_size=16 * 1_048_576
         ) as socket:
-            subscribe = {
+            subscribe: dict[str, Any] = {
                 "type": "subscribe",
-                "agents": self.agents or "*",
+                "agents": self.agents or ("*" if not self.channels else []),
                 "lastSeq": self.last_seq,
             }
+            if self.channels:
+                subscribe["channels"] = self.channels
             with contextlib.suppress(ConnectionClosed):
                 # A refused token: the server sent its error and closed; read it below.
                 socket.send(dumps(subscribe))
@@ -159,13 +197,81 @@ class _Tail:
                     f"the server at {self.url} needs an API token ({text.split(';')[0]}); "
                     f"{hint} {TOKEN_ENV}"
                 )
-            if code == "unknown_agent":
+            if code in ("unknown_agent", "unknown_channel") or (
+                code == "bad_message" and self.channels
+            ):
                 raise CliError(f"{text.split(';')[0]} ({code})")
         try:
-            self._print(kind, message)
+            if not self._seen_before(kind, message):
+                self._print(kind, message)
+            if kind == "subscribed" and self.channels:
+                self._catch_up(first=not self.connected_once)
         finally:
             if kind == "subscribed":
                 self.connected_once = True
+
+    def _seen_before(self, kind: object, message: dict[str, Any]) -> bool:
+        """True for a channel message a catch-up printed already; notes the seq of others."""
+        data = message.get("data")
+        if not self.channels or kind != "event" or message.get("event") != "channel:message":
+            return False
+        shown = (data or {}).get("message") if isinstance(data, dict) else None
+        if not isinstance(shown, dict) or not isinstance(shown.get("seq"), int):
+            return False
+        key, seq = str(shown.get("channelKey")), int(shown["seq"])
+        if (key, seq) in self._caught:
+            self._caught.discard((key, seq))
+            return True
+        self.channel_seqs[key] = max(seq, self.channel_seqs.get(key, 0))
+        return False
+
+    def _catch_up(self, *, first: bool) -> None:
+        """At the first subscribe, note each channel's newest seq; after a reconnect,
+        print the messages newer than the last one shown (they were missed)."""
+        with ApiClient(self.url, token=self.token) as client:
+            for key in self.channels:
+                after = self.channel_seqs.get(key)
+                try:
+                    if first or after is None:
+                        self.channel_seqs[key] = max(newest_seq(client, key), after or 0)
+                        continue
+                    missed, older = history_since(client, key, after)
+                except CliError as exc:
+                    warn(f"cannot read {key}'s history ({exc}); see 'attn channel history {key}'")
+                    continue
+                self._print_missed(key, after, missed, older)
+
+    def _print_missed(
+        self, key: str, after: int, missed: list[dict[str, Any]], older: int | None
+    ) -> None:
+        if older is not None and not self.as_json:
+            self.console.print(
+                Text(
+                    f"{key}: more messages were missed before these: "
+                    f"attn channel history {key} --before {older}",
+                    style="bold yellow",
+                )
+            )
+        if missed and not self.as_json:
+            self.console.print(
+                Text(
+                    f"{key}: {plural(len(missed), 'message')} missed after #{after}, "
+                    "read from its history",
+                    style="dim",
+                )
+            )
+        for shown in missed:
+            seq = int(shown.get("seq", 0))
+            self._caught.add((key, seq))
+            self.channel_seqs[key] = max(seq, self.channel_seqs.get(key, 0))
+            if self.as_json:
+                frame = {"type": "history", "channelKey": key, "message": shown}
+                sys.stdout.write(json.dumps(frame, ensure_ascii=False) + "\n")
+                sys.stdout.flush()
+                continue
+            line = Text(clock_text(shown.get("createdAt")) + " ", style="dim")
+            line.append_text(channel_message_line(shown))
+            self.console.print(line, no_wrap=True, overflow="ellipsis")
 
     def _print(self, kind: object, message: dict[str, Any]) -> None:
         if self.as_json:
@@ -174,18 +280,27 @@ class _Tail:
                 sys.stdout.flush()
             return
         if kind == "event":
+            data = message.get("data")
+            if self.channels and message.get("event") == "channel:message":
+                line = Text(clock_text(message.get("at")) + " ", style="dim")
+                line.append_text(channel_message_line((data or {}).get("message") or {}))
+                self.console.print(line, no_wrap=True, overflow="ellipsis")
+                return
             self.console.print(render_event(message), no_wrap=True, overflow="ellipsis")
         elif kind == "subscribed":
-            who = ", ".join(self.agents) if self.agents else "all agents"
-            verb = "following" if not self.connected_once else "reconnected; following"
-            self.console.print(Text(f"{verb} {who} at {self.url} (Ctrl+C stops)", style="dim"))
-        elif kind == "resync":
+            followed = [*self.agents, *self.channels]
+            who = ", ".join(followed) if followed else "all agents"
+            again = " again" if self.connected_once else ""
             self.console.print(
-                Text(
-                    "missed events that are no longer buffered; reload state with "
-                    "'attn agents' / 'attn mailbox AGENT'",
-                    style="bold yellow",
-                )
+                Text(f"following {who} at {self.url}{again} (Ctrl+C stops)", style="dim")
+            )
+        elif kind == "resync":
+            if self.channels:
+                what = "reading the channel's history since the last message shown"
+            else:
+                what = "reload state with 'attn agents' / 'attn mailbox AGENT'"
+            self.console.print(
+                Text(f"missed events that are no longer buffered; {what}", style="bold yellow")
             )
         elif kind == "error":
             warn(f"server: {message.get('message')} ({message.get('code')})")
@@ -202,4 +317,4 @@ def _why(exc: BaseException) -> str:
     return shorten(text or type(exc).__name__, 80)
 
 
-__all__ = ["RECONNECT_FIRST_S", "RECONNECT_MAX_S", "register", "tail", "ws_url"]
+__all__ = ["RECONNECT_FIRST_S", "RECONNECT_MAX_S", "Follower", "register", "tail", "ws_url"]

@@ -6,15 +6,20 @@ Import from ``attn.config``; its modules are the implementation, one concept eac
   behave (pure dataclass; core consumes it).
 - ``time``: :class:`TimeConfig` and :class:`CatchUp`, how the timekeeper
   behaves, and the heartbeat interval rule (pure dataclass).
+- ``team``: :class:`Team`, a team of agents that share the channel
+  ``group:<name>`` (pure dataclass).
 - ``sections``: the tables of ``attn.toml`` (:class:`DatabaseSection`,
-  :class:`ServerSection`, :class:`DefaultsSection`, :class:`AgentSection`) and
+  :class:`ServerSection`, :class:`DefaultsSection`, :class:`AgentSection`,
+  :class:`TeamSection`) and
   :class:`AgentFields`, the per-agent fields declared once for the file and
   for ``POST /api/agents``.
 - ``settings``: :class:`AgentSettings`, an agent's effective settings.
 - ``file``: :class:`AttnConfig`, the whole configuration.
 - ``problems``: where a configuration is wrong (:func:`find_line`).
+- ``team_checks``: the rules of ``[teams.*]`` that need the whole file.
 - ``load``: :func:`load_config` and :func:`parse_config`, environment
-  overrides (:data:`ENV_OVERRIDES`) and the demo team (:data:`DEMO_AGENTS`).
+  overrides (:data:`ENV_OVERRIDES`) and the demo team (:data:`DEMO_AGENTS`,
+  in the one team :data:`DEMO_TEAM`).
 
 The errors are :class:`attn.errors.ConfigError` and :class:`attn.errors.ConfigProblem`.
 This package imports only the bottom layer (errors, tokens, limits), because
@@ -32,6 +37,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from attn.config.agent import AgentConfig
+from attn.config.team import MAX_TEAM_MEMBERS, Team
 from attn.config.time import (
     DEFAULT_HEARTBEAT_S,
     MAX_HEARTBEAT_S,
@@ -45,6 +51,7 @@ if TYPE_CHECKING:
     from attn.config.load import (
         DEFAULT_CONFIG_PATH,
         DEMO_AGENTS,
+        DEMO_TEAM,
         ENV_OVERRIDES,
         AgentCheck,
         load_config,
@@ -56,11 +63,13 @@ if TYPE_CHECKING:
         AGENT_NAME_PATTERN,
         DEFAULT_HOST,
         DEFAULT_PORT,
+        MAX_TEAM_DISPLAY_NAME,
         AgentFields,
         AgentSection,
         DatabaseSection,
         DefaultsSection,
         ServerSection,
+        TeamSection,
         is_loopback,
     )
     from attn.config.settings import AgentSettings, resolve_settings
@@ -70,6 +79,7 @@ _LAZY = {
     "AttnConfig": "file",
     "DEFAULT_CONFIG_PATH": "load",
     "DEMO_AGENTS": "load",
+    "DEMO_TEAM": "load",
     "ENV_OVERRIDES": "load",
     "AgentCheck": "load",
     "load_config": "load",
@@ -79,11 +89,13 @@ _LAZY = {
     "AGENT_NAME_PATTERN": "sections",
     "DEFAULT_HOST": "sections",
     "DEFAULT_PORT": "sections",
+    "MAX_TEAM_DISPLAY_NAME": "sections",
     "AgentFields": "sections",
     "AgentSection": "sections",
     "DatabaseSection": "sections",
     "DefaultsSection": "sections",
     "ServerSection": "sections",
+    "TeamSection": "sections",
     "is_loopback": "sections",
     "AgentSettings": "settings",
     "resolve_settings": "settings",
@@ -111,8 +123,11 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
     "DEMO_AGENTS",
+    "DEMO_TEAM",
     "ENV_OVERRIDES",
     "MAX_HEARTBEAT_S",
+    "MAX_TEAM_DISPLAY_NAME",
+    "MAX_TEAM_MEMBERS",
     "MIN_HEARTBEAT_S",
     "AgentCheck",
     "AgentConfig",
@@ -124,6 +139,8 @@ __all__ = [
     "DatabaseSection",
     "DefaultsSection",
     "ServerSection",
+    "Team",
+    "TeamSection",
     "TimeConfig",
     "find_line",
     "is_loopback",

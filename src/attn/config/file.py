@@ -1,9 +1,12 @@
 """The whole configuration, :class:`AttnConfig`: every table of ``attn.toml``.
 
-Spec: issue 3 (attn.toml); 000 §11.4 (the heartbeat default for every agent).
+Spec: issue 3 (attn.toml); 000 §11.4 (the heartbeat default for every agent);
+000 §11 and issue 13 (teams and their group channels).
 """
 
 from __future__ import annotations
+
+from functools import cached_property
 
 from pydantic import Field
 
@@ -13,8 +16,10 @@ from attn.config.sections import (
     DefaultsSection,
     Section,
     ServerSection,
+    TeamSection,
 )
 from attn.config.settings import AgentSettings, resolve_settings
+from attn.config.team import Team
 from attn.config.time import TimeConfig
 
 
@@ -25,6 +30,8 @@ class AttnConfig(Section):
         database, server, defaults: the sections (:mod:`attn.config.sections`).
         agents: the agents to host, in order; :func:`~attn.config.load_config`
             checks that names are unique.
+        team_sections: the ``[teams.<name>]`` tables as written (key ``teams``
+            in the file); :attr:`teams` is what to use.
         source: where it came from: a file path, or ``"demo"`` for the built-in team.
     """
 
@@ -32,7 +39,17 @@ class AttnConfig(Section):
     server: ServerSection = ServerSection()
     defaults: DefaultsSection = DefaultsSection()
     agents: list[AgentSection] = Field(default_factory=list)
+    team_sections: dict[str, TeamSection] = Field(default_factory=dict, alias="teams")
     source: str = Field(default="demo", exclude=True)
+
+    @cached_property
+    def teams(self) -> dict[str, Team]:
+        """The teams, by name, in file order (:func:`~attn.config.load_config` checked
+        their names and members; the demo team is ``demo``, of every demo agent)."""
+        return {
+            key: Team(name=key, display_name=section.name, members=tuple(section.members))
+            for key, section in self.team_sections.items()
+        }
 
     @property
     def label(self) -> str:

@@ -3,8 +3,8 @@
 The file is read with :mod:`tomllib` and validated with pydantic; every error
 becomes a :class:`~attn.errors.ConfigError` naming the field and, where it can
 be found, the line. Environment variables override the file (:data:`ENV_OVERRIDES`).
-Without a file, a demo team of three agents (:data:`DEMO_AGENTS`) is used so
-that ``attn serve`` works on a fresh clone.
+Without a file, a demo team of three agents (:data:`DEMO_AGENTS`, one team
+:data:`DEMO_TEAM` of them all) is used so that ``attn serve`` works on a fresh clone.
 
 Brains live above this package, so the caller passes ``check_agent`` (the
 entry points pass :func:`attn.brains.from_config.brain_problem`): then each
@@ -12,7 +12,7 @@ agent's brain and options are checked while the file is loaded, and an unknown
 brain or a misspelt option is reported with the file, the agent and the line,
 before anything starts.
 
-Spec: issue 3 (attn.toml, environment overrides, the demo team).
+Spec: issue 3 (attn.toml, environment overrides, the demo team); issue 13 (teams).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pydantic import ValidationError
 from attn.config.file import AttnConfig
 from attn.config.problems import describe_errors, dotted, key_lines, line_in
 from attn.config.sections import AgentSection
+from attn.config.team_checks import team_problems
 from attn.errors import ConfigError, ConfigProblem, InvalidInput
 
 DEFAULT_CONFIG_PATH = Path("attn.toml")
@@ -72,6 +73,9 @@ DEMO_AGENTS: tuple[dict[str, Any], ...] = (
     },
 )
 
+#: The name of the demo team's one team, which holds every agent of :data:`DEMO_AGENTS`.
+DEMO_TEAM = "demo"
+
 
 def load_config(
     path: str | os.PathLike[str] | None = None,
@@ -92,12 +96,15 @@ def load_config(
 
     Raises:
         ConfigError: unreadable file, TOML syntax error, unknown or invalid
-            field, bad environment value, a problem ``check_agent`` found. The
+            field, bad environment value, a problem ``check_agent`` found, a
+            team whose name or members break the rules of ``[teams.*]``
+            (:func:`~attn.config.team_checks.team_problems`). The
             message names the file, the field and the line where it can be found.
     """
     env = os.environ if environ is None else environ
     if path is None and not DEFAULT_CONFIG_PATH.is_file():
-        data = {"agents": list(DEMO_AGENTS)}
+        members = [agent["name"] for agent in DEMO_AGENTS]
+        data = {"agents": list(DEMO_AGENTS), "teams": {DEMO_TEAM: {"members": members}}}
         return _validate(data, env, source="demo", text=None, check_agent=check_agent)
     file = Path(path) if path is not None else DEFAULT_CONFIG_PATH
     try:
@@ -192,6 +199,7 @@ def _validate(
             found.append(
                 ConfigProblem(dotted(("agents", i, *loc)), message, line, agent=agent.name)
             )
+    found += team_problems(config.team_sections, seen, lines)
     if found:
         raise ConfigError(_joined(head, found), tuple(found))
     return config
@@ -226,6 +234,7 @@ def _settings_problem(
 __all__ = [
     "DEFAULT_CONFIG_PATH",
     "DEMO_AGENTS",
+    "DEMO_TEAM",
     "ENV_OVERRIDES",
     "AgentCheck",
     "load_config",

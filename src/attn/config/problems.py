@@ -10,6 +10,7 @@ Spec: issue 3 point 5 (problems with line numbers).
 from __future__ import annotations
 
 import re
+import tomllib
 
 from pydantic import ValidationError
 
@@ -22,6 +23,19 @@ KeyLines = dict[Location, int]
 
 _HEADER_RE = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 _KEY_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\"|'[^']*')\s*(?:\.|=)")
+#: One part of a dotted header: a quoted key (which may hold dots) or a bare one.
+_PART_RE = re.compile(r"\s*(?:\"(?:[^\"\\]|\\.)*\"|'[^']*')\s*|[^.]+")
+
+
+def _key_name(part: str) -> str:
+    """A header part as the key TOML reads: quotes removed, escapes (``\\n``) decoded."""
+    part = part.strip()
+    if part.startswith('"'):
+        try:
+            return next(iter(tomllib.loads(f"{part} = 0")))
+        except (tomllib.TOMLDecodeError, StopIteration):
+            pass
+    return part.strip("\"'")
 
 
 def describe_errors(
@@ -63,7 +77,7 @@ def key_lines(text: str) -> KeyLines:
     for number, raw in enumerate(text.splitlines(), start=1):
         header = _HEADER_RE.match(raw)
         if header:
-            names = [n.strip().strip("\"'") for n in header.group(2).split(".")]
+            names = [_key_name(n) for n in _PART_RE.findall(header.group(2))]
             path: list[int | str] = []
             for i, name in enumerate(names):
                 path.append(name)

@@ -1,11 +1,12 @@
-"""The tables of ``attn.toml``: ``[database]``, ``[server]``, ``[defaults]``, ``[[agents]]``.
+"""The tables of ``attn.toml``: ``[database]``, ``[server]``, ``[defaults]``, ``[[agents]]``,
+``[teams.<name>]``.
 
 Each table is a strict, frozen pydantic model that refuses unknown fields. The
 per-agent fields (:class:`AgentFields`) are declared once here: ``[defaults]``
 and ``[[agents]]`` take them, and so does the body of ``POST /api/agents``
 (:class:`attn.server.schemas_control.AgentConfigBody` derives from them).
 
-Spec: issue 3 (attn.toml), 000 §4, §11.4, §14, §21.
+Spec: issue 3 (attn.toml), 000 §4, §11, §11.4, §14, §21; issue 13 (teams).
 """
 
 from __future__ import annotations
@@ -212,17 +213,48 @@ class AgentSection(AgentFields):
     _seconds = field_validator(*_SECONDS_FIELDS, mode="before")(whole_seconds)
 
 
+def _not_blank(value: object) -> object:
+    if isinstance(value, str) and not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+#: Longest display name of a team, in characters: a channel's longest name
+#: (:data:`attn.models.channels.MAX_CHANNEL_NAME_CHARS`; a test holds them equal).
+MAX_TEAM_DISPLAY_NAME = 200
+
+
+class TeamSection(Section):
+    """One ``[teams.<name>]`` table: a team, whose agents share the channel ``group:<name>``.
+
+    The team's name is the table's key. What needs the whole file (the name
+    rule, members defined in ``[[agents]]``, no repeats, at most 500) is
+    checked by :func:`attn.config.team_checks.team_problems` when the file loads.
+
+    Attributes:
+        members: the member agents' names, in order.
+        name: the display name (1..200 characters, not blank); None: the key.
+    """
+
+    members: list[str]
+    name: str | None = Field(default=None, min_length=1, max_length=MAX_TEAM_DISPLAY_NAME)
+
+    _name = field_validator("name", mode="after")(_not_blank)
+
+
 __all__ = [
     "AGENT_CONFIG_FIELDS",
     "AGENT_NAME_PATTERN",
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "MAX_TEAM_DISPLAY_NAME",
     "AgentFields",
     "AgentSection",
     "DatabaseSection",
     "DefaultsSection",
     "Section",
     "ServerSection",
+    "TeamSection",
     "is_loopback",
     "whole_seconds",
 ]

@@ -83,7 +83,8 @@ class Delivery:
         outcome: see :class:`DeliveryOutcome`.
         reason: why it was queued or refused; None otherwise.
         item_id: the mailbox item the message became (the surviving item when
-            it merged into one); None when refused or still pending.
+            it merged into one); for a ``logged`` status line, the activity it
+            was written to; None when refused or still pending.
     """
 
     recipient: str
@@ -92,11 +93,15 @@ class Delivery:
     item_id: str | None = None
 
     def to_dict(self) -> JSON:
+        """The wire form: ``item_id`` is ``activityId`` for a ``logged`` status line,
+        ``mailboxItemId`` otherwise (the glossary's names; ``itemId`` is retired)."""
+        logged = self.outcome == DeliveryOutcome.LOGGED
         return {
             "recipient": self.recipient,
             "outcome": str(self.outcome),
             "reason": self.reason,
-            "itemId": self.item_id,
+            "mailboxItemId": None if logged else self.item_id,
+            "activityId": self.item_id if logged else None,
         }
 
 

@@ -10,6 +10,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from attn.channels import Channels
 from attn.clock import Clock
 from attn.config import AgentConfig
 from attn.core.attention import AttentionController, InterruptClassifier, InterruptRules
@@ -72,6 +73,7 @@ class Agent(AgentViews):
         classifier: InterruptClassifier | None = None,
         time: Timekeeper,
         tools: tuple[Toolset, ...] = (),
+        channels: Channels | None = None,
     ) -> None:
         self.name = name
         self.description = description
@@ -82,6 +84,7 @@ class Agent(AgentViews):
         self._clock = clock
         self._time = time
         self._user_tools = tools
+        self._channels = channels
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
@@ -103,11 +106,19 @@ class Agent(AgentViews):
         return self.controller.triage.subscribe(listener)
 
     def tools(self, session_id: str | None = None) -> CombinedToolset:
-        """This agent's brain tools: mailbox, time, memory and the user's (``tools=`` of
-        :meth:`~attn.runtime.Runtime.add_agent`), in that order (000 §21, §11.3, §8);
-        time results are delivered into ``session_id`` (None: into no session)."""
+        """This agent's brain tools: mailbox, time, memory, channels and the user's
+        (``tools=`` of :meth:`~attn.runtime.Runtime.add_agent`), in that order (000 §21,
+        §11.3, §8, §11.2); time results and awaited replies are delivered into
+        ``session_id`` (None: time results into no session, replies into the DM
+        channel's)."""
         return agent_tools.compose(
-            self, self._store, self._clock, self._time, self._user_tools, session_id
+            self,
+            self._store,
+            self._clock,
+            self._time,
+            self._channels,
+            self._user_tools,
+            session_id,
         )
 
     def tools_for(self, focus: Focus, *, deliberation: bool = False) -> CombinedToolset:
@@ -119,10 +130,11 @@ class Agent(AgentViews):
         return self.tools(agent_tools.session_of(focus))
 
     def deliberation_tools(self) -> CombinedToolset:
-        """The tools allowed while deliberating (000 §21): the mailbox and memory tools,
+        """The tools allowed while deliberating (000 §21): the mailbox and memory tools
+        and the channel tools that send,
         :data:`~attn.runtime.agent_tools.DELIBERATION_TOOLS`."""
         return agent_tools.compose(
-            self, self._store, self._clock, self._time, (), None, deliberation=True
+            self, self._store, self._clock, self._time, self._channels, (), None, deliberation=True
         )
 
     def queued_items(self) -> list[MailboxItem]:

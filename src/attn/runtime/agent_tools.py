@@ -1,13 +1,15 @@
-"""An agent's brain tools, composed: mailbox, time, memory and the user's toolsets.
+"""An agent's brain tools, composed: mailbox, time, memory, channels and the user's toolsets.
 
 :func:`compose` builds what ``agent.tools()`` and ``agent.tools_for(focus)``
 answer; with ``deliberation=True`` only the tools 000 §21 allows while
 deliberating (:data:`DELIBERATION_TOOLS`: inspecting and managing the
-mailbox, working memory, the decision itself, and reading or saving memory).
+mailbox, working memory, the decision itself, reading or saving memory, and
+the inline communication of the channel tools).
 :func:`check_user_tools` refuses the user's toolsets before an agent is made.
 
 Spec: 000 §21 ("Tool Access During Deliberation", "Agent Mailbox Management
-Tools"), §11.3 (time tools), §8 (memory tools); acceptance LLM-41.
+Tools"), §11.3 (time tools), §8 (memory tools), §11.2 and §25 (channel tools);
+acceptance LLM-41.
 """
 
 from __future__ import annotations
@@ -25,10 +27,19 @@ from attn.errors import InvalidInput
 from attn.models import MAX_MEMORY_QUERY_CHARS
 from attn.store.base import SaveMemory, Store
 from attn.time import Timekeeper
-from attn.tools import CombinedToolset, MailboxToolset, MemoryToolset, TimeToolset, Toolset
+from attn.tools import (
+    ChannelToolset,
+    CombinedToolset,
+    MailboxToolset,
+    MemoryToolset,
+    TimeToolset,
+    Toolset,
+)
+from attn.tools.channels import DELIBERATION_CHANNEL_TOOLS
 from attn.tools.memory import memory_entry
 
 if TYPE_CHECKING:
+    from attn.channels import Channels
     from attn.runtime.agent import Agent
 
 log = logging.getLogger(__name__)
@@ -46,6 +57,7 @@ DELIBERATION_TOOLS = frozenset(
         "recall_activity",
         "memory_search",
         "memory_save",
+        *DELIBERATION_CHANNEL_TOOLS,
     }
 )
 
@@ -53,7 +65,7 @@ DELIBERATION_TOOLS = frozenset(
 def _built_in_names() -> dict[str, str]:
     return {
         d.name: cls.__name__
-        for cls in (MailboxToolset, TimeToolset, MemoryToolset)
+        for cls in (MailboxToolset, TimeToolset, MemoryToolset, ChannelToolset)
         for d in cls.tool_definitions()
     }
 
@@ -90,23 +102,31 @@ def compose(
     store: Store,
     clock: Clock,
     keeper: Timekeeper,
+    channels: Channels | None,
     user_tools: tuple[Toolset, ...],
     session_id: str | None,
     *,
     deliberation: bool = False,
 ) -> CombinedToolset:
-    """The agent's brain tools: mailbox, time (results into ``session_id``), memory, the user's.
+    """The agent's brain tools: mailbox, time (results into ``session_id``), memory,
+    channels (awaited replies into ``session_id``; none without ``channels``), the user's.
 
-    With ``deliberation`` only the mailbox and memory tools, which are
-    exactly :data:`DELIBERATION_TOOLS`: no time tools (they start work) and
-    no user tools (000 §21 keeps side effects for the processing phase).
+    With ``deliberation`` only the mailbox and memory tools and the channel
+    tools that send, which are exactly :data:`DELIBERATION_TOOLS`: no time
+    tools (they start work), no delegation and no user tools (000 §21 keeps
+    side effects for the processing phase).
     """
     mailbox = MailboxToolset(agent)
     memory = MemoryToolset(store, agent.name, clock)
+    talk: tuple[Toolset, ...] = ()
     if deliberation:
-        return CombinedToolset(mailbox, memory)
+        if channels is not None:
+            talk = (ChannelToolset(channels, agent.name, only=DELIBERATION_CHANNEL_TOOLS),)
+        return CombinedToolset(mailbox, memory, *talk)
+    if channels is not None:
+        talk = (ChannelToolset(channels, agent.name, session_id),)
     return CombinedToolset(
-        mailbox, TimeToolset(keeper, agent.name, session_id), memory, *user_tools
+        mailbox, TimeToolset(keeper, agent.name, session_id), memory, *talk, *user_tools
     )
 
 

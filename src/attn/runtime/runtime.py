@@ -221,6 +221,7 @@ class Runtime:
             classifier=classifier,
             time=self.time,
             tools=tools,
+            channels=self.channels,
         )
         self._agents[name] = agent
         try:

@@ -15,6 +15,8 @@ runtime::
     routes_mailbox   POST|GET /api/agents/{agentId}/mailbox, POST /api/agents/{agentId}/chat
     routes_control   control/{action}, cancel, GET|PATCH config
     routes_time      callbacks, wakeups, heartbeat
+    routes_channels  /api/channels..., /api/channel-messages/{messageId},
+                     /api/agents/{agentId}/send|broadcast|delegations
     live             /ws, POST /api/agents/{agentId}/chat/stream
     ui               GET / and the files under /ui/
 
@@ -49,6 +51,7 @@ from attn.server.middleware import (
 )
 from attn.server.openapi import install_openapi
 from attn.server.routes_agents import agents_router
+from attn.server.routes_channels import channels_router
 from attn.server.routes_control import control_router
 from attn.server.routes_mailbox import mailbox_router
 from attn.server.routes_meta import meta_router
@@ -119,6 +122,7 @@ def create_app(
     app.include_router(agents_router(runtime, agent_defaults, llm_endpoints))
     app.include_router(mailbox_router(runtime))  # enqueue, history, chat (routes_mailbox)
     app.include_router(time_router(runtime))  # /callbacks, /wakeups, /heartbeat (time)
+    app.include_router(channels_router(runtime))  # channels, messages, send (routes_channels)
     install_live(app, runtime)  # /ws, POST /api/agents/{agentId}/chat/stream (attn.server.live)
     install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
     app.include_router(control_router(runtime))  # control, cancel, config (routes_control)

@@ -40,6 +40,7 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.ItemNotFound: 404,
     e.ActivityNotFound: 404,
     e.UnknownChannel: 404,
+    e.IdempotencyConflict: 409,
     e.ChannelMessageNotFound: 404,
     e.InvalidTransition: 409,
     e.ProtectedItem: 409,

@@ -15,10 +15,17 @@ epoch (runtime clock), so they keep growing across server restarts: a client
 reconnecting to a restarted server with an old ``lastSeq`` gets ``resync``
 instead of a replay of unrelated events.
 
+Channel events (``channel:created``, ``channel:message``,
+``channel:delegation``) belong to no agent (``agentId`` null). They reach a
+connection subscribed to every agent, to their channel (``channels``), or to an
+agent the event concerns: a message's sender and recipients, a channel's
+members, a delegation's two agents (:func:`channel_facets`).
+
 The hub lives on the server's event loop; an event emitted on another thread
 is handed over with ``call_soon_threadsafe``.
 
-Spec: 000 §5 (WebSocket events), §19 (event forwarding); acceptance SRV-10..SRV-12.
+Spec: 000 §5 (WebSocket events), §19 (event forwarding); acceptance SRV-10..SRV-12;
+issue 13 point 5 (a channel's messages live).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from attn.core import events as ev
 from attn.jsontext import dumps_shown
+from attn.server.channel_live import NO_AGENTS, channel_facets
 
 if TYPE_CHECKING:
     from attn.core.deliberation import DeliberationResult
@@ -52,7 +60,7 @@ def _micros(at: datetime) -> int:
 class _Entry:
     """One published event; its JSON frame is built on first use and shared."""
 
-    __slots__ = ("_frame", "agent_id", "at", "data", "name", "seq")
+    __slots__ = ("_frame", "agent_id", "agents", "at", "channel_key", "data", "name", "seq")
 
     def __init__(
         self, seq: int, name: str, agent_id: str | None, at: datetime, data: dict[str, Any]
@@ -63,6 +71,11 @@ class _Entry:
         self.at = at
         self.data = data
         self._frame: str | None = None
+        # Agent-less channel events: the channel and the agents they concern.
+        self.channel_key: str | None = None
+        self.agents = NO_AGENTS
+        if agent_id is None:
+            self.channel_key, self.agents = channel_facets(name, data)
 
     def frame(self) -> str:
         if self._frame is None:
@@ -87,6 +100,7 @@ class Connection:
 
     Attributes:
         agents: the subscribed agent names, :data:`ALL`, or None before the first subscribe.
+        channels: the subscribed channel keys (their ``channel:*`` events).
         limit: how many frames may wait before an overflow (raised for a replay).
         resyncs: how many times the queue overflowed.
         peak_queued: the largest number of frames that ever waited.
@@ -97,6 +111,7 @@ class Connection:
         self._queue: deque[str | _Entry] = deque()
         self._ready = asyncio.Event()
         self.agents: frozenset[str] | str | None = None
+        self.channels: frozenset[str] = frozenset()
         self.limit = hub.queue_size
         self.resyncs = 0
         self.peak_queued = 0
@@ -107,14 +122,19 @@ class Connection:
         """Frames waiting to be sent."""
         return len(self._queue)
 
-    def wants(self, agent_id: str | None) -> bool:
-        """True when an event of ``agent_id`` matches the subscription."""
+    def wants(self, entry: _Entry) -> bool:
+        """True when ``entry`` matches the subscription: its agent is subscribed, or
+        (an agent-less channel event) its channel or an agent it concerns is."""
         agents = self.agents
         if agents is None:
             return False
         if agents == ALL:
             return True
-        return agent_id is not None and agent_id in agents
+        if entry.agent_id is not None:
+            return entry.agent_id in agents
+        if entry.channel_key is not None and entry.channel_key in self.channels:
+            return True
+        return not entry.agents.isdisjoint(agents)
 
     def push(self, frame: str) -> None:
         """Queue a control frame (pong, error, subscribed): never dropped by the limit."""
@@ -206,7 +226,7 @@ class EventHub:
         self._buffer.append(entry)
         self.published += 1
         for connection in self._connections:
-            if connection.wants(agent_id):
+            if connection.wants(entry):
                 connection.offer(entry)
         return entry.seq
 
@@ -256,7 +276,11 @@ class EventHub:
         self._connections.discard(connection)
 
     def subscribe(
-        self, connection: Connection, agents: Collection[str] | str, last_seq: int | None
+        self,
+        connection: Connection,
+        agents: Collection[str] | str,
+        last_seq: int | None,
+        channels: Collection[str] = (),
     ) -> None:
         """Replace ``connection``'s subscription, replaying what it missed.
 
@@ -271,8 +295,10 @@ class EventHub:
             connection: from :meth:`connect`.
             agents: agent names (already checked), or :data:`ALL`.
             last_seq: the last seq the client saw, or None for "from now on".
+            channels: channel keys (already checked) whose events it also gets.
         """
         connection.agents = ALL if agents == ALL else frozenset(agents)
+        connection.channels = frozenset(channels)
         frames: list[str | _Entry] = []
         if last_seq is not None and last_seq < self.seq:
             oldest = self._buffer[0].seq if self._buffer else self.seq + 1
@@ -282,7 +308,7 @@ class EventHub:
             start = len(self._buffer) - (self.seq - last_seq)
             for index in range(start, len(self._buffer)):
                 entry = self._buffer[index]
-                if connection.wants(entry.agent_id):
+                if connection.wants(entry):
                     frames.append(entry)
         elif last_seq is not None and last_seq > self.seq:
             self._resync_on_subscribe(connection)
@@ -299,7 +325,10 @@ class EventHub:
     def _subscribed_frame(self, connection: Connection) -> str:
         agents = connection.agents
         shown = sorted(agents) if isinstance(agents, frozenset) else ALL
-        return dumps_shown({"type": "subscribed", "agents": shown, "seq": self.seq})
+        frame: dict[str, Any] = {"type": "subscribed", "agents": shown, "seq": self.seq}
+        if connection.channels:
+            frame["channels"] = sorted(connection.channels)
+        return dumps_shown(frame)
 
     def resync_frame(self) -> str:
         """``{"type": "resync", "seq": <current>}``: reload state over REST."""

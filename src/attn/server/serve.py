@@ -216,6 +216,8 @@ async def serve(
                     deliberator=tier.deliberator,
                 )
                 tier.bind(agent)
+            for team in config.teams.values():  # each team's channel group:<team>
+                await runtime.channels.ensure_team(team.name, team.members, team.display_name)
             app = create_app(
                 runtime,
                 token=token,

@@ -2,10 +2,14 @@
 
 Client messages are JSON text frames (see the live protocol in the README):
 
-* ``{"type": "subscribe", "agents": ["alice"] | "*", "lastSeq": 123 | null}``
-  replaces the subscription; with ``lastSeq`` the missed events are replayed
-  first (or ``resync`` is sent), then ``{"type": "subscribed", ...}``.
-  Unknown agents: ``{"type": "error", "code": "unknown_agent"}``, nothing changes.
+* ``{"type": "subscribe", "agents": ["alice"] | "*", "channels": ["dm:a2a:a:b"],
+  "lastSeq": 123 | null}`` replaces the subscription; with ``lastSeq`` the
+  missed events are replayed first (or ``resync`` is sent), then
+  ``{"type": "subscribed", ...}`` (with ``channels`` when it names some).
+  ``channels`` (optional; ``agents`` may then be left out) adds the
+  ``channel:*`` events of those channels (:mod:`attn.server.channel_live`).
+  Unknown agents: ``{"type": "error", "code": "unknown_agent"}``; unknown
+  channels: ``unknown_channel``; either way nothing changes.
 * ``{"type": "ping"}`` is answered ``{"type": "pong"}``.
 * Anything else is ``{"type": "error", "code": "bad_message"}``; the socket stays open.
 
@@ -26,8 +30,9 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from attn.errors import UnknownAgent
+from attn.errors import AttnError, InvalidInput, UnknownAgent
 from attn.jsontext import dumps, dumps_shown
+from attn.server.channel_live import MAX_CHANNELS, check_channels
 from attn.server.errors import clip
 from attn.server.hub import ALL, Connection, EventHub
 
@@ -104,14 +109,17 @@ async def _receive_messages(
         if message["type"] != "websocket.receive":
             continue
         try:
-            handle_message(message.get("text"), connection, runtime, hub)
+            await handle_message(message.get("text"), connection, runtime, hub)
         except BadMessage as exc:
             connection.push(error_frame(BAD_MESSAGE, str(exc)))
-        except UnknownAgent as exc:
-            connection.push(error_frame(UNKNOWN_AGENT, exc.message))
+        except AttnError as exc:
+            # unknown_agent, unknown_channel, the store unavailable; a malformed key is
+            # a bad message.
+            code = BAD_MESSAGE if type(exc) is InvalidInput else exc.code
+            connection.push(error_frame(code, exc.message))
 
 
-def handle_message(
+async def handle_message(
     text: str | None, connection: Connection, runtime: Runtime, hub: EventHub
 ) -> None:
     """Act on one client message.
@@ -126,6 +134,8 @@ def handle_message(
         BadMessage: not JSON, not an object, unknown type, wrong fields.
         UnknownAgent: a subscribe names an agent the runtime does not host
             (the subscription is unchanged).
+        UnknownChannel, InvalidInput: a subscribe names an unknown or a
+            malformed channel key (the subscription is unchanged).
     """
     if text is None:
         raise BadMessage("binary frames are not supported; send JSON text")
@@ -151,11 +161,25 @@ def handle_message(
     if kind == "ping":
         connection.push(dumps({"type": "pong"}))
     elif kind == "subscribe":
+        channels = message.get("channels")
+        if channels is not None:
+            channels = await check_channels(runtime, _channel_list(channels))
+        if channels and "agents" not in message:
+            message = {**message, "agents": []}
         agents, last_seq = _subscription(message, runtime)
-        hub.subscribe(connection, agents, last_seq)
+        # No await from here on: no live event slips in before the replay.
+        hub.subscribe(connection, agents, last_seq, channels or ())
     else:
         shown = clip(kind) if isinstance(kind, str) else dumps_shown(kind)[:40]
         raise BadMessage(f"unknown message type {shown!r}; expected 'subscribe' or 'ping'")
+
+
+def _channel_list(value: object) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
+        raise BadMessage("channels must be a list of channel keys")
+    if len(value) > MAX_CHANNELS:
+        raise BadMessage(f"channels lists at most {MAX_CHANNELS} keys")
+    return value
 
 
 def _subscription(message: dict[str, Any], runtime: Runtime) -> tuple[list[str] | str, int | None]:

@@ -271,7 +271,7 @@ def deliveries_of(text: str) -> tuple[Delivery, ...]:
             recipient=str(d["recipient"]),
             outcome=DeliveryOutcome(d["outcome"]),
             reason=d.get("reason"),
-            item_id=d.get("itemId"),
+            item_id=d.get("mailboxItemId") or d.get("activityId"),
         )
         for d in load_stored(text)
     )

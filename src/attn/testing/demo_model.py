@@ -10,7 +10,10 @@ protocol, so a newcomer sees the LLM brain at work with no network and no key:
   pace, so a chat sent meanwhile preempts it and the work resumes afterwards
   from its saved conversation without asking the model again for the turns
   it answered;
-* a tier 1 judge's request (no tools, asking for one word) answers ``continue``.
+* a tier 1 judge's request (no tools, asking for one word) answers ``continue``;
+* a chat that asks for the **team**, a delegated task and an answer coming
+  back are the channel work of :mod:`attn.testing.demo_team`: the lead
+  delegates to ada and ben, who answer on ``group:demo`` with ``@lead``.
 
 Spec: issue 12 point 8 (the demo team on the fake provider).
 """
@@ -21,6 +24,7 @@ import re
 from typing import Any
 
 from attn.models import COMPLETION_MARKER
+from attn.testing import demo_team
 from attn.testing.fake_provider import FakeToolCall, ReceivedRequest, Turn
 
 #: Model turns of one piece of (non-chat) work.
@@ -42,8 +46,18 @@ def demo_responder(request: ReceivedRequest) -> Turn:
     turns = sum(1 for m in messages if m.get("role") == "assistant")
     if not tools:  # the tier 1 judge: one word
         return Turn(text="continue", chunks=1)
+    me = demo_team.my_name(body)
     if "(human_chat," in first:
+        question = first.rsplit("\n\n", 1)[-1].strip()
+        if demo_team.asks_the_team(question, tools):
+            return demo_team.team_chat(question, me, messages, turns)
         return _chat(first, turns, tools)
+    if "(callback_result," in first:
+        return demo_team.answer_back(first)
+    if "(a2a_message," in first:
+        answer = demo_team.delegated(first, me, messages, turns)
+        if answer is not None:
+            return answer
     return _work(first, turns, tools)
 
 
@@ -83,6 +97,13 @@ def demo_team_toml(base_url: str) -> str:
     common = f'provider = "openai"\nmodel = "attn-demo"\nbase_url = "{base_url}"\nmax_turns = 12'
     return f"""
 [[agents]]
+name = "lead"
+brain = "llm"
+description = "asks the team: delegates a chat that mentions the team to ada and ben"
+[agents.options]
+{common}
+
+[[agents]]
 name = "ada"
 brain = "llm"
 description = "thinks with the demo model: checks her mailbox, answers sums, works in steps"
@@ -96,6 +117,10 @@ description = "like ada, with a tier 1 interrupt judge on the same demo model"
 [agents.options]
 {common}
 classifier_model = "same"
+
+[teams.demo]
+members = ["lead", "ada", "ben"]
+name = "Demo team"
 """
 
 

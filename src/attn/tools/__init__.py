@@ -13,15 +13,17 @@ runtime composes an agent's brain tools (``agent.tools()``,
 ``agent.tools_for(focus)``).
 
 Public: the names in ``__all__``, and the modules :mod:`attn.tools.mailbox`,
-:mod:`attn.tools.time`, :mod:`attn.tools.memory` (one toolset each) and
+:mod:`attn.tools.time`, :mod:`attn.tools.memory`, :mod:`attn.tools.channels`
+(one toolset each) and
 :mod:`attn.tools.user` (:class:`Tools`). Modules whose names start with
 an underscore are internal.
 
-Layering: above :mod:`attn.core` and :mod:`attn.time`, below
-:mod:`attn.runtime`; nothing in core, time, store or models imports it.
+Layering: above :mod:`attn.core`, :mod:`attn.time` and :mod:`attn.channels`,
+below :mod:`attn.runtime`; nothing in core, time, channels, store or models
+imports it.
 
 Spec: 000 §21 (mailbox tools), §3.4 and §11.3 (time tools), §8 (memory
-tools); acceptance LLM-40 (user tools).
+tools), §11.2 and §25 (channel tools); acceptance LLM-40 (user tools).
 """
 
 from attn.tools._function import FunctionToolset, tool
@@ -29,6 +31,7 @@ from attn.tools._mailbox_checks import MAX_DELAY_MINUTES, MemoryUpdateArgument
 from attn.tools._mailbox_items import ToolHost
 from attn.tools._schema import Param, ToolDefinition
 from attn.tools._toolset import CombinedToolset, Toolset
+from attn.tools.channels import ChannelToolset
 from attn.tools.mailbox import MailboxToolset
 from attn.tools.memory import MemoryToolset
 from attn.tools.time import TimeToolset
@@ -36,6 +39,7 @@ from attn.tools.user import Tools
 
 __all__ = [
     "MAX_DELAY_MINUTES",
+    "ChannelToolset",
     "CombinedToolset",
     "FunctionToolset",
     "MailboxToolset",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from attn.errors import AttnError, InvalidInput, ToolFailed, shown
+from attn.errors import AttnError, InvalidInput, SendRefused, ToolFailed, shown
 from attn.tools._schema import ToolDefinition
 from attn.types import JSON
 
@@ -112,11 +112,21 @@ class Toolset(ABC):
         Returns:
             ``{"ok": True, ...the tool's result}``, or ``{"ok": False, "error":
             code, "message": text}`` for an unknown tool, unknown or missing
-            arguments, or any :class:`~attn.errors.AttnError` the tool raised;
-            any other exception answers ``"error": "tool_failed"`` (LLM-40).
+            arguments, or any :class:`~attn.errors.AttnError` the tool raised
+            (a refused send adds its ``"outcome": "refused"`` and ``"reason"``,
+            A2A-06); any other exception answers ``"error": "tool_failed"``
+            (LLM-40).
         """
         try:
             result = await self.call_tool(name, arguments)
+        except SendRefused as exc:
+            return {
+                "ok": False,
+                "error": exc.code,
+                "message": exc.message,
+                "outcome": exc.outcome,
+                "reason": exc.reason,
+            }
         except AttnError as exc:
             return {"ok": False, "error": exc.code, "message": exc.message}
         except Exception as exc:

@@ -237,6 +237,10 @@ SPEC_DELIBERATION_TOOLS = (
     "recall_activity",
     "memory_search",
     "memory_save",
+    "agent_send_message",
+    "agent_send_group_message",
+    "agent_create_group_chat",
+    "agent_list_group_chats",
 )
 
 

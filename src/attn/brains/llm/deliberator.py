@@ -61,6 +61,10 @@ DELIBERATION_TOOLS = (
     "recall_activity",
     "memory_search",
     "memory_save",
+    "agent_send_message",
+    "agent_send_group_message",
+    "agent_create_group_chat",
+    "agent_list_group_chats",
     "complete_deliberation",
 )
 _DECIDE = "complete_deliberation"

@@ -148,6 +148,8 @@ def _describe(item: MailboxItem) -> str:
         about.append(f"channel {channel}")
     if about:
         lines.append("About: " + ", ".join(about))
+    if item.extra("expectsReply") is True:
+        lines.append("Reply expected: your final answer is sent back to the sender.")
     if item.redelivered:
         lines.append(
             "Note: an earlier attempt at this item was interrupted before it finished; "

@@ -12,8 +12,9 @@ answer as it streams and is not asked for a marker. Which scenarios may be
 preempted is the attention controller's business (``ItemType.preemptable``),
 not this module's.
 
-Spec: 000 §3.5 (context-first protocol for comments), §4 (scenarios), §13.3,
-§20 (completion marker), §21 (deliberation); acceptance LLM-20, LLM-21.
+Spec: 000 §3.5 (context-first protocol for comments), §4 (scenarios), §11.5
+(the ``[conversation:…]`` tag of agent messages), §13.3, §20 (completion
+marker), §21 (deliberation); acceptance LLM-20, LLM-21.
 """
 
 from __future__ import annotations
@@ -99,9 +100,16 @@ _INSTRUCTIONS: Mapping[Scenario, str] = MappingProxyType(
         ),
         Scenario.AGENT_MESSAGE: (
             "Another agent sent you a message; several messages of one channel may be "
-            "bundled here, separated by lines holding only ---. Do what they ask when it "
-            "is yours to do, and reply when a reply helps them. Do not reply only to "
-            "acknowledge or to thank: agents answering each other's courtesies never stop."
+            "bundled here, separated by lines holding only ---. Each message starts with "
+            "a [conversation:<id>] tag naming its conversation. Do what they ask when it "
+            "is yours to do. When the item says a reply is expected (a question awaited, "
+            "a task delegated to you), your final answer is sent back to the sender by "
+            "itself: write it for them. Otherwise, to reply, call agent_send_message with "
+            "to set to the sender and conversation_id set to the tag's id (on a group "
+            "channel, agent_send_group_message), so they can tell what you answer. Once "
+            "you sent any message yourself while handling this item, your final answer is "
+            "not sent. Do not reply only to acknowledge or to thank: agents answering each "
+            "other's courtesies never stop."
         ),
         Scenario.HEARTBEAT: (
             "This is a heartbeat: a periodic check on your own work, not a message from "

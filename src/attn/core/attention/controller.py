@@ -162,6 +162,7 @@ class AttentionController:
             self._s.paused = True
         else:
             self._s.running = False
+            self._s.paused = False  # stopped, not paused: a stop ends a pause
         attempt = self._s.attempt
         if attempt is not None:
             attempt.end(Interrupt.STOPPED)

@@ -55,6 +55,7 @@ class Intake:
         "_clock",
         "_config",
         "_encoded",
+        "_keys_in_flight",
         "_queue",
         "_registry",
         "_reserved",
@@ -88,6 +89,8 @@ class Intake:
         self._transitions = transitions
         #: Inserts between the max_queued check and commit, counted against max_queued.
         self._reserved = 0
+        # Idempotency keys of keyed items being merged at enqueue (see insert).
+        self._keys_in_flight: set[str] = set()
         # (item id, (payload JSON, metadata JSON)) of the last built item, so
         # an insert right after build_item does not encode it again.
         self._encoded: tuple[str, tuple[str, str]] | None = None
@@ -138,7 +141,8 @@ class Intake:
 
         A comment or channel message whose task, requirement or channel has a
         queued item is merged into it instead (000 §14): the answer's item is
-        that survivor, holding both texts; the new item is stored as merged.
+        that survivor, holding both texts; the new item is stored as merged
+        (with its idempotency key, so a keyed repeat is still a duplicate).
         A superseding notice replaces the older queued one of its group, or is
         stored as merged into the processing item it restates (CORE-76).
         An idempotency key used before stores nothing: the answer is a
@@ -152,9 +156,24 @@ class Intake:
         encoded = cached[1] if cached is not None and cached[0] == item.id else None
         self._encoded = None
         self.last_arrival_at = self._clock.monotonic()
-        target = queue.merge_target(item.source_type, item.payload, item.idempotency_key)
-        if target is not None:
+        target = queue.merge_target(item.source_type, item.payload)
+        key = item.idempotency_key
+        if target is not None and key is None:
             return Enqueued(await self._merge_on_enqueue(item, target, encoded), merged=True)
+        if target is not None and key is not None and key not in self._keys_in_flight:
+            # A keyed item merges only once its key is known to be new: a repeat
+            # finds the merged row it left and is answered as a duplicate.
+            self._keys_in_flight.add(key)
+            try:
+                first = await self._store.get_item_by_key(self.agent_id, key)
+                if first is not None:
+                    return Enqueued(first, duplicate=True)
+                target = queue.merge_target(item.source_type, item.payload)  # after the read
+                if target is not None:
+                    merged = await self._merge_on_enqueue(item, target, encoded)
+                    return Enqueued(merged, merged=True)
+            finally:
+                self._keys_in_flight.discard(key)
         # Most items supersede nothing: decided once, without the two lookups.
         focus = self._superseded_focus(item) if queue.supersede_key(item) is not None else None
         if focus is not None:

@@ -243,8 +243,9 @@ class ReadyQueue:
         """The queued item a new item of this type and payload would merge into, or None.
 
         Never for execution triggers (either side), for types without a merge
-        key, for items with an idempotency key (a retried enqueue must be
-        recognisable, so it stays an item of its own) or with dedup off.
+        key or with dedup off. With an ``idempotency_key`` never either: the
+        caller that merges a keyed item first makes sure the key is new
+        (:meth:`attn.core.mailbox.intake.Intake.insert`).
         """
         if idempotency_key is not None or not isinstance(payload, dict):
             return None

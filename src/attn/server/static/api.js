@@ -7,11 +7,13 @@ let token = sessionStorage.getItem(TOKEN_KEY) || null;
 const authListeners = new Set();
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  /** detail: the error body's other fields, e.g. {outcome: 'refused', reason} of a refused send. */
+  constructor(status, code, message, detail = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
+    this.detail = detail;
   }
 }
 
@@ -47,10 +49,12 @@ async function errorOf(response) {
   }
   const error = body && typeof body === 'object' ? body.error : null;
   if (response.status === 401) authListeners.forEach((listener) => listener());
+  const { code, message, ...detail } = error && typeof error === 'object' ? error : {};
   return new ApiError(
     response.status,
-    (error && error.code) || `http_${response.status}`,
-    (error && error.message) || `the server answered ${response.status} ${response.statusText}`.trim(),
+    code || `http_${response.status}`,
+    message || `the server answered ${response.status} ${response.statusText}`.trim(),
+    detail,
   );
 }
 
@@ -85,6 +89,11 @@ export async function api(path, { method = 'GET', body, signal } = {}) {
 /** `api/agents/<name>/<rest>` with the name escaped. */
 export function agentPath(name, rest = '') {
   return `api/agents/${encodeURIComponent(name)}${rest}`;
+}
+
+/** `api/channels/<key><rest>` with the key escaped (keys hold ':'). */
+export function channelPath(key, rest = '') {
+  return `api/channels/${encodeURIComponent(key)}${rest}`;
 }
 
 /** A query string from an object, leaving out empty values: {a: 1, b: null} → "?a=1". */

@@ -1,8 +1,9 @@
-// attn web UI: start-up, routing (#/ and #/agents/<name>), the live
+// attn web UI: start-up, routing (#/, #/agents/<name>, #/channels[/<key>]), the live
 // connection and its indicator, the token prompt and page-wide error handling.
 // Everything shown comes from the REST API and the WebSocket (see live.js).
 
 import { getToken, onAuthNeeded, setToken } from './api.js';
+import { ChannelsView } from './channels.js';
 import { h, replaceChildren } from './dom.js';
 import { LiveConnection } from './live.js';
 import { MindView } from './mind.js';
@@ -68,19 +69,51 @@ const live = new LiveConnection({
   onAuthNeeded: authNeeded,
 });
 
-function route() {
-  const hash = decodeURIComponent(window.location.hash.replace(/^#/, '')) || '/';
-  const match = hash.match(/^\/agents\/(.+)$/);
-  if (view) view.destroy();
-  pending = [];
-  view = match ? new MindView(match[1]) : new OverviewView();
-  replaceChildren(main, view.el);
+/** The route of the address: {page: 'overview' | 'mind' | 'channels', ...its parameters}. */
+function parseRoute() {
+  const raw = window.location.hash.replace(/^#/, '') || '/';
+  const [path, search = ''] = raw.split('?');
+  let decoded;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    decoded = path;
+  }
+  const agent = decoded.match(/^\/agents\/(.+)$/);
+  if (agent) return { page: 'mind', name: agent[1] };
+  const channels = decoded.match(/^\/channels(?:\/(.+))?$/);
+  if (channels) {
+    const conversation = new URLSearchParams(search).get('conversation');
+    return { page: 'channels', key: channels[1] || null, conversationId: conversation || null };
+  }
+  return { page: 'overview' };
+}
+
+function renderChrome() {
   document.title = `${view.title} · attn`;
   replaceChildren(crumbs,
     [{ label: 'Agents', href: '#/' }, ...view.crumbs.slice(1)].map((crumb, index, all) => h('li', null,
       index === all.length - 1 && all.length > 1
         ? h('span', { 'aria-current': 'page' }, crumb.label)
         : h('a', { href: crumb.href || '#/' }, crumb.label))));
+}
+
+function route() {
+  const where = parseRoute();
+  // Inside the channel view a new channel keeps the list (and its filters).
+  if (where.page === 'channels' && view instanceof ChannelsView) {
+    view.navigate(where.key, where.conversationId);
+    renderChrome();
+    return;
+  }
+  if (view) view.destroy();
+  pending = [];
+  if (where.page === 'mind') view = new MindView(where.name);
+  else if (where.page === 'channels') view = new ChannelsView(where.key, where.conversationId);
+  else view = new OverviewView();
+  view.onTitle = renderChrome;
+  replaceChildren(main, view.el);
+  renderChrome();
   view.load();
 }
 

@@ -1,8 +1,11 @@
 // The mailbox timeline of the Agent Mind view (000 §9): one row per mailbox
 // item, newest first (by commit order, `seq`). A row expands to show the
-// item's text, its decision badges, the items merged into it (with their
+// item's text, its channel and conversation (a link to the channel view),
+// the delivery outcomes of the channel messages it holds (deliveries.js),
+// its decision badges, the items merged into it (with their
 // original text and senders) or the item it was merged into, its activity
-// summary and, loaded on demand, its activity log.
+// summary and, loaded on demand, its activity log, where a send's tool_end
+// line shows the receipt's outcomes.
 //
 // Rows are keyed by item id: a row is created once and updated in place, so
 // a live event, a reconnect or a reload never makes a duplicate. Details are
@@ -13,7 +16,9 @@ import {
   STATUS_LABELS, clip, compactNumber, formatDuration, h, priorityText, replaceChildren,
   statusChip, timeOfDay, uid,
 } from './dom.js';
+import { DeliveryRecords, channelMessagesOf, deliverySection, toolReceipt } from './deliveries.js';
 import { messageOf } from './notices.js';
+import { channelHash, channelLink, conversationCode } from './receipts.js';
 import { typeBadge } from './types.js';
 
 /** Sort key: commit order; an item not yet committed (seq 0) sorts on top. */
@@ -31,6 +36,8 @@ export class Timeline {
     this.onExpandStale = onExpandStale;
     this.onMissing = onMissing;
     this.records = new Map();
+    // Delivery records of channel messages: a fetched one repaints the open rows.
+    this.receipts = new DeliveryRecords(() => this.paintOpen());
     this.order = []; // records, key descending
     this.list = h('ol', { class: 'timeline-rows', 'aria-label': 'Mailbox timeline, newest first' });
     this.el = this.list;
@@ -154,6 +161,7 @@ export class Timeline {
     record.detail.hidden = !open;
     record.el.classList.toggle('open', open);
     if (open) {
+      this.receipts.refresh(channelMessagesOf(record.item).map((ref) => ref.messageId));
       this.paintDetail(record);
       if (!record.activity && record.item.status !== 'queued') this.onExpandStale?.(record.item.id);
     }
@@ -194,18 +202,30 @@ export class Timeline {
     if (record.open) this.paintDetail(record);
   }
 
+  paintOpen() {
+    for (const record of this.order) if (record.open) this.paintDetail(record);
+  }
+
   paintDetail(record) {
     const { item, activity } = record;
     const detailSignature = [record.signature, activity ? `${activity.id}|${activity.endedAt}|${activity.totalTokens}|${activity.totalTools}` : '',
-      record.logs ? record.logs.state : ''].join('#');
+      record.logs ? record.logs.state : '', this.receipts.version].join('#');
     if (record.detailSignature === detailSignature) return;
     record.detailSignature = detailSignature;
     const parts = [];
     const meta = item.metadata || {};
+    const { channelKey, conversationId } = channelOf(item);
     parts.push(h('dl', { class: 'facts' },
       fact('Status', STATUS_LABELS[item.status] || item.status),
       fact('Priority', priorityText(item.priority)),
       meta.senderName || meta.senderId ? fact('From', meta.senderName || meta.senderId) : null,
+      channelKey ? fact('Channel', channelLink(channelKey)) : null,
+      channelKey && conversationId
+        ? fact('Conversation', h('a', {
+          class: 'conversation-link', href: channelHash(channelKey, conversationId),
+          title: `Show conversation ${conversationId} in the channel view`,
+        }, conversationCode(conversationId)))
+        : null,
       fact('Queued', timeOfDay(item.queuedAt)),
       item.startedAt ? fact('Started', timeOfDay(item.startedAt)) : null,
       item.completedAt ? fact('Ended', timeOfDay(item.completedAt)) : null,
@@ -228,6 +248,7 @@ export class Timeline {
     } else if (content) {
       parts.push(h('p', { class: 'content' }, clip(content, 2000)));
     }
+    parts.push(deliverySection(item, this.agentName, this.receipts));
     if (item.mergedInto) {
       parts.push(h('p', { class: 'merged-into' }, 'Merged into ', h('code', null, item.mergedInto), ' ',
         this.jumpButton(item.mergedInto, 'show it')));
@@ -273,7 +294,8 @@ export class Timeline {
     } else {
       body = h('ol', { class: 'activity-logs' }, logs.entries.map((entry) => h('li', { class: `log log-${entry.type}` },
         h('span', { class: 'log-type' }, entry.type), ' ',
-        h('span', { class: 'log-content' }, clip(entry.content, 1000)))));
+        h('span', { class: 'log-content' }, clip(entry.content, 1000)),
+        toolReceipt(entry, this.receipts))));
     }
     return h('section', { class: 'activity' }, h('h3', null, 'Activity'), summary, body);
   }
@@ -305,6 +327,16 @@ export class Timeline {
 
 function fact(name, value) {
   return [h('dt', null, name), h('dd', null, value)];
+}
+
+/** The channel a delivered channel message came from (payload.extra, 000 §11.1); nulls otherwise. */
+function channelOf(item) {
+  const extra = item.payload && item.payload.extra;
+  if (!extra || typeof extra !== 'object' || typeof extra.channelKey !== 'string' || !extra.channelKey) {
+    return { channelKey: null, conversationId: null };
+  }
+  const conversation = typeof extra.conversationId === 'string' && extra.conversationId ? extra.conversationId : null;
+  return { channelKey: extra.channelKey, conversationId: conversation };
 }
 
 function mergedCount(item) {
