@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from attn.channels import keys
 from attn.channels.checks import clean_text
 from attn.channels.hosting import ChannelHost
-from attn.core.events import CHANNEL_CREATED
+from attn.core.events import CHANNEL_CREATED, Event, EventBus
 from attn.errors import InvalidInput, UnknownAgent, UnknownChannel
 from attn.ids import new_id
 from attn.limits import check_id
@@ -39,10 +39,13 @@ class ChannelDirectory:
     store: Store
     clock: Clock
     host: ChannelHost
+    bus: EventBus
     _known: dict[str, Channel]
 
     def _emit(self, event_type: str, data: JSON) -> None:
-        raise NotImplementedError
+        """Emit a ``channel:*`` event on the runtime's bus (no agent: ``agentId`` null)."""
+        if self.bus.active:
+            self.bus.emit(Event(event_type, None, data, self.clock.now()))
 
     async def get(self, key: object) -> Channel:
         """The channel with that key.

@@ -26,7 +26,6 @@ from attn.clock import Clock
 from attn.core.events import (
     CHANNEL_DELEGATION,
     CHANNEL_MESSAGE,
-    Event,
     EventBus,
 )
 from attn.errors import NotAMember
@@ -37,7 +36,6 @@ from attn.models import (
     Delivery,
 )
 from attn.store.base import SetDeliveries, Store
-from attn.types import JSON
 
 if TYPE_CHECKING:
     from attn.time import Timekeeper
@@ -294,10 +292,6 @@ class Channels(ChannelDirectory):
     def emit_delegation(self, delegation: Delegation) -> None:
         """Emit ``channel:delegation`` with the record as stored."""
         self._emit(CHANNEL_DELEGATION, {"delegation": delegation.to_dict()})
-
-    def _emit(self, event_type: str, data: JSON) -> None:
-        if self.bus.active:
-            self.bus.emit(Event(event_type, None, data, self.clock.now()))
 
 
 __all__ = ["Channels", "HistoryPage"]
