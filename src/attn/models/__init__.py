@@ -1,5 +1,5 @@
 """The records attn keeps: mailbox items, decisions, activities, pending callbacks,
-long-term memories, channels and their messages.
+long-term memories, channels and their messages, spawn trees.
 
 Plain dataclasses and enums with no behaviour beyond their wire form
 (``to_dict()``, camelCase keys). Every layer may import them; they import
@@ -33,8 +33,34 @@ from attn.models.memories import (
     MAX_MEMORY_RESULTS,
     Memory,
 )
+from attn.models.tree import (
+    DEFAULT_CAPACITY,
+    EXECUTION_TYPE,
+    MAIL_TYPE,
+    RESULT_PREVIEW_CHARS,
+    RESULT_TYPE,
+    ROOT_PATH,
+    TREE_TYPES,
+    AgentRunState,
+    ResultOutcome,
+    TreeAgent,
+    TreeAgentState,
+    WakePolicy,
+)
 
 __all__ = [
+    "DEFAULT_CAPACITY",
+    "EXECUTION_TYPE",
+    "MAIL_TYPE",
+    "RESULT_PREVIEW_CHARS",
+    "RESULT_TYPE",
+    "ROOT_PATH",
+    "TREE_TYPES",
+    "AgentRunState",
+    "ResultOutcome",
+    "TreeAgent",
+    "TreeAgentState",
+    "WakePolicy",
     "COMPLETION_MARKER",
     "MAX_CHANNEL_MEMBERS",
     "MAX_CHANNEL_NAME_CHARS",

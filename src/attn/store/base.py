@@ -32,6 +32,7 @@ from attn.models import (
     ItemStatus,
     MailboxItem,
     Memory,
+    TreeAgent,
 )
 from attn.store.ops import (
     ACTIVITY_UPDATE_FIELDS,
@@ -48,6 +49,7 @@ from attn.store.ops import (
     PutAgentSetting,
     PutChannel,
     PutDelegation,
+    PutTreeAgent,
     SaveMemory,
     SetDeliveries,
     UpdateActivity,
@@ -358,6 +360,15 @@ class Store(Protocol):
         """Delegations the agent made or was given, oldest first; of one
         conversation when ``conversation_id`` is given."""
 
+    # -- spawn trees (seed 002) ------------------------------------------------------
+
+    async def get_tree_agent(self, agent_id: str) -> TreeAgent | None:
+        """The stored node with that agent id (whatever its state), or None."""
+
+    async def find_tree_agents(self, tree_id: str | None = None) -> list[TreeAgent]:
+        """Stored nodes (every state) of one tree, or of all trees when ``tree_id``
+        is None, ordered by ``created_at`` then id."""
+
 
 __all__ = [
     "ACTIVITY_UPDATE_FIELDS",
@@ -375,6 +386,7 @@ __all__ = [
     "PutAgentSetting",
     "PutChannel",
     "PutDelegation",
+    "PutTreeAgent",
     "SaveMemory",
     "SetDeliveries",
     "Store",

@@ -23,6 +23,7 @@ from attn.models import (
     ItemStatus,
     MailboxItem,
     Memory,
+    TreeAgent,
 )
 
 if TYPE_CHECKING:
@@ -224,6 +225,16 @@ class PutDelegation:
     delegation: Delegation
 
 
+@dataclass(frozen=True, slots=True)
+class PutTreeAgent:
+    """Store a spawn tree's node, or replace the stored one with its id (seed 002).
+
+    Result: the stored :class:`~attn.models.TreeAgent`.
+    """
+
+    agent: TreeAgent
+
+
 WriteOp = (
     InsertItem
     | UpdateItem
@@ -241,4 +252,5 @@ WriteOp = (
     | InsertChannelMessage
     | SetDeliveries
     | PutDelegation
+    | PutTreeAgent
 )
