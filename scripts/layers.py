@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("testing",),
     ("runtime",),
     ("tools",),
+    ("tree",),
     ("channels",),
     ("time", "brains"),
     ("core",),

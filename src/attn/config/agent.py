@@ -34,6 +34,11 @@ class AgentConfig:
             before triage (000 §21; default 4 hours, at most a year).
         auto_complete_informational: complete informational items (status
             updates that ask for no action) without calling the brain (000 §3.4, §23).
+        wake: when the loop starts a turn: ``"always"`` (for any queued item,
+            also a restored one: seed 000) or ``"on_mail"`` (for live mail or an
+            explicit start only: seed 002's retained agents). Retained children
+            are always ``on_mail``; ``on_mail`` takes effect for an agent in a
+            spawn tree (``runtime.tree``).
     """
 
     max_queued: int = 10_000
@@ -46,6 +51,7 @@ class AgentConfig:
     consolidate: bool = True
     stale_after_s: float = 4 * 3600.0
     auto_complete_informational: bool = True
+    wake: str = "always"
 
     def __post_init__(self) -> None:
         for name, high in _INT_LIMITS.items():
@@ -62,6 +68,8 @@ class AgentConfig:
         for name in ("dedup", "consolidate", "auto_complete_informational"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInput(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.wake not in ("always", "on_mail"):
+            raise InvalidInput(f"wake must be 'always' or 'on_mail', got {shown(self.wake)}")
         for name, high_s in _SECONDS_LIMITS.items():
             value = getattr(self, name)
             # Exact int/float comparisons: a 400-digit integer is refused, never overflows.

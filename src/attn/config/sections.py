@@ -12,7 +12,7 @@ Spec: issue 3 (attn.toml), 000 §4, §11, §11.4, §14, §21; issue 13 (teams).
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -120,6 +120,7 @@ AGENT_CONFIG_FIELDS = (
     "consolidate",
     "stale_after_s",
     "auto_complete_informational",
+    "wake",
 )
 
 
@@ -139,6 +140,8 @@ class AgentFields(Section):
         stale_after_s: informational items queued longer are dropped (000 §21).
         auto_complete_informational: complete status updates that ask for
             nothing without a brain call (000 §3.4).
+        wake: ``"always"`` (seed 000) or ``"on_mail"`` (seed 002: only live
+            mail or an explicit start begins a turn; for the root of a spawn tree).
     """
 
     max_queued: int | None = Field(default=None, ge=1)
@@ -151,6 +154,7 @@ class AgentFields(Section):
     consolidate: bool | None = None
     stale_after_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     auto_complete_informational: bool | None = None
+    wake: Literal["always", "on_mail"] | None = None
 
 
 #: The duration fields, read with :func:`whole_seconds` from ``attn.toml`` (not from
@@ -183,6 +187,7 @@ class DefaultsSection(AgentFields):
     consolidate: bool = _AGENT_DEFAULTS.consolidate
     stale_after_s: float = Field(default=_AGENT_DEFAULTS.stale_after_s, gt=0, allow_inf_nan=False)
     auto_complete_informational: bool = _AGENT_DEFAULTS.auto_complete_informational
+    wake: Literal["always", "on_mail"] = "always"
     heartbeat_interval_s: float | None = Field(
         default=6 * 3600.0, ge=300, le=86_400, allow_inf_nan=False
     )

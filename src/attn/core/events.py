@@ -119,6 +119,19 @@ CHANNEL_DELEGATION = "channel:delegation"
 #: turn (``agent_broadcast_status``); data ``{"activity": …, "log": …}``.
 STATUS_LOGGED = "agent:status-logged"
 
+#: A spawn tree gained a node (a root, or a spawned child); data ``{"node": …}`` (seed 002).
+TREE_SPAWNED = "tree:spawned"
+#: A node was removed from its tree; data ``{"node": …}``.
+TREE_REMOVED = "tree:removed"
+#: What a retained agent is doing changed (idle, running, waiting, stopped), or its
+#: unread count or its tree's slots did; data ``{"agentId", "treeId", "path",
+#: "state", "unread", "slotsInUse", "capacity"}``.
+TREE_AGENT_STATE = "tree:agent-state"
+#: A settled child turn's RESULT was committed for its spawn parent; data
+#: ``{"from", "to", "outcome", "mailboxItemId", "consumedBy"}`` (``consumedBy``:
+#: ``"mail"``, ``"handler"`` or ``"wait"``).
+TREE_RESULT = "tree:result"
+
 #: Bus name -> live protocol name; other bus names are sent as they are.
 PROTOCOL_NAMES: dict[str, str] = {
     NEW_ITEM: LIVE_MAILBOX,

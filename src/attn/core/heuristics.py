@@ -16,7 +16,7 @@ from attn.config import AgentConfig
 from attn.core.item_type import Category
 from attn.core.mailbox.merge import supersede_group
 from attn.core.registry import TypeRegistry
-from attn.models import DecisionType, MailboxItem
+from attn.models import TREE_TYPES, DecisionType, MailboxItem
 
 
 def is_user_interaction(item: MailboxItem, registry: TypeRegistry) -> bool:
@@ -86,6 +86,10 @@ def _same_channel(s: Situation) -> bool:
     )
 
 
+def _tree_mail(s: Situation) -> bool:
+    return s.focus.source_type in TREE_TYPES and s.new.source_type in TREE_TYPES
+
+
 def _user_over_work(s: Situation) -> bool:
     return is_user_interaction(s.new, s.registry) and not is_user_interaction(s.focus, s.registry)
 
@@ -135,6 +139,8 @@ def conversation_keys(item: MailboxItem) -> tuple[Hashable, ...]:
     sender = item.metadata.get("senderId")
     if item.source_type == "human_chat" and sender is not None:
         keys.append(("chat", sender, item.metadata.get("sessionId")))
+    if item.source_type in TREE_TYPES:
+        keys.append(("tree", item.agent_id))  # one conversation per retained agent
     for kind, name in (
         ("task", "taskId"),
         ("requirement", "requirementId"),
@@ -163,6 +169,12 @@ RULES: tuple[Rule, ...] = (
         M,
         "Same channel as the message in focus: merged into the running turn",
         _same_channel,
+    ),
+    Rule(
+        "R2t",
+        M,
+        "Mail for the retained agent in its turn: delivered at this safe boundary (seed 002)",
+        _tree_mail,
     ),
     Rule("R1", P, "A person is waiting: user interactions preempt other work", _user_over_work),
     Rule("R1s", C, "Restates the superseding notice in focus: it waits", _restates_focus),

@@ -132,6 +132,12 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
     ItemType(
         "callback_result", "Callback Result", 1, _S, "↩", "internal", ttl_s=_4H, informational=True
     ),
+    # Seed 002: the communication records of a spawn tree. Unread mail never expires.
+    ItemType("agent_mail", "Agent Mail", 2, _I, "✉", "a2a", requires_text=True, ttl_s=None),
+    ItemType("agent_result", "Agent Result", 2, _I, "⮐", "a2a", requires_text=True, ttl_s=None),
+    ItemType(
+        "agent_execution", "Agent Execution", 2, _S, "⚙", "a2a", requires_text=True, ttl_s=None
+    ),
 )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from attn.channels import Channels
 from attn.clock import Clock
 from attn.config import AgentConfig
-from attn.core.attention import AttentionController, InterruptClassifier, InterruptRules
+from attn.core.attention import AttentionController, InterruptClassifier, InterruptRules, TurnGate
 from attn.core.deliberation import DeliberationResult, Deliberator
 from attn.core.events import (
     AGENT_PAUSED,
@@ -306,6 +306,14 @@ class Agent(AgentViews):
             data = {"activity": activity.to_dict(), "log": line.to_dict()}
             self.bus.emit(Event(STATUS_LOGGED, self.name, data, now))
         return activity.id
+
+    def set_gate(self, gate: TurnGate | None) -> None:
+        """Install a retained agent's turn gate (seed 002; :mod:`attn.tree`)."""
+        self.controller.gate = gate
+
+    def wake(self) -> None:
+        """Start a drain of the loop if it runs and none is running."""
+        self.controller.wake()
 
     def start(self) -> None:
         """Start (or restart) the attention loop."""

@@ -68,7 +68,7 @@ async def send_message(
     item = mailbox.build_item(source_type, {"content": text}, None, meta)
     future = controller.expect_reply(item.id, on_delta)
     try:
-        await mailbox.insert(item)
+        await mailbox.insert_result(item)
     except BaseException:
         controller.forget_reply(item.id)
         raise

@@ -29,6 +29,7 @@ from attn.store.base import Store
 from attn.store.memory import MemoryStore
 from attn.time import Timekeeper
 from attn.tools import Toolset
+from attn.tree import Tree
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -68,6 +69,8 @@ class Runtime:
         self.time = Timekeeper(self, self.clock, self.store, self.bus, time, hosting=host)
         #: Channels between the hosted agents (000 §11): DMs, groups, history, receipts.
         self.channels = Channels(self.store, self.clock, self.bus, self, self.time)
+        #: Spawn trees of retained agents (seed 002): spawn, SendMessage, slots, RESULTs.
+        self.tree = Tree(self.store, self.clock, self.bus, self)
 
     async def __aenter__(self) -> Runtime:
         await self.start()
@@ -241,6 +244,9 @@ class Runtime:
             agent.start()
         # Messages a crash left undelivered to this agent (stored, not yet enqueued).
         await self.channels.redeliver(name)
+        if self.tree.nodes.get(name) is None:
+            # A stored tree rooted here comes back: its children, their unread mail.
+            await self.tree.restore(name)
         return agent
 
     async def remove_agent(self, name: str) -> None:
@@ -253,6 +259,7 @@ class Runtime:
             agent = self.get_agent(name)
             await agent.close()
             self.time.detach(name)
+            self.tree.detach(name)
             del self._agents[name]
         if self.bus.active:
             self.bus.emit(Event(AGENT_REMOVED, name, {"agentId": name}, self.clock.now()))

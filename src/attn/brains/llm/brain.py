@@ -86,7 +86,9 @@ class LLMBrain:
 
     def __init__(self, **options: Any) -> None:
         self.settings = LLMSettings.from_options(options)
+        self._options = dict(options)
         self._client: ModelClient | None = None
+        self._borrowed = False
         self._host: BrainHost | None = None
         #: How failed model turns are retried (at most 4 tries, never past the backstop).
         self.retry = RetryPolicy()
@@ -97,6 +99,19 @@ class LLMBrain:
         brain = cls(**options)
         brain._client = client
         return brain
+
+    def child_brain(self) -> LLMBrain:
+        """A brain for a retained child this brain's agent spawns (seed 002): the same
+        options, and the same model client once one exists."""
+        child = LLMBrain(**self._options)
+        child._client = self._client
+        child._borrowed = self._client is not None  # the parent closes it, not the child
+        child.retry = self.retry
+        return child
+
+    def brain_spec(self) -> JSON:
+        """How to build this brain again (a spawned child after a restart)."""
+        return {"kind": "llm", "options": dict(self._options)}
 
     def bind_agent(self, host: BrainHost) -> None:
         """Think for ``host`` (called by ``Runtime.add_agent``): its identity,
@@ -120,7 +135,7 @@ class LLMBrain:
 
     async def aclose(self) -> None:
         """Close the model client, if one was made."""
-        if self._client is not None:
+        if self._client is not None and not self._borrowed:
             await self._client.aclose()
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
@@ -170,7 +185,11 @@ class _Loop:
         saved = focus.session.get("conversation")
         conversation = repair(saved) if isinstance(saved, list) else []
         if not conversation:
-            conversation = [user(first_message(item, focus.batch, focus.batch_context))]
+            # A retained agent's next turn continues the conversation of its last
+            # one (seed 002); any other item starts a fresh one.
+            history = focus.session.pop("history", None)
+            prior = repair(history) if isinstance(history, list) else []
+            conversation = [*prior, user(first_message(item, focus.batch, focus.batch_context))]
         self.conversation = conversation
         #: The long-term memories shown in the context block, and the length of the
         #: item's text they were searched for (merges make it longer).

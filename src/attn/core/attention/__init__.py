@@ -27,6 +27,8 @@ names shared between them):
 - ``yields``: interrupt decisions about new mail at yield points;
 - ``attempt``: one processing attempt (:class:`Attempt`) and what it asks of
   its controller (:class:`AttemptHost`);
+- ``gate``: the turn gate of a retained agent (:class:`TurnGate`: admission
+  before each turn, and each turn's :class:`Settlement`; seed 002);
 - ``interrupts``: the interfaces of tier 0 (:class:`InterruptRules`, the
   heuristic table by default) and tier 1 (:class:`InterruptClassifier`, the
   seed's interrupt judge, an LLM).
@@ -38,6 +40,7 @@ Spec: 000 §4 (states, decisions, yield points, backstop, stop/pause), §20
 
 from attn.core.attention.attempt import Attempt, AttemptHost, Interrupt
 from attn.core.attention.controller import AttentionController
+from attn.core.attention.gate import Settlement, TurnGate, settlement_of
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.outcomes import strip_marker
 from attn.core.attention.state import ControllerState
@@ -50,5 +53,8 @@ __all__ = [
     "Interrupt",
     "InterruptClassifier",
     "InterruptRules",
+    "Settlement",
+    "TurnGate",
+    "settlement_of",
     "strip_marker",
 ]

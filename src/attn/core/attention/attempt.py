@@ -82,6 +82,7 @@ class Attempt:
         "backstop",
         "backstop_at",
         "batch_context",
+        "called",
         "cancel_request",
         "cancelled",
         "clock",
@@ -100,6 +101,7 @@ class Attempt:
         "merged_ids",
         "partial",
         "quiet",
+        "reply",
         "resumed",
         "siblings",
         "stopper",
@@ -167,6 +169,10 @@ class Attempt:
         self.stream_closed = False
         self.stream_listener: StreamListener | None = None
         self.turns = LoopTurns()
+        #: True once the brain was called (an informational item never is).
+        self.called = False
+        #: The final reply's text, once the attempt completed with one.
+        self.reply: str | None = None
 
     def add_log(self, type: str, content: str, metadata: dict[str, Any]) -> None:
         """Buffer one activity log line; its ``seq`` continues the activity's sequence.

@@ -20,6 +20,7 @@ from attn.clock import Clock
 from attn.config import AgentConfig
 from attn.core.attention import loop, outcomes, writes, yields
 from attn.core.attention.attempt import Attempt, Interrupt
+from attn.core.attention.gate import TurnGate
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.state import ControllerState, emit, focus_id, focus_item
 from attn.core.deliberation import Deliberator
@@ -172,6 +173,19 @@ class AttentionController:
     def resume(self) -> None:
         """Undo :meth:`stop` with ``pause=True``."""
         self.start()
+
+    @property
+    def gate(self) -> TurnGate | None:
+        """The turn gate of a retained agent (seed 002), or None: every item is served."""
+        return self._s.gate
+
+    @gate.setter
+    def gate(self, gate: TurnGate | None) -> None:
+        self._s.gate = gate
+
+    def wake(self) -> None:
+        """Start a drain if the loop runs and none is running (a gate offered a slot)."""
+        loop.kick(self._s)
 
     def cancel_processing(self, reason: str, *, hard: bool = False) -> str | None:
         """Ask the current work to stop for good (a person's cancel).

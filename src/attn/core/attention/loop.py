@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from attn.core.attention.attempt import Attempt, Interrupt
+from attn.core.attention.gate import TurnGate, settlement_of
 from attn.core.attention.merging import merge_candidates, merge_queued
 from attn.core.attention.outcomes import Batch, complete, finish, report_incomplete, resolve
 from attn.core.attention.preempted import held_back, note_preempted, switch_target
@@ -48,6 +49,8 @@ log = logging.getLogger("attn.attention")
 
 
 def on_new_item(s: ControllerState, item: MailboxItem) -> None:
+    if s.gate is not None:
+        s.gate.arrived(item)
     attempt = s.attempt
     if attempt is not None:
         s.arrivals.append(item)
@@ -81,8 +84,15 @@ def _drain_done(s: ControllerState, task: asyncio.Task[None]) -> None:
 async def _drain(s: ControllerState) -> None:
     mailbox = s.mailbox
     batch = Batch()
+    gate = s.gate
+    admitted = False
     try:
         while s.running and not s.paused:
+            if gate is not None and not admitted:
+                # A retained agent: one turn per drain, for waking mail and a slot.
+                if not gate.admit():
+                    break
+                admitted = True
             if mailbox.deferred_count:
                 # 000 §22, CORE-72: due items go back at the top of every
                 # cycle, to their own priority and place, not only when idle.
@@ -104,15 +114,33 @@ async def _drain(s: ControllerState) -> None:
             selection = await s.triage.select(item, batch.ops, chosen=switched is not None)
             if selection is not None:
                 batch = await _process(s, selection, batch)
+                if gate is not None:
+                    admitted = False
+                    _settle_turn(gate, batch, selection.item)
+                    break
+        if admitted and gate is not None:
+            admitted = False
+            gate.release()
         submit(s, batch)
         await settle_writes(s, 0)
     finally:
+        if admitted and gate is not None:  # the start failed: the slot goes back
+            gate.release()
         s.task = None
         s.attempt = None
         set_state(s, AttentionState.IDLE)
         arm_timer(s)
     if mailbox.depth:
         kick(s)
+
+
+def _settle_turn(gate: TurnGate, batch: Batch, item: MailboxItem) -> None:
+    """Hand the ended turn to the gate; its writes join the terminal transaction."""
+    settlement = settlement_of(batch.attempt, item)
+    gate.settle(settlement)
+    batch.ops.extend(settlement.ops)
+    batch.staged.extend(settlement.staged)
+    batch.after.extend(settlement.after)
 
 
 async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Batch:
@@ -168,6 +196,7 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
         done = Batch(ops)
         complete(s, done, attempt, None, reason="informational: completed without a model call")
         done.after[:0] = batch.after
+        done.staged[:0] = batch.staged
         return done
     if attempt.activity_id is None:
         # 000 §6.3: a comment the brain handles as its own item (not injected
@@ -223,6 +252,7 @@ async def _run(
 ) -> tuple[Any, BaseException | None]:
     if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
         return None, None
+    attempt.called = True
     loop = asyncio.get_running_loop()
     attempt.waiter = loop.create_future()
     task = loop.create_task(

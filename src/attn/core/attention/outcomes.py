@@ -37,6 +37,10 @@ class Batch:
 
     ops: list[WriteOp] = field(default_factory=list)
     after: list[Callable[[], None]] = field(default_factory=list)
+    #: Ops whose result a callback wants once committed (a gate's staged RESULT).
+    staged: list[tuple[WriteOp, Callable[[Any], None]]] = field(default_factory=list)
+    #: The attempt whose outcome this batch holds (the last one, in a drain).
+    attempt: Attempt | None = None
 
 
 def strip_marker(text: str) -> tuple[str, bool]:
@@ -56,7 +60,7 @@ def finish(
     attempt.live = False
     s.attempt = None
     item = attempt.item
-    batch = Batch()
+    batch = Batch(attempt=attempt)
     interrupt = attempt.interrupt
     final = attempt.final
     if interrupt is Interrupt.TIMEOUT:
@@ -187,6 +191,8 @@ def complete(
         batch.after.append(lambda: report_incomplete(s, item, incomplete))
     ids = [item.id, *attempt.merged_ids, *(i.id for i in attempt.siblings)]
     answer = reply if reply is not None else Reply("", item.id)
+    attempt.reply = answer.text
+    batch.attempt = attempt
     batch.after.append(lambda: resolve(s, ids, reply=answer))
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from attn.clock import Clock, TimerHandle
 from attn.config import AgentConfig
 from attn.core.attention.attempt import Attempt, AttemptHost
+from attn.core.attention.gate import TurnGate
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.events import FOCUS_CHANGED, STATE_CHANGED, Event, EventBus
 from attn.core.focus import Brain, Reply
@@ -85,6 +86,8 @@ class ControllerState:
     timer: TimerHandle | None = None
     pending: deque[asyncio.Future[Any]] = field(default_factory=deque)
     announced_focus: str | None = None
+    #: A retained agent's turn gate (seed 002); None: every queued item is served.
+    gate: TurnGate | None = None
 
 
 def focus_item(s: ControllerState) -> MailboxItem | None:

@@ -46,6 +46,8 @@ def submit(s: ControllerState, batch: Batch, *, awaited: bool = False) -> None:
         else s.mailbox.submit(batch.ops)
     )
     after = batch.after
+    if batch.staged:
+        after = [_results_to(future, batch.ops, batch.staged), *after]
     future.add_done_callback(lambda f: _committed(s, f, after))
     s.pending.append(future)
 
@@ -61,6 +63,24 @@ def _committed(
         )
     for callback in after:
         callback()
+
+
+def _results_to(
+    future: asyncio.Future[Any],
+    ops: list[WriteOp],
+    staged: list[tuple[WriteOp, Callable[[Any], None]]],
+) -> Callable[[], None]:
+    """A callback handing each staged op its result once ``future`` committed."""
+
+    def hand_over() -> None:
+        if future.cancelled() or future.exception() is not None:
+            return
+        results = future.result()
+        for op, callback in staged:
+            index = next(i for i, candidate in enumerate(ops) if candidate is op)
+            callback(results[index])
+
+    return hand_over
 
 
 async def settle_writes(s: ControllerState, keep: int) -> None:

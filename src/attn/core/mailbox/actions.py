@@ -123,6 +123,22 @@ class Actions:
         await transitions.commit(ops)
         return item
 
+    async def take(self, item_id: str, reason: str) -> MailboxItem:
+        """Complete a queued item outside a turn: its record was read another way
+        (a RESULT taken by a waiting call or an explicit fetch, seed 002).
+
+        Raises:
+            ItemNotFound: the item is not queued (or deferred) here.
+        """
+        item = self._require(item_id)
+        self._queue.remove(item)
+        self._deferred.discard(item)
+        transitions = self._transitions
+        ops = transitions.complete_ops(item, reason)
+        ops.append(transitions.decision_op(item, DecisionType.COMPLETE, reason))
+        await transitions.commit(ops)
+        return item
+
     async def drop(self, item_id: str, *, reason: str = "", by_agent: bool = False) -> MailboxItem:
         """Drop a queued or deferred item for good.
 

@@ -31,7 +31,11 @@ from attn.errors import InvalidInput, MailboxFull, PayloadTooLarge
 from attn.ids import new_id
 from attn.jsontext import dumps
 from attn.limits import check_id, check_json, check_unicode
-from attn.models import ItemStatus, MailboxItem
+from attn.models import EXECUTION_TYPE, RESULT_TYPE, ItemStatus, MailboxItem
+
+#: Types a full mailbox still takes: a person's chat, and the records that settle
+#: work the agent started (a child's RESULT and EXECUTION records, seed 002).
+_NEVER_FULL = frozenset({"human_chat", RESULT_TYPE, EXECUTION_TYPE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +119,8 @@ def build_item(
         InvalidInput: payload or metadata is not a JSON object, required text
             (``payload["content"]``) is missing or blank, or the key is malformed.
         PayloadTooLarge: the encoded payload and metadata exceed the limit.
-        MailboxFull: the queue holds ``max_queued`` items (never for human chat).
+        MailboxFull: the queue holds ``max_queued`` items (never for human chat,
+            a RESULT or an EXECUTION record).
     """
     spec = registry.get_type(source_type)
     if not isinstance(payload, dict):
@@ -155,7 +160,7 @@ def build_item(
             f"payload and metadata take {size} bytes; the limit is {config.max_payload_bytes} bytes"
         )
     if (
-        spec.name != "human_chat"
+        spec.name not in _NEVER_FULL
         and len(queue) + reserved >= config.max_queued
         and (
             queue.merge_target(spec.name, payload, idempotency_key) is None

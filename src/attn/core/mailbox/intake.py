@@ -199,6 +199,36 @@ class Intake:
         await self._supersede_older(item, older)
         return Enqueued(item)
 
+    def stage(self, item: MailboxItem) -> InsertItem:
+        """The insert op of an item made by :meth:`build_item`, for another agent's
+        transaction (a RESULT commits with its child's terminal transition).
+
+        Nothing is merged or superseded; once the op committed, hand its result
+        to :meth:`adopt`.
+        """
+        cached = self._encoded
+        encoded = cached[1] if cached is not None and cached[0] == item.id else None
+        self._encoded = None
+        return InsertItem(item, encoded)
+
+    def adopt(self, result: tuple[MailboxItem, bool], item: MailboxItem) -> bool:
+        r"""Queue a committed :meth:`stage`\ d ``item``; ``result`` is its op's result.
+
+        Returns False (nothing queued) for a repeated idempotency key or a closed mailbox.
+        """
+        stored, created = result
+        if not created or self.closed:
+            return False
+        item.seq = stored.seq
+        self.last_arrival_at = self._clock.monotonic()
+        self._transitions.counters["enqueued"] += 1
+        self._queue.push(item)
+        if self._bus.active:
+            self._transitions.emit(NEW_ITEM, {"item": item.to_dict()})
+        if self.on_new_item is not None:
+            self.on_new_item(item)
+        return True
+
     async def record_dropped(self, item: MailboxItem, reason: str, dropped_at: datetime) -> None:
         """Store ``item`` (from :meth:`build_item`) as dropped, with its drop decision.
 

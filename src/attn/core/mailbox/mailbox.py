@@ -33,7 +33,7 @@ from attn.core.mailbox.transitions import Transitions
 from attn.core.registry import TypeRegistry
 from attn.errors import MailboxFull
 from attn.models import ItemStatus, MailboxItem
-from attn.store.base import Store, WriteOp
+from attn.store.base import InsertItem, Store, WriteOp
 from attn.types import JSON
 
 
@@ -240,13 +240,6 @@ class Mailbox:
             raise
         return await self._intake.insert(item)
 
-    async def insert(self, item: MailboxItem) -> MailboxItem:
-        """Store and queue an item made by :meth:`build_item`; return it after commit.
-
-        The item of :meth:`insert_result`.
-        """
-        return (await self._intake.insert(item)).item
-
     async def insert_result(self, item: MailboxItem) -> Enqueued:
         """Store and queue an item made by :meth:`build_item`; answer after commit.
 
@@ -265,27 +258,30 @@ class Mailbox:
         idempotency_key: object = None,
         dropped_at: datetime | None = None,
     ) -> MailboxItem:
-        """Store an item that is never queued: dropped at once, with its drop decision.
+        """Store an item that is never queued: dropped at once (``reason``, at
+        ``dropped_at`` or now), with its drop decision, in one transaction.
 
-        For stimuli that are recorded but not worth attention (a missed wakeup,
-        000 §11.3, TIME-06). The item and the decision commit in one transaction.
-
-        Args:
-            source_type, payload, metadata, idempotency_key: as for :meth:`enqueue`.
-            reason: why it was dropped (the item's ``reason`` and the decision's).
-            dropped_at: the item's ``completed_at`` (UTC); None: now.
-
-        Returns:
-            The item as stored (status dropped).
-
-        Raises:
-            What :meth:`build_item` raises, and :class:`~attn.errors.StoreError`
-            if the write fails.
+        For stimuli recorded but not worth attention (a missed wakeup, 000
+        §11.3, TIME-06). Arguments as for :meth:`enqueue`; returns the item as
+        stored. Raises what :meth:`build_item` raises, and StoreError.
         """
         item = self.build_item(source_type, payload, None, metadata, idempotency_key)
         at = dropped_at if dropped_at is not None else self._clock.now()
         await self._intake.record_dropped(item, reason, at)
         return item
+
+    def stage(self, item: MailboxItem) -> InsertItem:
+        """The insert op of a :meth:`build_item` item, to commit in another
+        agent's transaction; queue it with :meth:`adopt` once committed."""
+        return self._intake.stage(item)
+
+    def adopt(self, result: tuple[MailboxItem, bool], item: MailboxItem) -> bool:
+        """Queue a committed staged ``item`` (False: a repeated key, or closed)."""
+        return self._intake.adopt(result, item)
+
+    async def take(self, item_id: str, reason: str) -> MailboxItem:
+        """Complete a queued item read outside a turn (ItemNotFound if not queued)."""
+        return await self._actions.take(item_id, reason)
 
     def restore(self, items: Iterable[MailboxItem]) -> None:
         """Load stored queued and deferred items into memory (after recovery)."""
