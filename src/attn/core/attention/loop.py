@@ -63,12 +63,15 @@ def on_new_item(s: ControllerState, item: MailboxItem) -> None:
     # Between two focuses: the next focus is offered it through the
     # mailbox's conversation index (see merging.py).
     s.triage.on_arrival(item)
-    if s.task is None:
-        kick(s)
+    kick(s)
 
 
 def kick(s: ControllerState) -> None:
-    if s.running and not s.paused and s.task is None:
+    if s.task is not None:
+        s.rekick = True  # the running drain may have passed its admission already
+        return
+    if s.running and not s.paused:
+        s.rekick = False
         cancel_timer(s)
         s.task = asyncio.get_running_loop().create_task(
             _drain(s), name=f"attn:{s.agent_id}:attention"
@@ -85,12 +88,13 @@ async def _drain(s: ControllerState) -> None:
     mailbox = s.mailbox
     batch = Batch()
     gate = s.gate
-    admitted = False
+    admitted = refused = False
     try:
         while s.running and not s.paused:
             if gate is not None and not admitted:
                 # A retained agent: one turn per drain, for waking mail and a slot.
                 if not gate.admit():
+                    refused = True
                     break
                 admitted = True
             if mailbox.deferred_count:
@@ -130,7 +134,10 @@ async def _drain(s: ControllerState) -> None:
         s.attempt = None
         set_state(s, AttentionState.IDLE)
         arm_timer(s)
-    if mailbox.depth:
+    # A gate that refused this drain is asked again only after a wake since
+    # (new mail, a slot offered): queued mail that wakes nobody (self-mail,
+    # EXECUTION records, restored mail, a wait for a slot) must not spin the loop.
+    if mailbox.depth and (not refused or s.rekick):
         kick(s)
 
 
