@@ -97,6 +97,7 @@ async def _mail(column: str, args: argparse.Namespace, folder: Path, run: int) -
                 wake_samples=args.wake_samples,
                 handover_samples=args.handover_samples,
                 rng=random.Random(args.seed + run),
+                idle_s=args.idle_s,
             )
         finally:
             await side.close()
@@ -116,6 +117,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3, help="loop turns + yield points a turn")
     parser.add_argument("--wake-samples", type=int)
     parser.add_argument("--handover-samples", type=int)
+    parser.add_argument("--idle-s", type=float, help="seconds of idle CPU measured")
     parser.add_argument("--big-capacity", type=int, default=256)
     parser.add_argument("--poll-ms", type=float, default=10.0)
     parser.add_argument("--only", choices=("waves", "mail"), help="run one workload")
@@ -127,12 +129,15 @@ def main() -> int:
     args.messages = args.messages or (600 if quick else 20_000)
     args.wake_samples = args.wake_samples or (30 if quick else 300)
     args.handover_samples = args.handover_samples or (10 if quick else 100)
+    args.idle_s = (0.5 if quick else 3.0) if args.idle_s is None else args.idle_s
     if not (1 <= args.runs <= 20 and 6 <= args.agents <= 1_000 and 1 <= args.messages <= 10**6):
         parser.error("runs 1..20, agents 6..1,000, messages 1..1,000,000")
     if not (1 <= args.waves <= 100 and 1 <= args.per_wave <= 50 and 0 <= args.steps <= 1_000):
         parser.error("waves 1..100, per-wave 1..50, steps 0..1,000")
     if not (4 <= args.big_capacity <= 256 and 0.1 <= args.poll_ms <= 10_000):
         parser.error("big-capacity 4..256, poll-ms 0.1..10,000")
+    if not 0 <= args.idle_s <= 600:
+        parser.error("idle-s 0..600")
     if args.store not in ("sqlite", "memory") and not args.store.startswith("postgres"):
         parser.error("--store is sqlite, memory or a postgresql:// URL")
 

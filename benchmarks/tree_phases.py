@@ -13,7 +13,8 @@
   ``messages`` are sent; then two probes on the idle tree: one message at a
   time to an idle child (wake), and, with a small capacity, ``capacity``
   children held busy, one more sent mail (it waits for a slot), and one
-  holder let go (hand-over).
+  holder let go (hand-over); then ``idle_s`` seconds with nothing to do
+  (the CPU that waiting costs).
 * :func:`final_checks`: the counts every contender is held to.
 """
 
@@ -114,6 +115,7 @@ class MailOut:
     probe_handover: list[float] = field(default_factory=list)  # slot offered → start
     probe_handover_full: list[float] = field(default_factory=list)  # holder returned → start
     probe_waited: int = 0  # the waiter's receipt said at capacity
+    idle_cpu: float = 0.0  # CPU seconds per second with nothing to do
     counts: Counts = field(default_factory=Counts)
 
 
@@ -126,6 +128,7 @@ async def mail(
     wake_samples: int,
     handover_samples: int,
     rng: random.Random,
+    idle_s: float = 0.0,
 ) -> MailOut:
     out = MailOut()
     children = tree.children
@@ -165,6 +168,11 @@ async def mail(
     if cap is not None and cap <= MAX_PROBE_CAPACITY:
         for k in range(handover_samples):
             await _handover(side, rec, children, cap, rng, out, k)
+    if idle_s > 0:
+        await side.settle()
+        cpu, began = time.process_time(), time.perf_counter()
+        await asyncio.sleep(idle_s)  # nothing to do: what does waiting cost?
+        out.idle_cpu = (time.process_time() - cpu) / (time.perf_counter() - began)
     out.counts = await final_checks(side, rec, children)
     return out
 

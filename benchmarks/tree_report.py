@@ -108,6 +108,7 @@ def add_mail(figures: Figures, column: str, out: MailOut, run: int) -> None:
     figures.add("load_s", column, out.load_s)
     figures.add("cpu", column, out.cpu_s / out.load_s)
     figures.add("transactions", column, out.transactions)
+    figures.add("idle_cpu", column, out.idle_cpu)
     figures.add("load_started", column, len(out.load_wake))
     add("load_wake", out.load_wake)
     if out.load_handover:
@@ -213,6 +214,7 @@ def mail_rows(args: argparse.Namespace) -> list[Row]:
             "100%",
             _one,
         ),
+        Row("idle_cpu", "nothing to do: CPU of the process / wall", "{:.1%}"),
         *_checks("", "capacity"),
     ]
 
@@ -267,7 +269,7 @@ def print_tables(figures: Figures, args: argparse.Namespace, loads: list[float])
         columns: tuple[str, ...] = ("tree3", "plain")
         table, lost = _table(
             f"A2A-21 waves: {args.waves} waves of {args.per_wave} children over 3 slots, "
-            f"{args.runs} runs ({store})",
+            f"{_runs(args.runs)} ({store})",
             figures,
             wave_rows(args),
             columns,
@@ -279,7 +281,7 @@ def print_tables(figures: Figures, args: argparse.Namespace, loads: list[float])
     if figures.get("msgs_s", "tree3"):
         columns = ("tree3", "treebig", "plain", "poll")
         table, lost = _table(
-            f"Mail between {args.agents} agents of one tree, {args.runs} runs ({store}; "
+            f"Mail between {args.agents} agents of one tree, {_runs(args.runs)} ({store}; "
             f"{args.steps} steps a turn)",
             figures,
             mail_rows(args),
@@ -308,3 +310,7 @@ def print_tables(figures: Figures, args: argparse.Namespace, loads: list[float])
     if missed:
         console.print("MISSED:\n  " + "\n  ".join(missed))
     return missed
+
+
+def _runs(count: int) -> str:
+    return "1 run" if count == 1 else f"{count} runs"
