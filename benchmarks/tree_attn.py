@@ -15,7 +15,9 @@ with a :class:`~tree_work.Recorder` brain, and answer the same questions
   always attentive, no gate, no capacity; mail is an ``agent_mail`` item
   (``agent.enqueue``) and a child mails its result to its parent as an
   ``agent_result`` item as its turn's last step. Its receipt "started" means
-  the recipient was idle with an empty queue when the send began.
+  the recipient was idle with an empty queue when the send began. Its bus
+  has a subscriber too (that does nothing), so both runtimes build their
+  events, as under ``attn serve`` with a UI open.
 """
 
 from __future__ import annotations
@@ -166,8 +168,13 @@ class TreeSide(_RuntimeSide):
 
     def _on_event(self, event: Event) -> None:
         agent = event.agent_id
-        if event.type == TREE_AGENT_STATE and agent in self.slots.reserved:
+        if event.type != TREE_AGENT_STATE or agent is None:
+            return
+        slots = self.slots
+        if agent in slots.reserved:
             self._offered.setdefault(agent, time.perf_counter())
+        elif agent not in slots.holders:
+            self._offered.pop(agent, None)  # the reservation ended without a turn
 
     def _on_start(self, agent: str, at: float) -> None:
         offered = self._offered.pop(agent, None)
@@ -222,6 +229,7 @@ class PlainSide(_RuntimeSide):
         await self.rt.add_agent(ROOT, self.rec.brain(ROOT, counted=False))
         self.agents.append(ROOT)
         self.parent: dict[str, str] = {}
+        self.rt.bus.subscribe(_ignore)  # someone listens, as to the tree's bus
 
     async def add(self, child: str, parent: str, name: str) -> None:
         self.parent[child] = parent
@@ -245,6 +253,10 @@ class PlainSide(_RuntimeSide):
     def idle(self, agent: str) -> bool:
         found = self.rt.get_agent(agent)
         return not found.controller.busy and found.depth == 0
+
+
+def _ignore(event: Event) -> None:
+    return None
 
 
 def _meta(sender: str) -> dict[str, Any]:
