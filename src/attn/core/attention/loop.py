@@ -86,6 +86,7 @@ async def _drain(s: ControllerState) -> None:
     batch = Batch()
     gate = s.gate
     admitted = False
+    again = gate is None  # a gated drain asks again only after a turn it ran
     try:
         while s.running and not s.paused:
             if gate is not None and not admitted:
@@ -116,6 +117,7 @@ async def _drain(s: ControllerState) -> None:
                 batch = await _process(s, selection, batch)
                 if gate is not None:
                     admitted = False
+                    again = True
                     _settle_turn(gate, batch, selection.item)
                     break
         if admitted and gate is not None:
@@ -130,7 +132,7 @@ async def _drain(s: ControllerState) -> None:
         s.attempt = None
         set_state(s, AttentionState.IDLE)
         arm_timer(s)
-    if mailbox.depth:
+    if again and mailbox.depth:
         kick(s)
 
 
