@@ -182,7 +182,7 @@ class Runtime:
             raise InvalidInput(f"brain must be an async callable, got {type(brain).__name__}")
         user_tools = check_user_tools(tools)
         async with self._lifecycle:
-            return await self._add_agent(
+            agent = await self._add_agent(
                 name,
                 brain,
                 config,
@@ -193,6 +193,10 @@ class Runtime:
                 start=start,
                 tools=user_tools,
             )
+        if name not in self.tree.nodes:
+            # A stored tree rooted here comes back: its children, their unread mail (A2A-17).
+            await self.tree.restore(name)
+        return agent
 
     async def _add_agent(
         self,
@@ -244,9 +248,6 @@ class Runtime:
             agent.start()
         # Messages a crash left undelivered to this agent (stored, not yet enqueued).
         await self.channels.redeliver(name)
-        if self.tree.nodes.get(name) is None:
-            # A stored tree rooted here comes back: its children, their unread mail.
-            await self.tree.restore(name)
         return agent
 
     async def remove_agent(self, name: str) -> None:
