@@ -117,10 +117,7 @@ class TreeGate:
             return AgentRunState.STOPPED
         if self.in_turn:
             return AgentRunState.RUNNING
-        slots = self.slots
-        if slots is not None and (
-            self.agent_id in slots.waiting or self.agent_id in slots.reserved
-        ):
+        if self.has_waking():  # waking mail and no turn yet: waits for a slot (or a moment)
             return AgentRunState.WAITING
         return AgentRunState.IDLE
 
