@@ -15,7 +15,7 @@ import pytest
 
 from attn import Runtime
 from attn.config import AgentConfig
-from attn.core.focus import Focus, Reply
+from attn.core.focus import Brain, Focus, Reply
 from attn.models import ItemStatus, MailboxItem
 from attn.store.base import ItemQuery, Store
 from attn.store.memory import MemoryStore
@@ -123,12 +123,13 @@ async def items_of(
     )
 
 
-async def tree_of(rt: Runtime, root: str = "lead", **workers: Worker) -> dict[str, str]:
-    """Host ``root`` (a Worker) and spawn one child per keyword (no task); name → agent id."""
-    if rt.find_agent(root) is None:
-        await rt.add_agent(root, workers.pop("root", Worker()), FAST)
+async def tree_of(rt: Runtime, root_id: str = "lead", **workers: Brain) -> dict[str, str]:
+    """Host ``root_id`` (the ``root`` keyword's brain, else a Worker) and spawn one child
+    per other keyword (no task); name → agent id."""
+    if rt.find_agent(root_id) is None:
+        await rt.add_agent(root_id, workers.pop("root", Worker()), FAST)
     ids: dict[str, str] = {}
     for name, worker in workers.items():
-        node = await rt.tree.spawn(root, name, brain=worker, config=FAST)
+        node = await rt.tree.spawn(root_id, name, brain=worker, config=FAST)
         ids[name] = node.id
     return ids
