@@ -8,6 +8,7 @@ busy on an event, and answers ``"<name> done: <turn number>"``.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -24,6 +25,11 @@ from attn.testing import FakeClock
 
 #: Loop settings for fake-clock tests: no burst window to wait out.
 FAST = AgentConfig(coalesce_window_ms=0)
+
+
+def _plain(text: str) -> str:
+    """``text`` without the ``[mail from <path>]`` headers of MAIL records."""
+    return re.sub(r"\[mail from [^\]]*\]\n", "", text)
 
 
 class Worker:
@@ -48,7 +54,7 @@ class Worker:
         self.read_only: list[bool] = []
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
-        seen = [item.content]
+        seen = [_plain(item.content)]
         self.turns.append(seen)
         self.read_only.append(bool(focus.session.get("readOnly")))
         self.started.set()
@@ -57,7 +63,7 @@ class Worker:
         for _ in range(self.boundaries):
             decision = await focus.yield_point()
             if decision.merged:
-                seen.append(decision.merged_text)
+                seen.append(_plain(decision.merged_text))
             if decision.stop:
                 return None
             if focus.cancelled:

@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
 from attn import Runtime
 from attn.core.focus import Focus, Reply
 from attn.errors import AgentExists, InvalidInput, UnknownAgent
 from attn.models import RESULT_PREVIEW_CHARS, RESULT_TYPE, ItemStatus, MailboxItem
 from attn.testing import eventually
-from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
 
 async def test_a2a_14_every_settled_child_turn_sends_one_result_to_its_spawn_parent(
@@ -129,7 +129,9 @@ async def test_a2a_20_spawning_returns_the_canonical_path_and_bad_input_changes_
             await rt.tree.send("lead", "/root/ada", text)
 
     assert (sorted(rt.tree.nodes), len(await rt.store.find_tree_agents("lead"))) == before
-    assert [m.content for m in await items_of(rt, node.id, "agent_mail")] == ["start here"]
+    assert [m.content for m in await items_of(rt, node.id, "agent_mail")] == [
+        "[mail from /root]\nstart here"
+    ]
 
 
 async def test_a2a_22_a_result_taken_by_a_waiting_call_never_wakes_the_parent(
@@ -199,7 +201,7 @@ async def test_a2a_22_one_settled_child_turn_causes_at_most_one_parent_turn(
 ) -> None:
     root = Worker()
     root.hold = asyncio.Event()
-    ids = await tree_of(rt, root=root, ada=Worker(), ben=Worker())
+    await tree_of(rt, root=root, ada=Worker(), ben=Worker())
     await rt.tree.send("user", "lead", "keep the root busy")
     await eventually(lambda: root.started.is_set())
     await rt.tree.send("lead", "/root/ada", "one")
