@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
-
 from attn import Runtime
 from attn.models import RESULT_TYPE, AgentRunState, DeliveryOutcome
 from attn.testing import eventually
+from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
 
 async def test_a2a_12_at_capacity_mail_is_queued_with_a_wake_mark_and_starts_when_a_slot_frees(

@@ -7,13 +7,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
 from attn import Runtime
 from attn.core.focus import Focus, Reply
 from attn.errors import AgentExists, InvalidInput, UnknownAgent
 from attn.models import RESULT_PREVIEW_CHARS, RESULT_TYPE, ItemStatus, MailboxItem
 from attn.testing import eventually
+from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
 
 async def test_a2a_14_every_settled_child_turn_sends_one_result_to_its_spawn_parent(

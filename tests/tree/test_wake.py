@@ -8,12 +8,12 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
 from attn import Runtime
 from attn.models import MAIL_TYPE, DeliveryOutcome, ItemStatus
 from attn.store.base import Store
 from attn.testing import FakeClock, eventually
+from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
 
 async def test_a2a_10_mail_to_an_idle_agent_starts_its_turn_with_unread_mail_first(
