@@ -143,3 +143,35 @@ async def test_a2a_21_a_slot_is_freed_by_every_terminal_transition(rt: Runtime) 
     assert rt.tree.slots["lead"].holders == {}
     outcomes = [r.extra("outcome") for r in await items_of(rt, "lead", RESULT_TYPE)]
     assert outcomes == ["errored", "interrupted", "completed"]
+
+
+async def test_a2a_21_removing_a_child_mid_turn_frees_its_slot_and_reports_the_interruption(
+    rt: Runtime,
+) -> None:
+    busy, next_one = Worker(), Worker()
+    busy.hold = asyncio.Event()
+    ids = await tree_of(rt, busy=busy, next_one=next_one)
+    await rt.tree.make_root("lead", capacity=1)
+    await rt.tree.send("lead", "/root/busy", "long work")
+    await eventually(lambda: busy.started.is_set())
+    queued = await rt.tree.send("lead", "/root/next_one", "after it")
+    assert queued.outcome == DeliveryOutcome.QUEUED
+
+    assert await rt.tree.remove(ids["busy"]) == [ids["busy"]]
+    await settled(rt)
+
+    assert rt.find_agent(ids["busy"]) is None and ids["busy"] not in rt.tree.nodes
+    assert next_one.turns == [["after it"]]  # the freed slot went to the waiting agent
+    assert rt.tree.slots["lead"].holders == {}
+    stored = {n.id: n.state for n in await rt.store.find_tree_agents("lead")}
+    assert stored[ids["busy"]] == "removed"
+    outcomes = [r.extra("outcome") for r in await items_of(rt, "lead", RESULT_TYPE)]
+    assert outcomes[0] == "interrupted"
+
+
+async def test_removing_the_root_agent_removes_its_children(rt: Runtime) -> None:
+    ids = await tree_of(rt, ada=Worker(), ben=Worker())
+    await rt.remove_agent("lead")
+    assert rt.agents == [] and rt.tree.nodes == {}
+    states = {n.id: n.state for n in await rt.store.find_tree_agents("lead")}
+    assert states[ids["ada"]] == states[ids["ben"]] == "removed"

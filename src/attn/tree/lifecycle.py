@@ -50,11 +50,8 @@ async def remove(tree: Tree, agent_id: str) -> list[str]:
     removed: list[str] = []
     for child in tree.children(node.id):
         removed += await remove(tree, child.id)
-    gate = tree.gates.pop(node.id)
-    if gate.slots is not None:
-        gate.slots.forget(node.id)
-    await tree.host.remove_agent(node.id)
-    del tree.nodes[node.id]
+    await tree.host.remove_agent(node.id)  # its turn, if any, settles; the runtime detaches it
+    tree.detach(node.id)
     await tree.store.write([PutTreeAgent(dataclasses.replace(node, state=TreeAgentState.REMOVED))])
     events.removed(tree, node)
     return [*removed, node.id]

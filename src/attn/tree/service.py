@@ -371,7 +371,10 @@ class Tree:
         gate = self.gates.pop(agent_id, None)
         if gate is not None and gate.slots is not None:
             gate.slots.forget(agent_id)
+            gate.slots.give_back(agent_id)  # a slot it still held (or was reserved) is offered
         self.nodes.pop(agent_id, None)
+        self.plan.discard(agent_id)
+        self.histories.forget(agent_id)
 
     # ------------------------------------------------------------ helpers
 
