@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from attn import Runtime
+from attn.config import AgentConfig
 from attn.models import MAIL_TYPE, DeliveryOutcome, ItemStatus
 from attn.store.base import Store
 from attn.testing import FakeClock, eventually
@@ -209,3 +210,28 @@ async def test_a2a_17_an_explicit_start_delivers_restored_mail(
         assert await rt.tree.start(node.id) == 1
         await settled(rt)
         assert ada.turns == [["kept"]]
+
+
+async def test_a2a_17_on_mail_and_always_agents_coexist_across_a_restart(
+    backend: str, make_store: Callable[[], Store], clock: FakeClock
+) -> None:
+    if backend == "memory":
+        pytest.skip("the memory store keeps nothing across a restart")
+    on_mail = AgentConfig(coalesce_window_ms=0, wake="on_mail")
+    async with Runtime(make_store(), clock=clock) as rt:
+        for name, config in (("retained", on_mail), ("attentive", FAST)):
+            agent = await rt.add_agent(name, Worker(), config)
+            await agent.stop()
+            await agent.enqueue("agent_mail", {"content": "left for later"})
+
+    retained, attentive = Worker(), Worker()
+    async with Runtime(make_store(), clock=clock) as rt:
+        await rt.add_agent("retained", retained, on_mail)
+        await rt.add_agent("attentive", attentive, FAST)
+        await settled(rt)
+        assert retained.turns == []  # on_mail: restored mail waits (seed 002)
+        assert attentive.turns == [["left for later"]]  # always: served on start (seed 000)
+        assert rt.tree.nodes["retained"].path == "/root"
+        await rt.tree.send("user", "retained", "live mail")
+        await settled(rt)
+        assert len(retained.turns) == 1

@@ -193,7 +193,8 @@ class Runtime:
                 start=start,
                 tools=user_tools,
             )
-        if name not in self.tree.nodes:
+        node = self.tree.nodes.get(name)
+        if node is not None and node.is_root:
             # A stored tree rooted here comes back: its children, their unread mail (A2A-17).
             await self.tree.restore(name)
         return agent
@@ -239,8 +240,12 @@ class Runtime:
             await agent._open()
             await self.time.attach(agent)
             agent.wrap_brain(lambda inner: AnswerBrain(inner, self.channels, name))
+            # A stored tree root, or an on_mail agent, gets its turn gate before its
+            # loop starts: restored mail must not start a turn by itself (A2A-17).
+            await self.tree.attach(name)
         except BaseException:
             del self._agents[name]
+            self.tree.detach(name)
             raise
         if self.bus.active:
             self.bus.emit(Event(AGENT_CREATED, name, {"agentId": name}, self.clock.now()))
