@@ -137,8 +137,10 @@ class Tree:
         agent in no tree becomes the root of its own (called before its loop starts)."""
         node = await self.store.get_tree_agent(agent_id)
         if node is not None and node.state != TreeAgentState.REMOVED:
-            if node.is_root:
-                await self.make_root(agent_id, capacity=node.capacity)
+            if node.is_root:  # the agent's configured capacity wins over the stored one
+                config = getattr(self.hosted(agent_id), "config", None)
+                capacity = config.capacity if isinstance(config, AgentConfig) else node.capacity
+                await self.make_root(agent_id, capacity=capacity)
             return  # a child is installed by whoever hosts it (spawn, restore)
         agent = self.hosted(agent_id)
         if getattr(agent, "config", AgentConfig()).wake == WakePolicy.ON_MAIL:
