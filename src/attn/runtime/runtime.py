@@ -182,7 +182,7 @@ class Runtime:
             raise InvalidInput(f"brain must be an async callable, got {type(brain).__name__}")
         user_tools = check_user_tools(tools)
         async with self._lifecycle:
-            return await self._add_agent(
+            agent = await self._add_agent(
                 name,
                 brain,
                 config,
@@ -193,6 +193,11 @@ class Runtime:
                 start=start,
                 tools=user_tools,
             )
+        node = self.tree.nodes.get(name)
+        if node is not None and node.is_root:
+            # A stored tree rooted here comes back: its children, their unread mail (A2A-17).
+            await self.tree.restore(name)
+        return agent
 
     async def _add_agent(
         self,
@@ -235,8 +240,12 @@ class Runtime:
             await agent._open()
             await self.time.attach(agent)
             agent.wrap_brain(lambda inner: AnswerBrain(inner, self.channels, name))
+            # A stored tree root, or an on_mail agent, gets its turn gate before its
+            # loop starts: restored mail must not start a turn by itself (A2A-17).
+            await self.tree.attach(name)
         except BaseException:
             del self._agents[name]
+            self.tree.detach(name)
             raise
         if self.bus.active:
             self.bus.emit(Event(AGENT_CREATED, name, {"agentId": name}, self.clock.now()))
@@ -244,17 +253,18 @@ class Runtime:
             agent.start()
         # Messages a crash left undelivered to this agent (stored, not yet enqueued).
         await self.channels.redeliver(name)
-        if self.tree.nodes.get(name) is None:
-            # A stored tree rooted here comes back: its children, their unread mail.
-            await self.tree.restore(name)
         return agent
 
     async def remove_agent(self, name: str) -> None:
         """Stop an agent and stop hosting it; its stored items stay.
 
+        A node of a spawn tree takes its children with it (``runtime.tree.remove``).
+
         Raises:
             UnknownAgent: no such agent.
         """
+        for child in self.tree.children(name) if isinstance(name, str) else ():
+            await self.tree.remove(child.id)
         async with self._lifecycle:
             agent = self.get_agent(name)
             await agent.close()

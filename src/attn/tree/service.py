@@ -25,7 +25,6 @@ from attn.core.focus import Brain
 from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
 from attn.limits import check_text
 from attn.models import (
-    DEFAULT_CAPACITY,
     ROOT_PATH,
     Delivery,
     MailboxItem,
@@ -33,10 +32,10 @@ from attn.models import (
     TreeAgentState,
     WakePolicy,
 )
-from attn.models.tree import MAX_CAPACITY, MAX_TREE_AGENTS
+from attn.models.tree import MAX_TREE_AGENTS
 from attn.store.base import PutTreeAgent, Store
 from attn.tree import events, lifecycle, mail, paths
-from attn.tree.brains import brain_from_spec, child_brain, spec_of
+from attn.tree.brains import brain_from_spec, build_spec, child_brain, spec_of
 from attn.tree.capacity import Slots
 from attn.tree.gate import TreeGate
 from attn.tree.history import Histories, RetainedBrain
@@ -132,43 +131,21 @@ class Tree:
             UnknownAgent: the agent is not hosted. InvalidInput: a bad capacity,
             or the agent is a child in another tree.
         """
-        agent = self._hosted(agent_id)
-        if capacity is not None and (
-            not isinstance(capacity, int)
-            or isinstance(capacity, bool)
-            or not 1 <= capacity <= MAX_CAPACITY
-        ):
-            raise InvalidInput(
-                f"capacity must be an integer in 1..{MAX_CAPACITY}, got {shown(capacity)}"
-            )
-        known = self.nodes.get(agent_id) or await self.store.get_tree_agent(agent_id)
-        if known is not None and not known.is_root and known.state != TreeAgentState.REMOVED:
-            raise InvalidInput(
-                f"{agent_id!r} is {known.path} in tree {known.tree_id!r}, not a root"
-            )
-        node = TreeAgent(
-            id=agent_id,
-            tree_id=agent_id,
-            path=ROOT_PATH,
-            parent_id=None,
-            created_at=known.created_at if known and known.is_root else self.clock.now(),
-            description=agent.description if hasattr(agent, "description") else "",
-            capacity=capacity or (known.capacity if known and known.capacity else DEFAULT_CAPACITY),
-        )
-        await self.store.write([PutTreeAgent(node)])
-        self.nodes[agent_id] = node
-        slots = self.slots.get(agent_id)
-        if slots is None:
-            self.slots[agent_id] = Slots(agent_id, node.capacity or DEFAULT_CAPACITY)
-        else:
-            slots.capacity = node.capacity or DEFAULT_CAPACITY
-            slots.offer()
-        if agent_id not in self.gates:
-            policy = wake or WakePolicy(getattr(agent, "config", AgentConfig()).wake)
-            self._install(agent, node, None, policy)
-        if known is None or not known.is_root:
-            events.spawned(self, node)
-        return node
+        return await lifecycle.make_root(self, agent_id, capacity, wake)
+
+    async def attach(self, agent_id: str) -> None:
+        """A newly hosted agent: a stored root gets its gate again, and an ``on_mail``
+        agent in no tree becomes the root of its own (called before its loop starts)."""
+        node = await self.store.get_tree_agent(agent_id)
+        if node is not None and node.state != TreeAgentState.REMOVED:
+            if node.is_root:  # the agent's configured capacity wins over the stored one
+                config = getattr(self.hosted(agent_id), "config", None)
+                capacity = config.capacity if isinstance(config, AgentConfig) else node.capacity
+                await self.make_root(agent_id, capacity=capacity)
+            return  # a child is installed by whoever hosts it (spawn, restore)
+        agent = self.hosted(agent_id)
+        if getattr(agent, "config", AgentConfig()).wake == WakePolicy.ON_MAIL:
+            await self.make_root(agent_id)
 
     # ------------------------------------------------------------ children
 
@@ -179,6 +156,7 @@ class Tree:
         task: str | None = None,
         *,
         brain: Brain | None = None,
+        brain_spec: dict[str, Any] | None = None,
         description: str = "",
         config: AgentConfig | None = None,
         tools: Iterable[Any] = (),
@@ -196,6 +174,9 @@ class Tree:
             task: the initial task, plain nonempty text (at most 100,000 characters).
             brain: the child's brain; None: a brain like its parent's
                 (the parent's brain must offer ``child_brain()``).
+            brain_spec: instead of ``brain``, how to build it (``{"kind": "echo",
+                "options": {...}}``, as in ``attn.toml``); stored, so a restart
+                builds it again.
             description: its role, at most 2,000 characters.
             config: its mailbox and loop settings (``wake`` and ``max_attempts``
                 are set to ``on_mail`` and 1).
@@ -208,24 +189,29 @@ class Tree:
         """
         parent_node = self.nodes.get(parent) if isinstance(parent, str) else None
         if parent_node is None:
-            parent_node = await self.make_root(parent)
-        path = paths.child_path(parent_node.path, paths.check_name(name))
-        agent_id = paths.agent_id_for(parent_node.tree_id, path)
+            self.hosted(parent)  # UnknownAgent; it becomes a root once the rest is checked
+        parent_path, tree_id = (
+            (parent_node.path, parent_node.tree_id) if parent_node else (ROOT_PATH, parent)
+        )
+        path = paths.child_path(parent_path, paths.check_name(name))
+        agent_id = paths.agent_id_for(tree_id, path)
         description = check_text(
             description, "description", max_len=MAX_DESCRIPTION_CHARS, blank_ok=True
         )
         if task is not None:
             mail.check_mail_text(task, "task")
         if self.host.find_agent(agent_id) is not None or agent_id in self.nodes:
-            raise AgentExists(
-                f"{path} already exists in tree {parent_node.tree_id!r} (agent {agent_id!r})"
-            )
-        if len(self.tree_of(parent_node.tree_id)) >= MAX_TREE_AGENTS:
-            raise InvalidInput(
-                f"tree {parent_node.tree_id!r} holds {MAX_TREE_AGENTS} agents already"
-            )
-        if brain is None:
-            brain = child_brain(self._hosted(parent))
+            raise AgentExists(f"{path} already exists in tree {tree_id!r} (agent {agent_id!r})")
+        if len(self.tree_of(tree_id)) >= MAX_TREE_AGENTS:
+            raise InvalidInput(f"tree {tree_id!r} holds {MAX_TREE_AGENTS} agents already")
+        if config is not None and not isinstance(config, AgentConfig):
+            raise InvalidInput(f"config must be an AgentConfig, got {type(config).__name__}")
+        if brain is None and brain_spec is not None:
+            brain = build_spec(brain_spec)
+        elif brain is None:
+            brain = child_brain(self.hosted(parent))
+        if parent_node is None:
+            parent_node = await self.make_root(parent)
         node = TreeAgent(
             id=agent_id,
             tree_id=parent_node.tree_id,
@@ -233,7 +219,7 @@ class Tree:
             parent_id=parent_node.id,
             created_at=self.clock.now(),
             description=description,
-            brain=spec_of(brain),
+            brain=brain_spec if brain_spec is not None else spec_of(brain),
         )
         await self.store.write([PutTreeAgent(node)])
         try:
@@ -256,14 +242,14 @@ class Tree:
         await self.host.add_agent(
             node.id, brain, settings, description=node.description, start=False, tools=tools
         )
-        agent = self._hosted(node.id)
+        agent = self.hosted(node.id)
         self.nodes[node.id] = node
-        self._install(agent, node, self.slots.get(node.tree_id), WakePolicy.ON_MAIL)
+        self.install(agent, node, self.slots.get(node.tree_id), WakePolicy.ON_MAIL)
         if node.state == TreeAgentState.ACTIVE:
             agent.start()
         return agent
 
-    def _install(
+    def install(
         self, agent: TreeMember, node: TreeAgent, slots: Slots | None, wake: WakePolicy
     ) -> None:
         gate = TreeGate(self, agent, node.path, node.parent_id, slots, wake)
@@ -301,7 +287,7 @@ class Tree:
         reason = check_text(reason, "reason", max_len=500)
         gate = self.gates[node.id]
         gate.clear_marks()
-        agent = self._hosted(node.id)
+        agent = self.hosted(node.id)
         if gate.in_turn and agent.running:
             return await agent.cancel_processing(reason)
         return None
@@ -314,7 +300,7 @@ class Tree:
             UnknownAgent.
         """
         node = self.node(agent_id)
-        agent = self._hosted(node.id)
+        agent = self.hosted(node.id)
         if node.state != TreeAgentState.ACTIVE:
             await self._put(dataclasses.replace(node, state=TreeAgentState.ACTIVE))
         marked = self.gates[node.id].mark_unread()
@@ -330,7 +316,7 @@ class Tree:
         await self._put(dataclasses.replace(node, state=TreeAgentState.STOPPED))
         gate = self.gates[node.id]
         gate.clear_marks()
-        await self._hosted(node.id).stop()
+        await self.hosted(node.id).stop()
         self.changed(gate)
 
     async def remove(self, agent_id: str) -> list[str]:
@@ -371,11 +357,14 @@ class Tree:
         gate = self.gates.pop(agent_id, None)
         if gate is not None and gate.slots is not None:
             gate.slots.forget(agent_id)
+            gate.slots.give_back(agent_id)  # a slot it still held (or was reserved) is offered
         self.nodes.pop(agent_id, None)
+        self.plan.discard(agent_id)
+        self.histories.forget(agent_id)
 
     # ------------------------------------------------------------ helpers
 
-    def _hosted(self, agent_id: str) -> TreeMember:
+    def hosted(self, agent_id: str) -> TreeMember:
         agent = self.host.find_agent(agent_id)
         if agent is None:
             raise UnknownAgent(f"agent {agent_id!r} is not hosted")

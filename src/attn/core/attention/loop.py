@@ -63,15 +63,12 @@ def on_new_item(s: ControllerState, item: MailboxItem) -> None:
     # Between two focuses: the next focus is offered it through the
     # mailbox's conversation index (see merging.py).
     s.triage.on_arrival(item)
-    kick(s)
+    if s.task is None:
+        kick(s)
 
 
 def kick(s: ControllerState) -> None:
-    if s.task is not None:
-        s.rekick = True  # the running drain may have passed its admission already
-        return
-    if s.running and not s.paused:
-        s.rekick = False
+    if s.running and not s.paused and s.task is None:
         cancel_timer(s)
         s.task = asyncio.get_running_loop().create_task(
             _drain(s), name=f"attn:{s.agent_id}:attention"
@@ -88,13 +85,13 @@ async def _drain(s: ControllerState) -> None:
     mailbox = s.mailbox
     batch = Batch()
     gate = s.gate
-    admitted = refused = False
+    admitted = False
+    again = gate is None  # a gated drain asks again only after a turn it ran
     try:
         while s.running and not s.paused:
             if gate is not None and not admitted:
                 # A retained agent: one turn per drain, for waking mail and a slot.
                 if not gate.admit():
-                    refused = True
                     break
                 admitted = True
             if mailbox.deferred_count:
@@ -120,6 +117,7 @@ async def _drain(s: ControllerState) -> None:
                 batch = await _process(s, selection, batch)
                 if gate is not None:
                     admitted = False
+                    again = True
                     _settle_turn(gate, batch, selection.item)
                     break
         if admitted and gate is not None:
@@ -134,10 +132,7 @@ async def _drain(s: ControllerState) -> None:
         s.attempt = None
         set_state(s, AttentionState.IDLE)
         arm_timer(s)
-    # A gate that refused this drain is asked again only after a wake since
-    # (new mail, a slot offered): queued mail that wakes nobody (self-mail,
-    # EXECUTION records, restored mail, a wait for a slot) must not spin the loop.
-    if mailbox.depth and (not refused or s.rekick):
+    if again and mailbox.depth:
         kick(s)
 
 

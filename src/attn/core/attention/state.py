@@ -88,8 +88,6 @@ class ControllerState:
     announced_focus: str | None = None
     #: A retained agent's turn gate (seed 002); None: every queued item is served.
     gate: TurnGate | None = None
-    #: A wake (an arrival, a gate's slot offer) came while a drain ran: run another after it.
-    rekick: bool = False
 
 
 def focus_item(s: ControllerState) -> MailboxItem | None:
