@@ -14,17 +14,19 @@ Two workloads, each against baselines in the same run (``tree_phases.py``):
   root mails every child, then every turn mails one message per message it
   read (to its parent or a random other child) until ``--messages`` (20,000)
   are sent. Then probes on the idle tree: wake (send → the idle recipient's
-  brain, with a free slot) and slot hand-over (a settlement's commit → the
-  waiting agent's brain). The same is timed under load. Contenders: the tree
-  with 3 slots and with ``--big-capacity`` (256), the same agents without a
-  tree (``tree_attn.PlainSide``) and agents polling an inbox table every
-  ``--poll-ms`` (``tree_poll.py``).
+  brain, with a free slot), slot hand-over (a settlement's commit → the
+  waiting agent's brain), and ``--idle-s`` seconds with nothing to do (the
+  CPU that waiting costs). Both latencies are timed under load too.
+  Contenders: the tree with 3 slots and with ``--big-capacity`` (256), the
+  same agents without a tree (``tree_attn.PlainSide``) and agents polling an
+  inbox table every ``--poll-ms`` (``tree_poll.py``).
 
 Every figure is the median of ``--runs`` runs (counts: the sum, the most
 concurrent turns: the largest). The store is a SQLite file by default
 (``--store memory`` or a PostgreSQL URL: a fresh schema per run; the polling
 baseline always uses SQLite). The exit status is 1 when the tree misses a
-target in any run: a wrong count, or a probe p99 of 5 ms or more.
+target in any run: a wrong count, or (on SQLite or the memory store) a
+probe p99 of 5 ms or more.
 """
 
 from __future__ import annotations

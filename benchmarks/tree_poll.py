@@ -60,7 +60,8 @@ class PollSide(Side):
 
     def _host(self, agent: str) -> None:
         self.unread[agent] = 0
-        self.tasks[agent] = asyncio.get_running_loop().create_task(self._poll(agent))
+        loop = asyncio.get_running_loop()
+        self.tasks[agent] = loop.create_task(self._poll(agent), name=f"bench-poll-{agent}")
 
     async def add(self, child: str, parent: str, name: str) -> None:
         self.parent[child] = parent
