@@ -32,22 +32,22 @@ def test_status_upgrade_status_on_a_new_sqlite_file(runner: CliRunner, tmp_path:
     url = f"sqlite:///{tmp_path / 'new.db'}"
     before = attn(runner, "db", "status", "--database", url)
     assert before.exit_code == 0, before.output
-    assert "none yet; 'attn db upgrade' creates it at 0005" in before.stdout
+    assert "none yet; 'attn db upgrade' creates it at 0006" in before.stdout
     assert not (tmp_path / "new.db").exists()  # status creates nothing
     upgraded = attn(runner, "db", "upgrade", "--database", url)
     assert upgraded.exit_code == 0, upgraded.output
     assert (
-        "from an empty database to 0005 (5 migration(s): 0001, 0002, 0003, 0004, 0005)"
+        "from an empty database to 0006 (6 migration(s): 0001, 0002, 0003, 0004, 0005, 0006)"
         in upgraded.stdout
     )
     assert migrate.current(url) == migrate.head()
     again = attn(runner, "db", "upgrade", "--database", url)
-    assert again.stdout.strip().endswith("is at 0005 (head); nothing to do")
+    assert again.stdout.strip().endswith("is at 0006 (head); nothing to do")
     status = json.loads(attn(runner, "db", "status", "--database", url, "--json").stdout)
     assert status == {
         "database": url,
-        "current": "0005",
-        "head": "0005",
+        "current": "0006",
+        "head": "0006",
         "pending": [],
         "upToDate": True,
         "known": True,
@@ -69,16 +69,19 @@ def test_an_older_schema_lists_and_applies_what_is_missing(
     status = json.loads(attn(runner, "db", "status", "--database", url, "--json").stdout)
     assert (status["current"], status["pending"], status["upToDate"]) == (
         "0001",
-        ["0002", "0003", "0004", "0005"],
+        ["0002", "0003", "0004", "0005", "0006"],
         False,
     )
     text = attn(runner, "db", "status", "--database", url).stdout
-    assert "0001; 4 migration(s) to apply (0002, 0003, 0004, 0005): run 'attn db upgrade'" in text
+    assert (
+        "0001; 5 migration(s) to apply (0002, 0003, 0004, 0005, 0006): run 'attn db upgrade'"
+        in text
+    )
     result = json.loads(attn(runner, "db", "upgrade", "--database", url, "--json").stdout)
     assert (result["from"], result["applied"], result["current"]) == (
         "0001",
-        ["0002", "0003", "0004", "0005"],
-        "0005",
+        ["0002", "0003", "0004", "0005", "0006"],
+        "0006",
     )
 
 
@@ -125,8 +128,8 @@ def test_srv22_upgrade_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> Non
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "migrating to 0005" in done.stderr
-    assert "5/5" in done.stderr
+    assert "migrating to 0006" in done.stderr
+    assert "6/6" in done.stderr
     assert "upgraded" in done.stdout
 
 
@@ -135,10 +138,10 @@ def test_status_and_upgrade_on_postgresql(runner: CliRunner, fresh_pg_url: str) 
     before = json.loads(attn(runner, "db", "status", "--database", fresh_pg_url, "--json").stdout)
     assert (before["current"], before["pending"]) == (
         None,
-        ["0001", "0002", "0003", "0004", "0005"],
+        ["0001", "0002", "0003", "0004", "0005", "0006"],
     )
     upgraded = attn(runner, "db", "upgrade", "--database", fresh_pg_url)
     assert upgraded.exit_code == 0, upgraded.output
-    assert "to 0005 (5 migration(s): 0001, 0002, 0003, 0004, 0005)" in upgraded.stdout
+    assert "to 0006 (6 migration(s): 0001, 0002, 0003, 0004, 0005, 0006)" in upgraded.stdout
     after = json.loads(attn(runner, "db", "status", "--database", fresh_pg_url, "--json").stdout)
-    assert (after["current"], after["upToDate"]) == ("0005", True)
+    assert (after["current"], after["upToDate"]) == ("0006", True)

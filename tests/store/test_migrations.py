@@ -126,6 +126,7 @@ async def test_upgrading_an_empty_postgres_schema_matches_the_schema(fresh_pg_ur
             "mailbox_items",
             "memories",
             "pending_callbacks",
+            "tree_agents",
         ]
 
     await migrate._pg_run(url, check)

@@ -21,6 +21,7 @@ from typing import Any
 from attn.errors import InvalidInput, StoreError
 from attn.models import ItemStatus
 from attn.store._channels import check_channel_op
+from attn.store._tree import check_tree_op
 from attn.store._values import (
     ACTIVITY_COLUMNS,
     ACTIVITY_FIELDS,
@@ -56,6 +57,7 @@ from attn.store.base import (
     PutAgentSetting,
     PutChannel,
     PutDelegation,
+    PutTreeAgent,
     SaveMemory,
     SetDeliveries,
     UpdateActivity,
@@ -127,6 +129,8 @@ def _check_op(op: WriteOp) -> None:
         TEXT.check(op.agent_id, f"memory {op.memory_id!r}.agent_id")
     elif isinstance(op, PutChannel | InsertChannelMessage | SetDeliveries | PutDelegation):
         check_channel_op(op)
+    elif isinstance(op, PutTreeAgent):
+        check_tree_op(op)
     else:
         raise StoreError(f"unknown write op {type(op).__name__}")
 
@@ -174,6 +178,8 @@ def check_write(ops: Sequence[WriteOp], *, serializable: bool = False) -> None:
     Raises:
         StoreError: ``ops`` is not a sequence of write ops, or an op breaks
             a rule; the message names the record and the field.
+        InvalidInput: a :class:`~attn.store.ops.PutTreeAgent`'s node breaks
+            its rules (:func:`attn.store._tree.check_tree_agent`).
     """
     kind: type = type(ops)
     # The common list or tuple skips the slower ABC check.

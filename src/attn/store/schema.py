@@ -215,3 +215,28 @@ delegations = sa.Table(
     sa.Index("idx_delegations_delegate", "delegate", "created_at"),
     sa.Index("idx_delegations_conversation", "conversation_id"),
 )
+
+# -- spawn trees of retained agents (seed 002) ------------------------------------------
+
+tree_agents = sa.Table(
+    "tree_agents",
+    metadata,
+    # The agent's id in the runtime (lead, lead.ada, ...).
+    sa.Column("id", sa.Text(), primary_key=True),
+    # The id of the tree's root agent.
+    sa.Column("tree_id", sa.Text(), nullable=False),
+    # /root or /root/<name>/...: unique within its tree.
+    sa.Column("path", sa.Text(), nullable=False),
+    # The spawn parent's id, fixed for life; NULL for the root.
+    sa.Column("parent_id", sa.Text()),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Column("state", sa.Text(), nullable=False, server_default="active"),
+    sa.Column("description", sa.Text(), nullable=False, server_default=""),
+    # How to build the brain again ({"kind": ..., "options": {...}}), JSON; NULL: the factory's.
+    sa.Column("brain", sa.Text()),
+    # Turn slots of the tree; on the root only.
+    sa.Column("capacity", sa.Integer()),
+    sa.Index("idx_tree_agents_path", "tree_id", "path", unique=True),
+    # A tree's nodes in find order (created_at, then id).
+    sa.Index("idx_tree_agents_tree", "tree_id", "created_at"),
+)

@@ -27,6 +27,7 @@ from attn.models import (
     MailboxItem,
     Memory,
     PendingCallback,
+    TreeAgent,
 )
 from attn.store._channels import (
     check_channel_filter,
@@ -43,8 +44,9 @@ from attn.store._checks import (
     check_write,
 )
 from attn.store._memories import check_search
+from attn.store._tree import check_tree_lookup
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
-from attn.store.memory import channels, reads, writes
+from attn.store.memory import channels, reads, tree, writes
 from attn.store.memory.tables import Tables
 
 
@@ -94,6 +96,7 @@ class MemoryStore:
 
         Raises:
             StoreError: an op breaks a rule (nothing is applied).
+            InvalidInput: a tree node breaks its rules (nothing is applied).
             StoreClosed: the store is closed.
         """
         self._check()
@@ -344,3 +347,26 @@ class MemoryStore:
         if conversation_id is not None:
             check_lookup(conversation_id, "conversation id")
         return channels.find_delegations(self._tables, agent_id, conversation_id)
+
+    # -- spawn trees (seed 002) -------------------------------------------------------
+
+    async def get_tree_agent(self, agent_id: str) -> TreeAgent | None:
+        """The stored node with that agent id (whatever its state), or None.
+
+        Raises:
+            InvalidInput: ``agent_id`` is not a non-blank string of at most 200 characters.
+        """
+        self._check()
+        return tree.get(self._tables, check_tree_lookup(agent_id, "agent id"))
+
+    async def find_tree_agents(self, tree_id: str | None = None) -> list[TreeAgent]:
+        """Stored nodes of one tree (None: of all trees), ordered by ``created_at`` then id.
+
+        Raises:
+            InvalidInput: ``tree_id`` is neither None nor a non-blank string of at
+                most 200 characters.
+        """
+        self._check()
+        if tree_id is not None:
+            check_tree_lookup(tree_id, "tree id")
+        return tree.find(self._tables, tree_id)

@@ -18,6 +18,7 @@ from attn.models import (
     MailboxItem,
     Memory,
     PendingCallback,
+    TreeAgent,
 )
 
 
@@ -51,6 +52,8 @@ class Tables:
         by_conversation: each conversation's message ids in ``seq`` order.
         undelivered: ids of the messages with a pending delivery.
         delegations: delegations by id.
+        tree_agents: spawn-tree nodes by id.
+        tree_paths: node id by ``(tree_id, path)`` (the unique index).
     """
 
     items: dict[str, MailboxItem] = field(default_factory=dict)
@@ -74,6 +77,8 @@ class Tables:
     by_conversation: dict[str, list[str]] = field(default_factory=dict)
     undelivered: set[str] = field(default_factory=set)
     delegations: dict[str, Delegation] = field(default_factory=dict)
+    tree_agents: dict[str, TreeAgent] = field(default_factory=dict)
+    tree_paths: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def index_due(self, callback: PendingCallback) -> None:
         """Remember ``callback``'s due time if it is pending with one."""

@@ -30,6 +30,7 @@ from attn.store.base import (
     PutAgentSetting,
     PutChannel,
     PutDelegation,
+    PutTreeAgent,
     SaveMemory,
     SetDeliveries,
     UpdateActivity,
@@ -37,7 +38,7 @@ from attn.store.base import (
     UpdateItem,
     WriteOp,
 )
-from attn.store.memory import channels
+from attn.store.memory import channels, tree
 from attn.store.memory.tables import Tables
 
 
@@ -72,6 +73,7 @@ def check_keys(tables: Tables, ops: Sequence[WriteOp]) -> None:
             if key is not None:
                 new_keys.add(key)
     channels.check_keys(tables, ops)
+    tree.check_keys(tables, ops)
 
 
 def apply(tables: Tables, op: WriteOp) -> Any:
@@ -158,6 +160,8 @@ def _apply_time(tables: Tables, op: WriteOp) -> Any:
         return _delete_memory(tables, op.agent_id, op.memory_id)
     if isinstance(op, PutChannel | InsertChannelMessage | SetDeliveries | PutDelegation):
         return channels.apply(tables, op)
+    if isinstance(op, PutTreeAgent):
+        return tree.put(tables, op.agent)
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 

@@ -178,6 +178,7 @@ class PostgresStore(PostgresReads):
         Raises:
             StoreError: an op is malformed (nothing is sent) or the database
                 refused one (the transaction is rolled back); cause chained.
+            InvalidInput: a tree node breaks its rules (nothing is sent).
             StoreClosed: the store is closed.
         """
         pool = self._require()
@@ -196,7 +197,7 @@ class PostgresStore(PostgresReads):
             self._require()
             check_write(ops)
             steps = compile_ops(ops)
-        except StoreError as exc:
+        except (StoreError, InvalidInput) as exc:
             failed: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
             failed.set_exception(exc)
             return failed

@@ -29,6 +29,7 @@ from attn.store.base import (
     PutAgentSetting,
     PutChannel,
     PutDelegation,
+    PutTreeAgent,
     SaveMemory,
     SetDeliveries,
     UpdateActivity,
@@ -36,7 +37,7 @@ from attn.store.base import (
     UpdateItem,
     WriteOp,
 )
-from attn.store.postgres import channels, codec, memories, queries
+from attn.store.postgres import channels, codec, memories, queries, tree
 
 Connection: TypeAlias = (
     "asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -55,7 +56,7 @@ class Step:
     rows: tuple[tuple[Any, ...], ...] = ()
     item: MailboxItem | None = None
     memory: Memory | None = None
-    #: Runs the op's own statements and answers its result (channel writes).
+    #: Runs the op's own statements and answers its result (channel and tree writes).
     call: channels.Call | None = None
 
 
@@ -133,6 +134,8 @@ def _compile_channel(op: WriteOp) -> Step:
         return Step("update", channels.SET_DELIVERIES, True, args)
     if isinstance(op, PutDelegation):
         return Step("call", "", True, call=channels.put_delegation(op.delegation))
+    if isinstance(op, PutTreeAgent):  # two statements: a look-up, then the upsert
+        return Step("call", "", False, call=tree.put_tree_agent(op.agent))
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 

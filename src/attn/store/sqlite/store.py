@@ -31,12 +31,13 @@ from attn.store.sqlite.channels import ChannelReads
 from attn.store.sqlite.connect import open_connections
 from attn.store.sqlite.group_commit import GroupCommit
 from attn.store.sqlite.host import HostLock
+from attn.store.sqlite.tree import TreeReads
 
 _SYNCHRONOUS = ("NORMAL", "FULL")
 _T = TypeVar("_T")
 
 
-class SQLiteStore(ChannelReads):
+class SQLiteStore(ChannelReads, TreeReads):
     """Mailbox items, decisions, activities and logs in one SQLite file.
 
     Args:
@@ -165,6 +166,7 @@ class SQLiteStore(ChannelReads):
         Raises:
             StoreError: an op is invalid or the database refused it; nothing of
                 this call is applied (cause chained).
+            InvalidInput: a tree node breaks its rules; nothing is applied.
             StoreClosed: the store is closed.
         """
         result: list[Any] = await self._submit_write(ops)
@@ -180,12 +182,12 @@ class SQLiteStore(ChannelReads):
 
         Returns:
             A future of the results, resolved after commit; it fails with
-            :class:`~attn.errors.StoreError` (or ``StoreClosed``) instead of
-            raising here.
+            :class:`~attn.errors.StoreError` (or ``StoreClosed``, or
+            ``InvalidInput`` for a bad tree node) instead of raising here.
         """
         try:
             return self._submit_write(ops, behind=True)
-        except StoreError as exc:
+        except (StoreError, InvalidInput) as exc:
             failed: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
             failed.set_exception(exc)
             return failed

@@ -28,6 +28,7 @@ from attn.store.base import (
     PutAgentSetting,
     PutChannel,
     PutDelegation,
+    PutTreeAgent,
     SaveMemory,
     SetDeliveries,
     UpdateActivity,
@@ -35,7 +36,7 @@ from attn.store.base import (
     UpdateItem,
     WriteOp,
 )
-from attn.store.sqlite import channels, codec, memories, queries
+from attn.store.sqlite import channels, codec, memories, queries, tree
 from attn.store.sqlite.codec import Row
 
 #: One compiled write op as the writer thread runs it, on its cursor inside a transaction.
@@ -223,15 +224,19 @@ def _compile(op: WriteOp) -> Run:
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 
-def _with_result(
-    op: SaveMemory | PutChannel | InsertChannelMessage | PutDelegation,
-) -> tuple[Run, Finish]:
+#: The ops whose run answers something its finisher turns into the op's result.
+_WithResult = SaveMemory | PutChannel | InsertChannelMessage | PutDelegation | PutTreeAgent
+
+
+def _with_result(op: _WithResult) -> tuple[Run, Finish]:
     if isinstance(op, SaveMemory):
         return memories.save(op.memory)
     if isinstance(op, PutChannel):
         return channels.put_channel(op.channel)
     if isinstance(op, InsertChannelMessage):
         return channels.insert_message(op.message)
+    if isinstance(op, PutTreeAgent):
+        return tree.put_tree_agent(op.agent)
     return channels.put_delegation(op.delegation)
 
 
@@ -254,7 +259,7 @@ def compile_ops(ops: Sequence[WriteOp]) -> tuple[list[Run | InsertRow], list[Fin
             run, finish = _insert_item(op.item, op.encoded)
             runs.append(run)
             finishers.append(finish)
-        elif isinstance(op, SaveMemory | PutChannel | InsertChannelMessage | PutDelegation):
+        elif isinstance(op, _WithResult):
             step, done = _with_result(op)
             runs.append(step)
             finishers.append(done)
