@@ -225,6 +225,7 @@ class Runtime:
             time=self.time,
             tools=tools,
             channels=self.channels,
+            tree=self.tree,
         )
         self._agents[name] = agent
         try:

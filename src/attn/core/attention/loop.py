@@ -63,12 +63,14 @@ def on_new_item(s: ControllerState, item: MailboxItem) -> None:
     # Between two focuses: the next focus is offered it through the
     # mailbox's conversation index (see merging.py).
     s.triage.on_arrival(item)
-    if s.task is None:
-        kick(s)
+    kick(s)
 
 
 def kick(s: ControllerState) -> None:
-    if s.running and not s.paused and s.task is None:
+    if s.task is not None:
+        s.again = True  # the running drain looks again before it ends
+        return
+    if s.running and not s.paused:
         cancel_timer(s)
         s.task = asyncio.get_running_loop().create_task(
             _drain(s), name=f"attn:{s.agent_id}:attention"
@@ -86,11 +88,14 @@ async def _drain(s: ControllerState) -> None:
     batch = Batch()
     gate = s.gate
     admitted = False
+    refused = False
+    s.again = False
     try:
         while s.running and not s.paused:
             if gate is not None and not admitted:
                 # A retained agent: one turn per drain, for waking mail and a slot.
                 if not gate.admit():
+                    refused = True
                     break
                 admitted = True
             if mailbox.deferred_count:
@@ -130,7 +135,10 @@ async def _drain(s: ControllerState) -> None:
         s.attempt = None
         set_state(s, AttentionState.IDLE)
         arm_timer(s)
-    if mailbox.depth:
+    # A gate that admitted no turn is asked again only when something could change
+    # its mind meanwhile (live mail, a freed slot, an explicit start): kicking at
+    # once would spin on unread mail that wakes nobody (self-mail, restored mail).
+    if mailbox.depth and (not refused or s.again):
         kick(s)
 
 
