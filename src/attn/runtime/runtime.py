@@ -182,7 +182,7 @@ class Runtime:
             raise InvalidInput(f"brain must be an async callable, got {type(brain).__name__}")
         user_tools = check_user_tools(tools)
         async with self._lifecycle:
-            return await self._add_agent(
+            agent = await self._add_agent(
                 name,
                 brain,
                 config,
@@ -193,6 +193,11 @@ class Runtime:
                 start=start,
                 tools=user_tools,
             )
+        if self.tree.nodes.get(name) is None:
+            # A stored tree rooted here comes back: its children, their unread mail.
+            # Outside the lock: hosting each child is an add_agent of its own.
+            await self.tree.restore(name)
+        return agent
 
     async def _add_agent(
         self,
@@ -245,9 +250,6 @@ class Runtime:
             agent.start()
         # Messages a crash left undelivered to this agent (stored, not yet enqueued).
         await self.channels.redeliver(name)
-        if self.tree.nodes.get(name) is None:
-            # A stored tree rooted here comes back: its children, their unread mail.
-            await self.tree.restore(name)
         return agent
 
     async def remove_agent(self, name: str) -> None:
