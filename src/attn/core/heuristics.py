@@ -87,7 +87,13 @@ def _same_channel(s: Situation) -> bool:
 
 
 def _tree_mail(s: Situation) -> bool:
-    return s.focus.source_type in TREE_TYPES and s.new.source_type in TREE_TYPES
+    # A retained agent's turn reads its mail, and its own background completions, at
+    # its next model request (seed 002, A2A-18).
+    new = s.new
+    return s.focus.source_type in TREE_TYPES and (
+        new.source_type in TREE_TYPES
+        or (new.source_type == "callback_result" and new.extra("callbackType") == "background_exec")
+    )
 
 
 def _user_over_work(s: Situation) -> bool:

@@ -193,9 +193,9 @@ class Runtime:
                 start=start,
                 tools=user_tools,
             )
-        if self.tree.nodes.get(name) is None:
-            # A stored tree rooted here comes back: its children, their unread mail.
-            # Outside the lock: hosting each child is an add_agent of its own.
+        node = self.tree.nodes.get(name)
+        if node is not None and node.is_root:
+            # A stored tree rooted here comes back: its children, their unread mail (A2A-17).
             await self.tree.restore(name)
         return agent
 
@@ -241,8 +241,12 @@ class Runtime:
             await agent._open()
             await self.time.attach(agent)
             agent.wrap_brain(lambda inner: AnswerBrain(inner, self.channels, name))
+            # A stored tree root, or an on_mail agent, gets its turn gate before its
+            # loop starts: restored mail must not start a turn by itself (A2A-17).
+            await self.tree.attach(name)
         except BaseException:
             del self._agents[name]
+            self.tree.detach(name)
             raise
         if self.bus.active:
             self.bus.emit(Event(AGENT_CREATED, name, {"agentId": name}, self.clock.now()))
@@ -255,9 +259,13 @@ class Runtime:
     async def remove_agent(self, name: str) -> None:
         """Stop an agent and stop hosting it; its stored items stay.
 
+        A node of a spawn tree takes its children with it (``runtime.tree.remove``).
+
         Raises:
             UnknownAgent: no such agent.
         """
+        for child in self.tree.children(name) if isinstance(name, str) else ():
+            await self.tree.remove(child.id)
         async with self._lifecycle:
             agent = self.get_agent(name)
             await agent.close()

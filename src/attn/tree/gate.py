@@ -117,10 +117,7 @@ class TreeGate:
             return AgentRunState.STOPPED
         if self.in_turn:
             return AgentRunState.RUNNING
-        slots = self.slots
-        if slots is not None and (
-            self.agent_id in slots.waiting or self.agent_id in slots.reserved
-        ):
+        if self.has_waking():  # waking mail and no turn yet: waits for a slot (or a moment)
             return AgentRunState.WAITING
         return AgentRunState.IDLE
 
@@ -142,13 +139,10 @@ class TreeGate:
     def admit(self) -> bool:
         if self.settling:
             return False
-        if self.wake_policy == WakePolicy.ON_MAIL:
-            if not self.has_waking():
-                return False
-        else:
-            queued = self.agent.mailbox.queued_types()
-            if sum(queued.values()) - queued.get(EXECUTION_TYPE, 0) <= 0:
-                return False
+        if not self._has_work():
+            if self.slots is not None and self.agent_id in self.slots.reserved:
+                self.slots.give_back(self.agent_id)  # offered, but its mail was read meanwhile
+            return False
         slots = self.slots
         if slots is not None and not slots.take(self):
             self.tree.changed(self)
@@ -157,6 +151,14 @@ class TreeGate:
         self.read_only = any(self._unread(i) for i in self.stamps)
         self.tree.changed(self)
         return True
+
+    def _has_work(self) -> bool:
+        if self.wake_policy == WakePolicy.ON_MAIL:
+            return self.has_waking()
+        # always: anything but EXECUTION records (they never wake anyone), or deferred work
+        mailbox = self.agent.mailbox
+        queued = mailbox.queued_types()
+        return sum(queued.values()) > queued.get(EXECUTION_TYPE, 0) or mailbox.deferred_count > 0
 
     def release(self) -> None:
         self.in_turn = False

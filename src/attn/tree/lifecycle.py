@@ -1,4 +1,4 @@
-"""Hosting a stored tree again after a restart, and removing a subtree.
+"""Making a root, hosting a stored tree again after a restart, removing a subtree.
 
 Spec: seed 002 (the tree is stored; restart starts no turn); acceptance A2A-17.
 """
@@ -9,15 +9,61 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
-from attn.errors import InvalidInput
-from attn.models import TreeAgent, TreeAgentState
+from attn.config import AgentConfig
+from attn.errors import InvalidInput, shown
+from attn.models import DEFAULT_CAPACITY, ROOT_PATH, TreeAgent, TreeAgentState, WakePolicy
+from attn.models.tree import MAX_CAPACITY
 from attn.store.base import PutTreeAgent
 from attn.tree import events
+from attn.tree.capacity import Slots
 
 if TYPE_CHECKING:
     from attn.tree.service import Tree
 
 log = logging.getLogger("attn.tree")
+
+
+async def make_root(
+    tree: Tree, agent_id: str, capacity: int | None, wake: WakePolicy | None
+) -> TreeAgent:
+    """See :meth:`attn.tree.Tree.make_root`."""
+    agent = tree.hosted(agent_id)
+    if capacity is not None and (
+        not isinstance(capacity, int)
+        or isinstance(capacity, bool)
+        or not 1 <= capacity <= MAX_CAPACITY
+    ):
+        raise InvalidInput(
+            f"capacity must be an integer in 1..{MAX_CAPACITY}, got {shown(capacity)}"
+        )
+    known = tree.nodes.get(agent_id) or await tree.store.get_tree_agent(agent_id)
+    if known is not None and not known.is_root and known.state != TreeAgentState.REMOVED:
+        raise InvalidInput(f"{agent_id!r} is {known.path} in tree {known.tree_id!r}, not a root")
+    config = getattr(agent, "config", None)
+    configured = config.capacity if isinstance(config, AgentConfig) else DEFAULT_CAPACITY
+    node = TreeAgent(
+        id=agent_id,
+        tree_id=agent_id,
+        path=ROOT_PATH,
+        parent_id=None,
+        created_at=known.created_at if known and known.is_root else tree.clock.now(),
+        description=agent.description if hasattr(agent, "description") else "",
+        capacity=capacity or (known.capacity if known and known.capacity else configured),
+    )
+    await tree.store.write([PutTreeAgent(node)])
+    tree.nodes[agent_id] = node
+    slots = tree.slots.get(agent_id)
+    if slots is None:
+        tree.slots[agent_id] = Slots(agent_id, node.capacity or DEFAULT_CAPACITY)
+    else:
+        slots.capacity = node.capacity or DEFAULT_CAPACITY
+        slots.offer()
+    if agent_id not in tree.gates:
+        policy = wake or WakePolicy(getattr(agent, "config", AgentConfig()).wake)
+        tree.install(agent, node, None, policy)
+    if known is None or not known.is_root:
+        events.spawned(tree, node)
+    return node
 
 
 async def restore(tree: Tree, root_id: str) -> list[TreeAgent]:
@@ -26,7 +72,7 @@ async def restore(tree: Tree, root_id: str) -> list[TreeAgent]:
     root = next((n for n in stored if n.is_root and n.state != TreeAgentState.REMOVED), None)
     if root is None:
         return []
-    await tree.make_root(root_id, capacity=root.capacity)
+    await tree.make_root(root_id)  # kept as attach made it (the configured capacity)
     hosted: list[TreeAgent] = []
     for node in sorted(stored, key=lambda n: (n.depth, n.created_at, n.id)):
         if node.is_root or node.state == TreeAgentState.REMOVED or node.id in tree.nodes:
@@ -50,14 +96,11 @@ async def remove(tree: Tree, agent_id: str) -> list[str]:
     removed: list[str] = []
     for child in tree.children(node.id):
         removed += await remove(tree, child.id)
-    gate = tree.gates.pop(node.id)
-    if gate.slots is not None:
-        gate.slots.forget(node.id)
-    await tree.host.remove_agent(node.id)
-    del tree.nodes[node.id]
+    await tree.host.remove_agent(node.id)  # its turn, if any, settles; the runtime detaches it
+    tree.detach(node.id)
     await tree.store.write([PutTreeAgent(dataclasses.replace(node, state=TreeAgentState.REMOVED))])
     events.removed(tree, node)
     return [*removed, node.id]
 
 
-__all__ = ["remove", "restore"]
+__all__ = ["make_root", "remove", "restore"]

@@ -54,9 +54,9 @@ def _summary(line: str) -> str:
 
 
 def mail_payload(sender_path: str, recipient_path: str, text: str) -> JSON:
-    """A MAIL record (SendMessage text, or a child's initial task)."""
+    """A MAIL record (SendMessage text, or a child's initial task), headed by its sender."""
     return {
-        "content": text,
+        "content": f"[mail from {sender_path}]\n{text}",
         "summary": _summary(f"mail from {sender_path}: {text}"),
         "extra": {"from": sender_path, "to": recipient_path},
     }

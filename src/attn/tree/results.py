@@ -126,7 +126,7 @@ class ResultDesk:
         tree = self.tree
         parent = tree.host.find_agent(gate.parent_id or "")
         if parent is None or parent.mailbox.closed:
-            log.warning(
+            log.info(  # closing (the turn resumes after a restart), or never hosted again
                 "%s settled a turn, but its parent %s is not hosted", gate.path, gate.parent_id
             )
             return

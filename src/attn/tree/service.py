@@ -25,15 +25,13 @@ from attn.core.focus import Brain
 from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
 from attn.limits import check_text
 from attn.models import (
-    DEFAULT_CAPACITY,
-    ROOT_PATH,
     Delivery,
     MailboxItem,
     TreeAgent,
     TreeAgentState,
     WakePolicy,
 )
-from attn.models.tree import MAX_CAPACITY, MAX_TREE_AGENTS
+from attn.models.tree import MAX_TREE_AGENTS
 from attn.store.base import PutTreeAgent, Store
 from attn.tree import events, lifecycle, mail, paths
 from attn.tree.brains import brain_from_spec, child_brain, spec_of
@@ -132,43 +130,21 @@ class Tree:
             UnknownAgent: the agent is not hosted. InvalidInput: a bad capacity,
             or the agent is a child in another tree.
         """
-        agent = self._hosted(agent_id)
-        if capacity is not None and (
-            not isinstance(capacity, int)
-            or isinstance(capacity, bool)
-            or not 1 <= capacity <= MAX_CAPACITY
-        ):
-            raise InvalidInput(
-                f"capacity must be an integer in 1..{MAX_CAPACITY}, got {shown(capacity)}"
-            )
-        known = self.nodes.get(agent_id) or await self.store.get_tree_agent(agent_id)
-        if known is not None and not known.is_root and known.state != TreeAgentState.REMOVED:
-            raise InvalidInput(
-                f"{agent_id!r} is {known.path} in tree {known.tree_id!r}, not a root"
-            )
-        node = TreeAgent(
-            id=agent_id,
-            tree_id=agent_id,
-            path=ROOT_PATH,
-            parent_id=None,
-            created_at=known.created_at if known and known.is_root else self.clock.now(),
-            description=agent.description if hasattr(agent, "description") else "",
-            capacity=capacity or (known.capacity if known and known.capacity else DEFAULT_CAPACITY),
-        )
-        await self.store.write([PutTreeAgent(node)])
-        self.nodes[agent_id] = node
-        slots = self.slots.get(agent_id)
-        if slots is None:
-            self.slots[agent_id] = Slots(agent_id, node.capacity or DEFAULT_CAPACITY)
-        else:
-            slots.capacity = node.capacity or DEFAULT_CAPACITY
-            slots.offer()
-        if agent_id not in self.gates:
-            policy = wake or WakePolicy(getattr(agent, "config", AgentConfig()).wake)
-            self._install(agent, node, None, policy)
-        if known is None or not known.is_root:
-            events.spawned(self, node)
-        return node
+        return await lifecycle.make_root(self, agent_id, capacity, wake)
+
+    async def attach(self, agent_id: str) -> None:
+        """A newly hosted agent: a stored root gets its gate again, and an ``on_mail``
+        agent in no tree becomes the root of its own (called before its loop starts)."""
+        node = await self.store.get_tree_agent(agent_id)
+        if node is not None and node.state != TreeAgentState.REMOVED:
+            if node.is_root:  # the agent's configured capacity wins over the stored one
+                config = getattr(self.hosted(agent_id), "config", None)
+                capacity = config.capacity if isinstance(config, AgentConfig) else node.capacity
+                await self.make_root(agent_id, capacity=capacity)
+            return  # a child is installed by whoever hosts it (spawn, restore)
+        agent = self.hosted(agent_id)
+        if getattr(agent, "config", AgentConfig()).wake == WakePolicy.ON_MAIL:
+            await self.make_root(agent_id)
 
     # ------------------------------------------------------------ children
 
@@ -225,7 +201,7 @@ class Tree:
                 f"tree {parent_node.tree_id!r} holds {MAX_TREE_AGENTS} agents already"
             )
         if brain is None:
-            brain = child_brain(self._hosted(parent))
+            brain = child_brain(self.hosted(parent))
         node = TreeAgent(
             id=agent_id,
             tree_id=parent_node.tree_id,
@@ -256,14 +232,14 @@ class Tree:
         await self.host.add_agent(
             node.id, brain, settings, description=node.description, start=False, tools=tools
         )
-        agent = self._hosted(node.id)
+        agent = self.hosted(node.id)
         self.nodes[node.id] = node
-        self._install(agent, node, self.slots.get(node.tree_id), WakePolicy.ON_MAIL)
+        self.install(agent, node, self.slots.get(node.tree_id), WakePolicy.ON_MAIL)
         if node.state == TreeAgentState.ACTIVE:
             agent.start()
         return agent
 
-    def _install(
+    def install(
         self, agent: TreeMember, node: TreeAgent, slots: Slots | None, wake: WakePolicy
     ) -> None:
         gate = TreeGate(self, agent, node.path, node.parent_id, slots, wake)
@@ -301,7 +277,7 @@ class Tree:
         reason = check_text(reason, "reason", max_len=500)
         gate = self.gates[node.id]
         gate.clear_marks()
-        agent = self._hosted(node.id)
+        agent = self.hosted(node.id)
         if gate.in_turn and agent.running:
             return await agent.cancel_processing(reason)
         return None
@@ -314,7 +290,7 @@ class Tree:
             UnknownAgent.
         """
         node = self.node(agent_id)
-        agent = self._hosted(node.id)
+        agent = self.hosted(node.id)
         if node.state != TreeAgentState.ACTIVE:
             await self._put(dataclasses.replace(node, state=TreeAgentState.ACTIVE))
         marked = self.gates[node.id].mark_unread()
@@ -330,7 +306,7 @@ class Tree:
         await self._put(dataclasses.replace(node, state=TreeAgentState.STOPPED))
         gate = self.gates[node.id]
         gate.clear_marks()
-        await self._hosted(node.id).stop()
+        await self.hosted(node.id).stop()
         self.changed(gate)
 
     async def remove(self, agent_id: str) -> list[str]:
@@ -371,11 +347,14 @@ class Tree:
         gate = self.gates.pop(agent_id, None)
         if gate is not None and gate.slots is not None:
             gate.slots.forget(agent_id)
+            gate.slots.give_back(agent_id)  # a slot it still held (or was reserved) is offered
         self.nodes.pop(agent_id, None)
+        self.plan.discard(agent_id)
+        self.histories.forget(agent_id)
 
     # ------------------------------------------------------------ helpers
 
-    def _hosted(self, agent_id: str) -> TreeMember:
+    def hosted(self, agent_id: str) -> TreeMember:
         agent = self.host.find_agent(agent_id)
         if agent is None:
             raise UnknownAgent(f"agent {agent_id!r} is not hosted")

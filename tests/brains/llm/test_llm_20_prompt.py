@@ -39,6 +39,9 @@ EXPECTED = {
     "heartbeat": Scenario.HEARTBEAT,
     "memory_consolidation": Scenario.OTHER,
     "callback_result": Scenario.CALLBACK_RESULT,
+    "agent_mail": Scenario.TREE_MAIL,
+    "agent_result": Scenario.TREE_MAIL,
+    "agent_execution": Scenario.TREE_MAIL,
 }
 
 

@@ -2,9 +2,8 @@
 
 :class:`LLMBrain` works on one item at a time as a conversation kept in
 ``focus.session["conversation"]`` (neutral messages; see
-:mod:`attn.brains.llm.conversation`). It is repaired first (a tool call
-without a result gets the deterministic interrupted result: LLM-05) and
-started with the item's first message. Then, per model turn:
+:mod:`attn.brains.llm.conversation`), repaired first (LLM-05) and started with
+the item's first message (after a retained agent's history). Per model turn:
 
 1. a yield point: preempt or cancel returns at once (the controller saves
    the session); a merge appends ONE user message with the merged text,
@@ -23,16 +22,13 @@ started with the item's first message. Then, per model turn:
    each result), ask again, reply, or reply with an incomplete event.
 
 Merged text waits in ``session["pendingMerges"]`` until the conversation may
-take a user message (never between a tool call and its result), then goes in
-as one message. The reply is the model's text since the last user message,
-turns joined by a blank line, as it was streamed.
+take a user message (never between a tool call and its result). The reply is
+the model's text since the last user message, turns joined by a blank line.
+The model client is made on first use (the API key is read then), or given
+with :meth:`LLMBrain.with_client`.
 
-The model client is made on first use, from the settings (the API key is
-read from the environment only then), or given with :meth:`LLMBrain.with_client`.
-
-Spec: 000 §4 (yield points, cancel, backstop, streaming chat), §20
-(completion marker, incomplete events); issue 12 points 2 and 3;
-acceptance LLM-01..06, LLM-21.
+Spec: 000 §4 (yield points, cancel, backstop, streaming chat), §20 (completion
+marker, incomplete events); issue 12 points 2 and 3; acceptance LLM-01..06, LLM-21.
 """
 
 from __future__ import annotations
@@ -41,7 +37,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from attn.brains.llm.conversation import assistant, last_called, repair, user
+from attn.brains.llm.conversation import assistant, last_called, opening, user
 from attn.brains.llm.host import BrainHost, ToolProvider
 from attn.brains.llm.marker import MarkerFilter
 from attn.brains.llm.offered import offered, tool_specs
@@ -101,12 +97,9 @@ class LLMBrain:
         return brain
 
     def child_brain(self) -> LLMBrain:
-        """A brain for a retained child this brain's agent spawns (seed 002): the same
-        options, and the same model client once one exists."""
+        """A retained child's brain (seed 002): same options, same client (not closed by it)."""
         child = LLMBrain(**self._options)
-        child._client = self._client
-        child._borrowed = self._client is not None  # the parent closes it, not the child
-        child.retry = self.retry
+        child._client, child._borrowed, child.retry = self._client, bool(self._client), self.retry
         return child
 
     def brain_spec(self) -> JSON:
@@ -182,14 +175,9 @@ class _Loop:
             if host is not None
             else None
         )
-        saved = focus.session.get("conversation")
-        conversation = repair(saved) if isinstance(saved, list) else []
-        if not conversation:
-            # A retained agent's next turn continues the conversation of its last
-            # one (seed 002); any other item starts a fresh one.
-            history = focus.session.pop("history", None)
-            prior = repair(history) if isinstance(history, list) else []
-            conversation = [*prior, user(first_message(item, focus.batch, focus.batch_context))]
+        conversation = opening(
+            focus.session, lambda: first_message(item, focus.batch, focus.batch_context)
+        )
         self.conversation = conversation
         #: The long-term memories shown in the context block, and the length of the
         #: item's text they were searched for (merges make it longer).

@@ -17,6 +17,7 @@ Spec: 000 §4 (preempt keeps the session), issue 12 point 3.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from attn.types import JSON
@@ -50,6 +51,19 @@ def tool_result(call_id: str, name: str, content: str, *, is_error: bool = False
         "content": content,
         "isError": is_error,
     }
+
+
+def opening(session: dict[str, Any], first: Callable[[], str]) -> list[JSON]:
+    """The conversation an attempt starts from: the saved one (repaired), else the
+    history a retained agent's last turn ended with (``session["history"]``, seed
+    002) followed by the item's first message (``first()``)."""
+    saved = session.get("conversation")
+    conversation = repair(saved) if isinstance(saved, list) else []
+    if conversation:
+        return conversation
+    history = session.pop("history", None)
+    prior = repair(history) if isinstance(history, list) else []
+    return [*prior, user(first())]
 
 
 def repair(messages: list[JSON]) -> list[JSON]:

@@ -33,6 +33,7 @@ class Scenario(StrEnum):
     TASK_EXECUTION = "task_execution"
     COMMENT_RESPONSE = "comment_response"
     AGENT_MESSAGE = "a2a"
+    TREE_MAIL = "tree_mail"
     HEARTBEAT = "heartbeat"
     CALLBACK_RESULT = "callback_result"
     DELIBERATION = "deliberation"
@@ -48,6 +49,9 @@ SCENARIO_BY_TYPE: Mapping[str, Scenario] = MappingProxyType(
         "requirement_comment": Scenario.COMMENT_RESPONSE,
         "mention": Scenario.COMMENT_RESPONSE,
         "a2a_message": Scenario.AGENT_MESSAGE,
+        "agent_mail": Scenario.TREE_MAIL,
+        "agent_result": Scenario.TREE_MAIL,
+        "agent_execution": Scenario.TREE_MAIL,
         "heartbeat": Scenario.HEARTBEAT,
         "callback_result": Scenario.CALLBACK_RESULT,
     }
@@ -60,6 +64,7 @@ TITLES: Mapping[Scenario, str] = MappingProxyType(
         Scenario.TASK_EXECUTION: "Task execution",
         Scenario.COMMENT_RESPONSE: "Comment response",
         Scenario.AGENT_MESSAGE: "Agent message",
+        Scenario.TREE_MAIL: "Mail in your agent tree",
         Scenario.HEARTBEAT: "Heartbeat",
         Scenario.CALLBACK_RESULT: "Callback result",
         Scenario.DELIBERATION: "Deliberation",
@@ -110,6 +115,17 @@ _INSTRUCTIONS: Mapping[Scenario, str] = MappingProxyType(
             "you sent any message yourself while handling this item, your final answer is "
             "not sent. Do not reply only to acknowledge or to thank: agents answering each "
             "other's courtesies never stop."
+        ),
+        Scenario.TREE_MAIL: (
+            "You are a retained agent of an agent tree, and this turn brings your unread "
+            "mail, oldest first, separated by lines holding only ---: messages from other "
+            "agents ([mail from <path>]), results of your children's turns ([result from "
+            "<path>: <outcome>]) and background completions they could not read. More mail "
+            "may join while you work. Do what the mail asks when it is yours to do. Your "
+            "final answer is sent to the agent that spawned you as this turn's result: "
+            "write it for them, with what they need and nothing else. To write to another "
+            "agent, use SendMessage with its path; to hand work to a new child, use Agent. "
+            "Do not send mail only to acknowledge or to thank."
         ),
         Scenario.HEARTBEAT: (
             "This is a heartbeat: a periodic check on your own work, not a message from "

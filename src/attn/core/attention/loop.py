@@ -88,14 +88,13 @@ async def _drain(s: ControllerState) -> None:
     batch = Batch()
     gate = s.gate
     admitted = False
-    refused = False
-    s.again = False
+    again = gate is None  # a gated drain asks again only after a turn it ran,
+    s.again = False  # or when a kick came while it ran (live mail, a freed slot)
     try:
         while s.running and not s.paused:
             if gate is not None and not admitted:
                 # A retained agent: one turn per drain, for waking mail and a slot.
                 if not gate.admit():
-                    refused = True
                     break
                 admitted = True
             if mailbox.deferred_count:
@@ -121,6 +120,7 @@ async def _drain(s: ControllerState) -> None:
                 batch = await _process(s, selection, batch)
                 if gate is not None:
                     admitted = False
+                    again = True
                     _settle_turn(gate, batch, selection.item)
                     break
         if admitted and gate is not None:
@@ -135,10 +135,9 @@ async def _drain(s: ControllerState) -> None:
         s.attempt = None
         set_state(s, AttentionState.IDLE)
         arm_timer(s)
-    # A gate that admitted no turn is asked again only when something could change
-    # its mind meanwhile (live mail, a freed slot, an explicit start): kicking at
-    # once would spin on unread mail that wakes nobody (self-mail, restored mail).
-    if mailbox.depth and (not refused or s.again):
+    # Kicking a gate that admitted nothing at once would spin on unread mail that
+    # wakes nobody (self-mail, restored mail); a kick it missed must not be lost.
+    if (again or s.again) and mailbox.depth:
         kick(s)
 
 
