@@ -23,6 +23,7 @@ from attn.tools.tree import DELIBERATION_TREE_TOOLS, MAX_WAIT_AGENT_S
 from tests.tools.treehelp import (
     FAST,
     Unchanged,
+    body,
     host_lead,
     no_ids,
     refused,
@@ -71,7 +72,7 @@ async def test_a2a_20_agent_answers_the_canonical_child_path_and_nothing_else(
     await settled(runtime)
     # The child is hosted, did its task, and its RESULT woke the root.
     [child] = lead.children
-    assert [i.content for i in child.items] == ["count to three"]
+    assert [i.content for i in child.items] == ["[mail from /root]\ncount to three"]
     [result] = [i for i in lead.items if i.source_type == RESULT_TYPE]
     assert result.content == "[result from /root/ada: completed]\ndone: count to three"
     # A grandchild's path continues the child's.
@@ -154,7 +155,7 @@ async def test_send_message_is_empty_when_started_steered_or_queued_for_a_busy_a
     await settled(runtime)
     node = runtime.tree.node("lead.ada")
     mail = await runtime.store.find_items(ItemQuery(node.id, source_types=("agent_mail",)))
-    assert sorted(i.content for i in mail) == ["also this", "more", "next", "start"]
+    assert sorted(body(i.content) for i in mail) == ["also this", "more", "next", "start"]
     assert all(i.status in (ItemStatus.COMPLETED, ItemStatus.MERGED) for i in mail)
 
 
@@ -177,7 +178,7 @@ async def test_a2a_11_send_message_to_yourself_is_queued_and_starts_no_turn(
     # The next live mail starts a turn, which reads the note first.
     await tools(runtime).call("SendMessage", {"to": "/root/ada", "message": "go on"})
     await settled(runtime)
-    assert child.items[turns].content.startswith("note to self")  # FIFO: the note first
+    assert body(child.items[turns].content).startswith("note to self")  # FIFO: the note first
 
 
 @pytest.mark.xfail(
@@ -226,7 +227,7 @@ async def test_a2a_12_at_capacity_the_answer_says_it_starts_when_a_slot_frees(
     await settled(runtime)
     [_ada, ben] = lead.children
     # It started once a slot freed, with its task and the mail, oldest first.
-    assert ben.items[0].content.split("\n\n---\n\n") == ["wait for a slot", "and this"]
+    assert body(ben.items[0].content).split("\n\n---\n\n") == ["wait for a slot", "and this"]
 
 
 async def test_send_message_refusals_are_tool_errors_and_change_nothing(

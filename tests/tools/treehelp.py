@@ -18,6 +18,12 @@ from attn.types import JSON
 FAST = AgentConfig(coalesce_window_ms=0)
 #: What an id looks like (items, activities, decisions, callbacks, messages).
 ID = re.compile(r"\b(mbx|act|dec|cb|chm|ses)_[0-9a-f]{6,}")
+_HEADER = re.compile(r"^\[mail from [^\]\n]*\]\n", re.M)
+
+
+def body(content: str) -> str:
+    """A MAIL item's text without its ``[mail from <path>]`` header lines."""
+    return _HEADER.sub("", content)
 
 
 class Worker:
@@ -65,7 +71,7 @@ class Worker:
             if focus.cancelled:
                 await focus.yield_point()
                 return None
-        return Reply(f"done: {item.content}")
+        return Reply(f"done: {body(item.content)}")
 
 
 async def host_lead(

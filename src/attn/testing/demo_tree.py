@@ -119,7 +119,12 @@ def _spawn(question: str, messages: list[dict[str, Any]], turns: int) -> Turn:
 
 
 def _helper(first: str) -> Turn:
-    task = first.rsplit("\n\n", 1)[-1].strip().splitlines()[0][:200]
+    lines = [
+        line
+        for line in first.rsplit("\n\n", 1)[-1].strip().splitlines()
+        if line.strip() and not line.startswith("[mail from ")
+    ]
+    task = (lines[0] if lines else "the task")[:200]
     return Turn(text=f"Done. {task} {COMPLETION_MARKER}", chunks=6, pace_s=HELPER_PACE_S)
 
 
