@@ -181,10 +181,6 @@ async def test_a2a_11_send_message_to_yourself_is_queued_and_starts_no_turn(
     assert body(child.items[turns].content).startswith("note to self")  # FIFO: the note first
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="attn.tree: a root with wake 'always' starts a turn for its own mail (A2A-11)",
-)
 async def test_a2a_11_self_mail_of_a_root_starts_no_turn(runtime: Runtime) -> None:
     lead = await host_lead(runtime)
     await spawned(runtime, "ada")
