@@ -283,14 +283,23 @@ def test_ui_tree_mail_shows_the_delivery_outcome_and_reason(server: UiServer, pa
 def test_ui_tree_interrupt_stop_and_start(server: UiServer, page: Any) -> None:
     make_tree(server, capacity=2)
     open_tree(page, server)
+
+    # Mail the root sends in Plan mode makes ada's turn read-only, and the row says so.
+    async def plan(runtime: Runtime) -> None:
+        runtime.tree.set_plan("lead", True)
+
+    server.call(plan)
     assert send(server, "lead", "lead.ada", "a long search") == "started"
     expect(row(page, "lead.ada").locator(".run-badge")).to_have_text("Running")
+    expect(row(page, "lead.ada").locator(".flag-readonly")).to_have_text("read-only")
+    expect(row(page, "lead").locator(".flag-plan")).to_have_text("Plan mode")
 
     # Interrupt: the turn ends as interrupted, and the root's RESULT says so.
     select(page, "lead.ada")
     panel(page).get_by_role("button", name="Interrupt").click()
     expect(panel(page).locator(".action-status")).to_contain_text("Interrupted /root/ada")
     expect(row(page, "lead.ada").locator(".run-badge")).to_have_text("Idle")
+    expect(row(page, "lead.ada").locator(".flag-readonly")).to_have_count(0)
     select(page, "lead")
     result = panel(page).locator(".result-entry")
     expect(result.locator(".result-outcome")).to_have_text("Interrupted")
