@@ -1,25 +1,30 @@
-"""Make docs/tree-view.png: the web UI's tree view of a real spawn tree (seed 002).
+"""Make docs/tree-view.png: the web UI's tree view of a real run of the demo tree.
 
 Run: ``.venv/bin/python docs/tree_view_screenshot.py``
 
-A real attn server (runtime on an SQLite file, the API, the live WebSocket,
-the web UI; :class:`UiServer` of the browser tests) hosts ``lead``, a Python
-brain. A person asks it to "ship release 2.4"; in that turn lead makes itself
-the root of a tree with two turn slots and spawns three retained children
-with a task each: ``ada`` runs the tests, ``bob`` writes the release notes,
-``cy`` checks the docs. Two slots: ada and bob start, cy waits. bob spawns
-``probe`` under itself to collect the changes, which waits as well. ada
-finishes; her RESULT wakes lead and her slot goes to cy. The picture is taken
-then, in Debian's headless Chromium: lead idle with ada's RESULT (completed,
-its preview), ada idle, bob and cy running and holding the two slots,
-``/root/bob/probe`` waiting for one with its task unread.
+The agents of ``attn serve --demo-llm`` (:func:`attn.testing.demo_model.demo_team_toml`)
+think with the LLM brain on the local fake provider (:class:`attn.testing.FakeProvider`
+answering with :func:`attn.testing.demo_model.demo_responder`: no network, no key),
+hosted on a real attn server (runtime on an SQLite file, the API, the live
+WebSocket, the web UI). A person asks ``planner`` to "spawn two helpers to plan
+the launch": it spawns ``/root/research`` and ``/root/outline`` with the Agent
+tool, each helper's finished turn sends it one RESULT, which wakes it, and it
+sums both up (:mod:`attn.testing.demo_tree`).
 
-(The tools helper's ``attn.testing.demo_tree`` is not on main yet, so the tree
-is scripted here with Python brains.)
+Then the tree's turn slots are lowered to one (``PATCH /api/trees/planner``)
+and the person asks again: the planner gives both helpers the new task with
+SendMessage; one takes the slot and the other waits for it. This second time
+the demo model streams a helper's answer slowly (``HELPER_PACE_S`` between
+events instead of the demo's 0.15 s), so that the picture, taken in Debian's
+headless Chromium while the first helper works, shows it running and holding
+the slot, the other waiting with its mail unread, and the planner's first two
+RESULTs (completed, with their previews).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -27,140 +32,142 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "server" / "ui"))
 
+import httpx
 from playwright.sync_api import expect, sync_playwright
-from uihelp import AgentSpec, UiServer, launch
+from uihelp import UiServer, launch
 
-from attn.core.focus import Focus, Reply
-from attn.models import MailboxItem
+from attn.brains.from_config import brain_problem, build_brains
+from attn.brains.llm.tiers import build_tiers
+from attn.config import AttnConfig, parse_config
+from attn.models import RESULT_TYPE
 from attn.runtime import Runtime
+from attn.store.base import ItemQuery
+from attn.testing import FakeProvider, eventually
+from attn.testing.demo_model import demo_responder, demo_team_toml
+from attn.testing.fake_provider import ReceivedRequest, Turn
 
-ASK = "ship release 2.4"
-ADA_ANSWER = (
-    "All 1,204 tests pass on SQLite and PostgreSQL (6 min 12 s). "
-    "Two flaky retries in tests/server/test_ws.py, both green on the second run."
-)
-
-
-def task_of(item: MailboxItem) -> str:
-    """The text of a MAIL record without its ``[mail from …]`` header."""
-    return item.content.split("\n", 1)[-1]
-
-
-class Held:
-    """A child's brain: logs its steps and works until the script releases it."""
-
-    def __init__(self, answer: str, spawn: tuple[str, str, Held] | None = None) -> None:
-        self.answer = answer
-        self.spawn = spawn
-        self.released = False
-        self.runtime: Runtime | None = None
-
-    async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
-        focus.log("status", f"working on: {task_of(item)}")
-        if self.spawn is not None and self.runtime is not None:
-            name, task, brain = self.spawn
-            self.spawn = None
-            await self.runtime.tree.spawn(item.agent_id, name, task, brain=brain)
-            focus.log("status", f"spawned {name}: {task}")
-        while not self.released:
-            await focus.clock.sleep(0.05)
-            if (await focus.yield_point()).stop:
-                return None
-        return Reply(self.answer)
+ROOT = "planner"
+FIRST = "spawn two helpers to plan the launch"
+AGAIN = "spawn two helpers to plan the release notes"
+HELPERS = ("planner.research", "planner.outline")
+#: Seconds between two streamed events of a helper's answer the second time.
+HELPER_PACE_S = 4.0
+#: Seconds the demo tree gets for each exchange.
+EXCHANGE_S = 60.0
 
 
-class Lead:
-    """The root's brain: spawns the release crew, then notes each RESULT."""
+class Pacing:
+    """The demo model, with the helpers' answers slowed down once ``slow`` is set."""
 
-    def __init__(self, crew: dict[str, tuple[str, str, Held]]) -> None:
-        self.crew = crew
-        self.runtime: Runtime | None = None
+    def __init__(self) -> None:
+        self.slow = False
 
-    async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
-        assert self.runtime is not None
-        tree = self.runtime.tree
-        if item.source_type == "agent_result":
-            return Reply(f"noted: {item.summary}")
-        await tree.make_root(item.agent_id, capacity=2)
-        for name, (role, task, brain) in self.crew.items():
-            await tree.spawn(item.agent_id, name, task, brain=brain, description=role)
-        return Reply(f"asked {', '.join(self.crew)} to {item.content}")
+    def __call__(self, request: ReceivedRequest) -> Turn:
+        turn = demo_responder(request)
+        if self.slow and turn.text.startswith("Done. "):  # a helper's answer to its mail
+            return dataclasses.replace(turn, pace_s=HELPER_PACE_S)
+        return turn
+
+
+def host(server: UiServer, config: AttnConfig) -> None:
+    """Add the demo's agents and its team channel, as ``attn serve --demo-llm`` does."""
+    brains = build_brains(config)
+    tiers = [build_tiers(section.brain, dict(section.options)) for section in config.agents]
+
+    async def add(runtime: Runtime) -> None:
+        for section, brain, tier in zip(config.agents, brains, tiers, strict=True):
+            agent = await runtime.add_agent(
+                section.name,
+                brain,
+                config.agent_settings(section).agent_config(),
+                description=section.description,
+                classifier=tier.classifier,
+                deliberator=tier.deliberator,
+            )
+            tier.bind(agent)
+        for team in config.teams.values():
+            await runtime.channels.ensure_team(team.name, team.members, team.display_name)
+
+    server.call(add)
+
+
+def ask(server: UiServer, text: str) -> None:
+    async def chat(runtime: Runtime) -> str:
+        reply = await runtime.get_agent(ROOT).send_message(
+            text, sender_id="maya", sender_name="Maya", session_id="ses_plan"
+        )
+        return reply.text
+
+    print(f"{ROOT}: {server.call(chat, EXCHANGE_S)}")
+
+
+def first_round(server: UiServer) -> None:
+    """Both helpers spawned, both RESULTs in and summed up by the planner."""
+    ask(server, FIRST)
+
+    async def both_back(runtime: Runtime) -> None:
+        async def done() -> bool:
+            query = ItemQuery(ROOT, source_types=(RESULT_TYPE,), limit=10)
+            results = await runtime.store.find_items(query)
+            return len(results) == 2 and all(str(r.status) != "queued" for r in results)
+
+        await eventually(done, what="both RESULTs read", timeout_s=EXCHANGE_S)
+
+    server.call(both_back, EXCHANGE_S + 5)
+    for name in (ROOT, *HELPERS):
+        server.wait_until(
+            lambda rt, n=name: rt.get_agent(n).depth == 0 and rt.get_agent(n).focus_item is None,
+            EXCHANGE_S,
+        )
+    server.settle()
 
 
 def main() -> None:
-    probe = Held("14 merged pull requests since 2.3")
-    held = {
-        "ada": Held(ADA_ANSWER),
-        "bob": Held("notes drafted", spawn=("probe", "collect the changes since 2.3", probe)),
-        "cy": Held("docs links all resolve"),
-    }
-    crew = {
-        "ada": ("runs the test suites", "run the full test suite", held["ada"]),
-        "bob": ("writes the release notes", "draft the 2.4 release notes", held["bob"]),
-        "cy": ("checks the docs", "check every link in docs/", held["cy"]),
-    }
-    lead = Lead(crew)
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        UiServer(
-            Path(folder) / "ui.db", [AgentSpec("lead", lead, description="release lead")]
-        ) as server,
-        sync_playwright() as playwright,
-    ):
-        assert server.runtime is not None
-        for brain in (lead, probe, *held.values()):
-            brain.runtime = server.runtime
+    os.environ["OPENAI_API_KEY"] = "sk-demo-not-a-key"  # the fake provider checks no key
+    model = FakeProvider()
+    pacing = Pacing()
+    model.responder = pacing
+    model.start_in_thread()
+    try:
+        config = parse_config(
+            demo_team_toml(model.openai_base_url), source="demo-llm", check_agent=brain_problem
+        )
+        with (
+            tempfile.TemporaryDirectory() as folder,
+            UiServer(Path(folder) / "ui.db", []) as server,
+            sync_playwright() as playwright,
+        ):
+            host(server, config)
+            first_round(server)
+            patched = httpx.patch(f"{server.url}/api/trees/{ROOT}", json={"capacity": 1})
+            assert patched.status_code == 200, patched.text
+            pacing.slow = True
+            ask(server, AGAIN)
 
-        async def ask(runtime: Runtime) -> None:
-            await runtime.get_agent("lead").enqueue("human_chat", {"content": ASK})
+            def states(rt: Runtime) -> set[str]:
+                return {str(rt.tree.gates[h].state) for h in HELPERS if h in rt.tree.gates}
 
-        server.call(ask)
+            server.wait_until(lambda rt: states(rt) == {"running", "waiting"}, EXCHANGE_S)
+            server.wait_until(lambda rt: rt.get_agent(ROOT).focus_item is None, EXCHANGE_S)
 
-        def gates(rt: Runtime) -> dict[str, str]:
-            return {agent: str(gate.state) for agent, gate in rt.tree.gates.items()}
-
-        # ada and bob hold the two slots; cy and bob's probe wait for one.
-        server.wait_until(
-            lambda rt: (
-                gates(rt).get("lead.bob.probe") == "waiting"
-                and gates(rt).get("lead.ada") == "running"
+            browser = launch(playwright)
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(f"{server.url}/#/trees/{ROOT}")
+            expect(page.locator("#connection")).to_have_attribute("data-status", "live")
+            expect(page.locator(".tree-node")).to_have_count(3)
+            expect(page.locator(".tree-header .slots-count")).to_have_text("1 / 1")
+            expect(page.locator(".tree-header .slots-waiting")).to_be_visible()
+            for state in ("idle", "running", "waiting"):
+                expect(page.locator(f".tree-node[data-state='{state}']")).to_have_count(1)
+            expect(page.locator(".result-entry")).to_have_count(2)
+            expect(page.locator(".result-entry .result-outcome")).to_have_text(
+                ["Completed", "Completed"]
             )
-        )
-
-        async def release_ada(runtime: Runtime) -> None:
-            held["ada"].released = True
-
-        server.call(release_ada)
-        server.wait_until(
-            lambda rt: (
-                gates(rt).get("lead.ada") == "idle"
-                and gates(rt).get("lead.cy") == "running"
-                and gates(rt).get("lead") == "idle"
-                and rt.get_agent("lead").depth == 0
-            )
-        )
-        server.settle()
-
-        browser = launch(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 760})
-        page.goto(f"{server.url}/#/trees/lead")
-        expect(page.locator("#connection")).to_have_attribute("data-status", "live")
-        rows = page.locator(".tree-node")
-        expect(rows).to_have_count(5)
-        expect(page.locator(".tree-header .slots-count")).to_have_text("2 / 2")
-        expect(page.locator(".tree-header .slots-holders")).to_contain_text("/root/bob")
-        expect(page.locator(".tree-header .slots-waiting")).to_contain_text("/root/bob/probe")
-        expect(page.locator(".tree-node[data-agent='lead.bob.probe'] .run-badge")).to_have_text(
-            "Waiting"
-        )
-        expect(page.locator(".result-entry")).to_have_count(1)
-        expect(page.locator(".result-entry").first).to_contain_text("1,204 tests pass")
-        page.mouse.move(0, 0)
-        page.screenshot(path=HERE / "tree-view.png", full_page=True)
-        browser.close()
-
-        for brain in (probe, *held.values()):
-            brain.released = True
+            page.mouse.move(0, 0)
+            page.screenshot(path=HERE / "tree-view.png", full_page=True)
+            browser.close()
+    finally:
+        model.stop()
     print(f"wrote {HERE / 'tree-view.png'}")
 
 

@@ -374,3 +374,41 @@ def test_ui_tree_spawn_remove_and_errors(server: UiServer, page: Any) -> None:
     expect(page.locator(".tree-header .load-error")).to_contain_text(
         "There is no spawn tree with the id nope"
     )
+
+
+def test_ui_tree_merged_results_each_show_their_own_text(server: UiServer, page: Any) -> None:
+    crew = make_tree(server, capacity=2)
+
+    async def stop_root(runtime: Runtime) -> None:
+        await runtime.tree.stop("lead")
+
+    server.call(stop_root)
+    assert send(server, "lead", "lead.ada", "run the tests") == "started"
+    assert send(server, "lead", "lead.bob", "draft the notes") == "started"
+    crew.release("lead.ada")
+    crew.release("lead.bob")
+    server.wait_until(
+        lambda rt: rt.tree.gates["lead.ada"].turns == rt.tree.gates["lead.bob"].turns == 1
+    )
+
+    async def start_root(runtime: Runtime) -> None:
+        await runtime.tree.start("lead")  # it reads both RESULTs in one turn
+
+    server.call(start_root)
+    server.wait_until(lambda rt: rt.get_agent("lead").depth == 0)
+    server.wait_until(state_of(server, "lead"))
+    server.settle()
+    stored = httpx.get(f"{server.url}/api/agents/lead/results").json()["results"]
+    assert sorted(r["item"]["status"] for r in stored) == ["completed", "merged"], stored
+
+    open_tree(page, server)
+    results = panel(page).locator(".result-entry")
+    expect(results).to_have_count(2)
+    for agent, task, other in (
+        ("lead.ada", "run the tests", "draft the notes"),
+        ("lead.bob", "draft the notes", "run the tests"),
+    ):
+        preview = panel(page).locator(f".result-entry[data-from='{agent}'] .result-preview")
+        expect(preview).to_contain_text(task)
+        expect(preview).not_to_contain_text(other)
+    expect(results.locator(".result-read")).to_have_text(["read", "read"])

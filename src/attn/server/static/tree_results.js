@@ -81,7 +81,7 @@ export class ResultList {
     const item = entry.item || {};
     const extra = extraOf(item);
     const from = extra.from || entry.from || 'a child';
-    const text = resultText(item.payload && item.payload.content);
+    const text = resultText(item);
     return h('li', { class: 'result-entry', dataset: { id: item.id || '', from: entry.from || '', outcome: entry.outcome || '' } },
       h('button', { type: 'button', class: 'result-open', onclick: () => this.transcript.open(entry) },
       h('span', { class: 'result-head' },
@@ -123,7 +123,7 @@ export class TranscriptDialog {
     const result = h('section', { class: 'transcript-result' },
       h('h3', null, 'RESULT ', outcomeChip(entry.outcome)),
       extra.reason ? h('p', { class: 'result-reason' }, extra.reason) : null,
-      h('pre', { class: 'transcript-text' }, resultText(item.payload && item.payload.content) || '(no text)'),
+      h('pre', { class: 'transcript-text' }, resultText(item) || '(no text)'),
       extra.truncated ? h('p', { class: 'hint' }, `The RESULT shows the head and tail of ${extra.fullChars} characters.`) : null);
     const turn = h('div', { class: 'transcript-turn', role: 'status' }, 'Loading the turn…');
     replaceChildren(this.body, result, turn);

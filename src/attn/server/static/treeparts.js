@@ -78,8 +78,19 @@ function pathList(paths) {
   return parts;
 }
 
-/** "[result from /root/ada: completed]\ntext" → "text" (the header repeats the row's facts). */
-export function resultText(content) {
-  const text = String(content ?? '');
-  return text.replace(/^\[result from [^\]\n]*\]\n?/, '');
+/**
+ * A RESULT item's own text, without its "[result from /root/ada: completed]"
+ * header (the row shows those facts). A RESULT that other RESULTs merged into
+ * while they waited holds all their texts; its own is its entry in
+ * payload.messages.
+ */
+export function resultText(item) {
+  const payload = (item && item.payload) || {};
+  let content = payload.content;
+  const messages = Array.isArray(payload.messages) ? payload.messages : [];
+  if (messages.length > 1) {
+    const own = messages.find((m) => m && m.mailboxItemId === item.id) || messages[0];
+    if (own && typeof own.content === 'string') content = own.content;
+  }
+  return String(content ?? '').replace(/^\[result from [^\]\n]*\]\n?/, '');
 }
