@@ -87,6 +87,26 @@ COMMANDS = [
     ["channel", "delegate"],
     ["channel", "delegations"],
     ["channel", "watch"],
+    ["tree"],
+    *(
+        ["tree", name]
+        for name in (
+            "list",
+            "show",
+            "root",
+            "spawn",
+            "mail",
+            "interrupt",
+            "start",
+            "stop",
+            "remove",
+            "plan",
+            "results",
+            "take",
+            "turn",
+            "watch",
+        )
+    ),
 ]
 
 

@@ -96,7 +96,7 @@ async def test_a2a_15_a_long_result_is_previewed_head_and_tail_with_a_pointer(
     assert result.extra("truncated") is True and result.extra("fullChars") == len(long_text)
     pointer = result.extra("transcript")
     assert pointer == f"/api/agents/{ids['ada']}/turns/{result.extra('turnItemId')}"
-    assert pointer in body
+    assert "transcript of /root/ada" in body and result.extra("turnItemId") not in body
     turn = await rt.store.get_item(result.extra("turnItemId"))
     assert turn is not None and turn.status == ItemStatus.COMPLETED  # the whole turn is kept
 

@@ -16,6 +16,7 @@ from attn.brains.options import (
 )
 from attn.core.focus import Focus, Reply
 from attn.models import MailboxItem
+from attn.types import JSON
 
 
 class EchoBrain:
@@ -39,6 +40,17 @@ class EchoBrain:
         self.steps = bounded_int("echo", "steps", steps, 1, MAX_ECHO_STEPS)
         self.step_s = bounded_seconds("echo", "step_s", step_s, MAX_STEP_S)
         self.prefix = bounded_text("echo", "prefix", prefix, MAX_PREFIX_CHARS)
+
+    def child_brain(self) -> EchoBrain:
+        """A brain for a retained child this brain's agent spawns (seed 002): the same options."""
+        return EchoBrain(self.steps, self.step_s, self.prefix)
+
+    def brain_spec(self) -> JSON:
+        """How to build this brain again (a spawned child after a restart)."""
+        return {
+            "kind": "echo",
+            "options": {"steps": self.steps, "step_s": self.step_s, "prefix": self.prefix},
+        }
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
         step = int(focus.session.get("step", 0))

@@ -14,6 +14,7 @@ Steps (each a one-key table):
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from attn.brains.options import (
@@ -26,6 +27,7 @@ from attn.brains.options import (
 from attn.core.focus import Focus, Reply
 from attn.errors import OptionError
 from attn.models import MailboxItem
+from attn.types import JSON
 
 _KINDS: dict[str, type | tuple[type, ...]] = {
     "say": str,
@@ -83,6 +85,14 @@ class ScriptBrain:
             elif isinstance(value, str):
                 bounded_text("script", "steps", value, MAX_STEP_TEXT_CHARS, label=where)
         self.steps = steps
+
+    def child_brain(self) -> ScriptBrain:
+        """A brain for a retained child this brain's agent spawns (seed 002): the same steps."""
+        return ScriptBrain(copy.deepcopy(self.steps))
+
+    def brain_spec(self) -> JSON:
+        """How to build this brain again (a spawned child after a restart)."""
+        return {"kind": "script", "options": {"steps": copy.deepcopy(self.steps)}}
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
         start = int(focus.session.get("pc", 0))

@@ -97,7 +97,7 @@ class ApiClient:
         read_timeout_s: float | None = None,
         wait_forever: bool = False,
     ) -> Any:
-        """Send one request and return the decoded JSON body.
+        """Send one request and return the decoded JSON body (None for a 204).
 
         Raises:
             CliError: the server cannot be reached, timed out, or answered an error.
@@ -121,6 +121,8 @@ class ApiClient:
             raise CliError(f"request to {self.url} failed: {exc}") from None
         if response.status_code >= 400:
             raise CliError(self._error_line(response))
+        if response.status_code == 204:  # No Content (a DELETE)
+            return None
         try:
             return response.json()
         except ValueError:

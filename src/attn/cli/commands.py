@@ -17,6 +17,7 @@ from rich.table import Table
 
 from attn.cli.client import DEFAULT_URL, TOKEN_ENV, URL_ENV, ApiClient, CliError
 from attn.cli.output import console, examples, handle_errors, print_json, shorten, warn
+from attn.cli.tree_show import agent_tree_cell
 
 #: Largest ``--limit`` of ``attn mailbox``: the API's page size (``attn.server.params.MAX_PAGE``).
 MAX_LIMIT = 1000
@@ -70,16 +71,20 @@ def register(app: typer.Typer) -> None:
 def agents(
     url: UrlOption = DEFAULT_URL, token: TokenOption = None, as_json: JsonOption = False
 ) -> None:
-    """List the agents of a running server: attention state, queue depth, current focus."""
+    """List the agents of a running server: attention state, queue depth, current focus,
+    and (when any agent is in a spawn tree) its tree, path and run state."""
     with ApiClient(url, token=token) as client:
         data = client.request("GET", "/api/agents")
     if as_json:
         print_json(data)
         return
     table = Table(title=escape(f"agents at {url}"))
-    for column in ("agent", "state", "queued", "focus", "description"):
+    listed = data.get("agents", [])
+    trees = any(isinstance(agent.get("tree"), dict) for agent in listed)
+    columns = ("agent", "state", "queued", "focus", *(("tree",) if trees else ()), "description")
+    for column in columns:
         table.add_column(column, justify="right" if column == "queued" else "left")
-    for agent in data.get("agents", []):
+    for agent in listed:
         focus = agent.get("currentFocus")
         focus_text = f"{focus['sourceType']}: {shorten(focus.get('summary'), 40)}" if focus else ""
         focus_text = escape(focus_text)
@@ -88,11 +93,13 @@ def agents(
             state += " (paused)"
         elif not agent.get("running", True):
             state += " (stopped)"
+        tree = (agent_tree_cell(agent),) if trees else ()
         table.add_row(
             escape(str(agent["agentId"])),
             state,
             str(agent.get("queueDepth", "")),
             focus_text,
+            *tree,
             escape(shorten(agent.get("description"), 50)),
         )
     console().print(table)

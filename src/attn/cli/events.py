@@ -36,6 +36,10 @@ EVENT_STYLES: dict[str, str] = {
     "time:callback-registered": "cyan",
     "time:callback-resolved": "green",
     "time:callback-expired": "yellow",
+    "tree:spawned": "bold green",
+    "tree:removed": "bold red",
+    "tree:agent-state": "yellow",
+    "tree:result": "bold cyan",
 }
 
 #: Colour of each delivery outcome (A2A-06).
@@ -173,8 +177,34 @@ def _describe_callback(event: str, data: dict[str, Any]) -> Text:
     return text
 
 
+def _describe_tree(event: str, data: dict[str, Any]) -> Text:
+    """``/root/ada running  unread 1  slots 1/3``, ``lead.ada → lead completed (mail)``."""
+    text = Text()
+    if event == "tree:result":
+        text.append(f"{data.get('from', '?')} → {data.get('to', '?')} ")
+        outcome = str(data.get("outcome", "?"))
+        text.append(outcome, style={"completed": "green", "errored": "red"}.get(outcome, "yellow"))
+        text.append(f" ({data.get('consumedBy', '?')})  {data.get('mailboxItemId', '')}")
+    elif event == "tree:agent-state":
+        text.append(f"{data.get('path', '?')} ", style="bold")
+        text.append(str(data.get("state", "?")))
+        text.append(f"  unread {data.get('unread', 0)}")
+        text.append(f"  slots {data.get('slotsInUse', 0)}/{data.get('capacity', '?')}")
+        if data.get("readOnly"):
+            text.append("  read-only", style="magenta")
+    else:  # tree:spawned, tree:removed
+        node = data.get("node") or {}
+        text.append(f"{node.get('path', '?')} ", style="bold")
+        text.append(f"in tree {node.get('treeId', '?')}")
+        if node.get("description"):
+            text.append(f"  {shorten(node['description'], 60)}")
+    return text
+
+
 def describe(event: str, data: dict[str, Any]) -> Text:
     """A short, coloured description of one event's data."""
+    if event.startswith("tree:"):
+        return _describe_tree(event, data)
     if event.startswith("channel:") or event == "agent:status-logged":
         return _describe_channel(event, data)
     if event in _CALLBACK_VERBS or event == "time:late-result":

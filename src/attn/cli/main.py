@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from attn.cli import channel, chat, commands, config_cmd, control, db, tail, time, trace
+from attn.cli import channel, chat, commands, config_cmd, control, db, tail, time, trace, tree
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import __version__
@@ -131,6 +131,10 @@ def serve(
                     f"  team:        {hint}attn send lead 'ask the team to plan the launch'; "
                     f"{hint}attn channel history group:demo"
                 )
+                typer.echo(
+                    f"  tree:        {hint}attn send planner 'spawn two helpers to plan the "
+                    f"launch'; {hint}attn tail planner   (their results wake it)"
+                )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 
@@ -160,6 +164,8 @@ tail.register(app)
 chat.register(app)
 # `attn channel …` (channels, posts, sends, the live view): src/attn/cli/channel.py.
 channel.register(app)
+# `attn tree …` (spawn trees: roots, children, mail, RESULTs, turns): src/attn/cli/tree.py.
+tree.register(app)
 # `attn cancel`, `attn control` (cli/control.py); `attn db …` (cli/db.py); `attn config check`.
 control.register(app)
 db.register(app)

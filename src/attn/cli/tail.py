@@ -106,6 +106,7 @@ class Follower:
         agents: agents to follow ([] and no ``channels``: every agent).
         as_json: print each server message as one JSON line.
         channels: channel keys to follow; their messages are printed as chat lines.
+        trees: spawn trees (root ids) whose ``tree:*`` events to follow.
     """
 
     def __init__(
@@ -115,6 +116,7 @@ class Follower:
         agents: list[str],
         as_json: bool,
         channels: list[str] | None = None,
+        trees: list[str] | None = None,
     ) -> None:
         self.url = url
         self.target = ws_url(url)
@@ -122,6 +124,7 @@ class Follower:
         self.token = token
         self.agents = agents
         self.channels = channels or []
+        self.trees = trees or []
         self.as_json = as_json
         self.last_seq: int | None = None
         self.console: Console = console()
@@ -170,11 +173,13 @@ class Follower:
         ) as socket:
             subscribe: dict[str, Any] = {
                 "type": "subscribe",
-                "agents": self.agents or ("*" if not self.channels else []),
+                "agents": self.agents or ("*" if not (self.channels or self.trees) else []),
                 "lastSeq": self.last_seq,
             }
             if self.channels:
                 subscribe["channels"] = self.channels
+            if self.trees:
+                subscribe["trees"] = self.trees
             with contextlib.suppress(ConnectionClosed):
                 # A refused token: the server sent its error and closed; read it below.
                 socket.send(dumps(subscribe))
@@ -198,7 +203,7 @@ class Follower:
                     f"{hint} {TOKEN_ENV}"
                 )
             if code in ("unknown_agent", "unknown_channel") or (
-                code == "bad_message" and self.channels
+                code == "bad_message" and (self.channels or self.trees)
             ):
                 raise CliError(f"{text.split(';')[0]} ({code})")
         try:
@@ -288,7 +293,7 @@ class Follower:
                 return
             self.console.print(render_event(message), no_wrap=True, overflow="ellipsis")
         elif kind == "subscribed":
-            followed = [*self.agents, *self.channels]
+            followed = [*self.agents, *self.channels, *(f"tree {t}" for t in self.trees)]
             who = ", ".join(followed) if followed else "all agents"
             again = " again" if self.connected_once else ""
             self.console.print(

@@ -129,7 +129,7 @@ TREE_REMOVED = "tree:removed"
 TREE_AGENT_STATE = "tree:agent-state"
 #: A settled child turn's RESULT was committed for its spawn parent; data
 #: ``{"from", "to", "outcome", "mailboxItemId", "consumedBy"}`` (``consumedBy``:
-#: ``"mail"``, ``"handler"`` or ``"wait"``).
+#: ``"mail"``, ``"handler"``, ``"wait"`` or ``"fetch"``).
 TREE_RESULT = "tree:result"
 
 #: Bus name -> live protocol name; other bus names are sent as they are.

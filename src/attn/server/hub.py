@@ -15,17 +15,18 @@ epoch (runtime clock), so they keep growing across server restarts: a client
 reconnecting to a restarted server with an old ``lastSeq`` gets ``resync``
 instead of a replay of unrelated events.
 
-Channel events (``channel:created``, ``channel:message``,
-``channel:delegation``) belong to no agent (``agentId`` null). They reach a
-connection subscribed to every agent, to their channel (``channels``), or to an
-agent the event concerns: a message's sender and recipients, a channel's
-members, a delegation's two agents (:func:`channel_facets`).
+Channel events (``channel:*``) belong to no agent (``agentId`` null). They reach
+a connection subscribed to every agent, to their channel (``channels``), or to
+an agent the event concerns: a message's sender and recipients, a channel's
+members, a delegation's two agents (:func:`channel_facets`). Spawn-tree events
+(``tree:*``) also reach the connections subscribed to their tree (``trees``) or
+to another agent they concern (:func:`~attn.server.tree_live.tree_facets`).
 
 The hub lives on the server's event loop; an event emitted on another thread
 is handed over with ``call_soon_threadsafe``.
 
 Spec: 000 §5 (WebSocket events), §19 (event forwarding); acceptance SRV-10..SRV-12;
-issue 13 point 5 (a channel's messages live).
+issue 13 point 5 (a channel's messages live); seed 002 (trees live).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from attn.core import events as ev
 from attn.jsontext import dumps_shown
-from attn.server.channel_live import NO_AGENTS, channel_facets
+from attn.server.live_entry import Entry as _Entry
+from attn.server.tree_live import TREE_EVENTS, tree_facets
 
 if TYPE_CHECKING:
     from attn.core.deliberation import DeliberationResult
@@ -57,41 +59,6 @@ def _micros(at: datetime) -> int:
     return int(at.timestamp() * 1_000_000)
 
 
-class _Entry:
-    """One published event; its JSON frame is built on first use and shared."""
-
-    __slots__ = ("_frame", "agent_id", "agents", "at", "channel_key", "data", "name", "seq")
-
-    def __init__(
-        self, seq: int, name: str, agent_id: str | None, at: datetime, data: dict[str, Any]
-    ) -> None:
-        self.seq = seq
-        self.name = name
-        self.agent_id = agent_id
-        self.at = at
-        self.data = data
-        self._frame: str | None = None
-        # Agent-less channel events: the channel and the agents they concern.
-        self.channel_key: str | None = None
-        self.agents = NO_AGENTS
-        if agent_id is None:
-            self.channel_key, self.agents = channel_facets(name, data)
-
-    def frame(self) -> str:
-        if self._frame is None:
-            self._frame = dumps_shown(
-                {
-                    "type": "event",
-                    "seq": self.seq,
-                    "event": self.name,
-                    "agentId": self.agent_id,
-                    "at": self.at.isoformat(),
-                    "data": self.data,
-                }
-            )
-        return self._frame
-
-
 class Connection:
     """One WebSocket's view of the hub: its subscription and its bounded send queue.
 
@@ -101,6 +68,7 @@ class Connection:
     Attributes:
         agents: the subscribed agent names, :data:`ALL`, or None before the first subscribe.
         channels: the subscribed channel keys (their ``channel:*`` events).
+        trees: the subscribed tree ids (their ``tree:*`` events).
         limit: how many frames may wait before an overflow (raised for a replay).
         resyncs: how many times the queue overflowed.
         peak_queued: the largest number of frames that ever waited.
@@ -112,6 +80,7 @@ class Connection:
         self._ready = asyncio.Event()
         self.agents: frozenset[str] | str | None = None
         self.channels: frozenset[str] = frozenset()
+        self.trees: frozenset[str] = frozenset()
         self.limit = hub.queue_size
         self.resyncs = 0
         self.peak_queued = 0
@@ -124,15 +93,15 @@ class Connection:
 
     def wants(self, entry: _Entry) -> bool:
         """True when ``entry`` matches the subscription: its agent is subscribed, or
-        (an agent-less channel event) its channel or an agent it concerns is."""
+        its channel, its tree or another agent it concerns is."""
         agents = self.agents
         if agents is None:
             return False
-        if agents == ALL:
+        if agents == ALL or entry.agent_id in agents:
             return True
-        if entry.agent_id is not None:
-            return entry.agent_id in agents
         if entry.channel_key is not None and entry.channel_key in self.channels:
+            return True
+        if entry.tree_id is not None and entry.tree_id in self.trees:
             return True
         return not entry.agents.isdisjoint(agents)
 
@@ -223,6 +192,8 @@ class EventHub:
         # shared): publishing stays cheap on the agents' path.
         self.seq += 1
         entry = _Entry(self.seq, name, agent_id, at, data)
+        if name in TREE_EVENTS:
+            entry.tree_id, entry.agents = tree_facets(self.runtime.tree, name, data)
         self._buffer.append(entry)
         self.published += 1
         for connection in self._connections:
@@ -281,6 +252,7 @@ class EventHub:
         agents: Collection[str] | str,
         last_seq: int | None,
         channels: Collection[str] = (),
+        trees: Collection[str] = (),
     ) -> None:
         """Replace ``connection``'s subscription, replaying what it missed.
 
@@ -296,9 +268,11 @@ class EventHub:
             agents: agent names (already checked), or :data:`ALL`.
             last_seq: the last seq the client saw, or None for "from now on".
             channels: channel keys (already checked) whose events it also gets.
+            trees: tree ids (already checked) whose ``tree:*`` events it also gets.
         """
         connection.agents = ALL if agents == ALL else frozenset(agents)
         connection.channels = frozenset(channels)
+        connection.trees = frozenset(trees)
         frames: list[str | _Entry] = []
         if last_seq is not None and last_seq < self.seq:
             oldest = self._buffer[0].seq if self._buffer else self.seq + 1
@@ -328,6 +302,8 @@ class EventHub:
         frame: dict[str, Any] = {"type": "subscribed", "agents": shown, "seq": self.seq}
         if connection.channels:
             frame["channels"] = sorted(connection.channels)
+        if connection.trees:
+            frame["trees"] = sorted(connection.trees)
         return dumps_shown(frame)
 
     def resync_frame(self) -> str:

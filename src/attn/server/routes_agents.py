@@ -3,8 +3,8 @@
 Mounted by :func:`attn.server.app.create_app` with :func:`agents_router`::
 
     GET    /api/agents                           every agent: agentId, state, queueDepth,
-                                                 currentFocus
-    GET    /api/agents/{agentId}                 one agent, with statistics
+                                                 currentFocus, tree (its spawn tree, or null)
+    GET    /api/agents/{agentId}                 one agent, with tree and statistics
     GET    /api/agents/{agentId}/mind            attention state, current focus, queue,
                                                  deferred items
     GET    /api/agents/{agentId}/decisions       decision timeline; limit, cursor
@@ -13,6 +13,7 @@ Mounted by :func:`attn.server.app.create_app` with :func:`agents_router`::
     POST   /api/agents                           {agentId, brain, options?, description?,
                                                  config?} -> 201
     DELETE /api/agents/{agentId}                 -> 204; the agent's stored items stay
+                                                 (a tree child goes with its subtree)
 
 A new agent is checked exactly like an ``[[agents]]`` entry of ``attn.toml``
 (:func:`attn.brains.from_config.brain_problem`): an unknown brain, an option the brain
@@ -50,6 +51,7 @@ from attn.server.params import MAX_PAGE, Cursor, Offset
 from attn.server.routes_control import config_view
 from attn.server.schemas import AgentIdPath
 from attn.server.schemas_control import CreateAgentBody, CreatedAgentView
+from attn.server.tree_views import membership, remove_hosted
 from attn.server.views import agent_summary
 
 if TYPE_CHECKING:
@@ -80,13 +82,23 @@ def agents_router(
     @router.get("/api/agents", **shapes.answers(shapes.AgentListView))
     async def list_agents() -> dict[str, Any]:
         """Every hosted agent, in the order they were added."""
-        return {"agents": [agent_summary(agent) for agent in runtime.agents]}
+        tree = runtime.tree
+        return {
+            "agents": [
+                {**agent_summary(agent), "tree": membership(tree, agent.name)}
+                for agent in runtime.agents
+            ]
+        }
 
     @router.get("/api/agents/{agentId}", **shapes.answers(shapes.AgentDetailView))
     async def get_agent(name: AgentIdPath) -> dict[str, Any]:
         """One agent: state, depth, focus and counters. 404 for an unknown name."""
         agent = runtime.get_agent(name)
-        return {**agent_summary(agent), "statistics": agent.statistics()}
+        return {
+            **agent_summary(agent),
+            "tree": membership(runtime.tree, agent.name),
+            "statistics": agent.statistics(),
+        }
 
     @router.get("/api/agents/{agentId}/mind", **shapes.answers(shapes.MindView))
     async def mind(name: AgentIdPath) -> dict[str, Any]:
@@ -177,8 +189,12 @@ def agents_router(
         responses={204: {"description": "removed; its stored items stay"}},
     )
     async def remove_agent(name: AgentIdPath) -> Response:
-        """Stop the agent and stop hosting it. Callers waiting for its replies get 409."""
-        await runtime.remove_agent(runtime.get_agent(name).name)
+        """Stop the agent and stop hosting it. Callers waiting for its replies get 409.
+
+        A child of a spawn tree goes with its whole subtree (stored as removed); a
+        root stops being hosted with its tree, which comes back when it is hosted again.
+        """
+        await remove_hosted(runtime, name)
         return Response(status_code=204)
 
     return router

@@ -7,6 +7,11 @@ Mounted by :func:`attn.server.app.create_app` with :func:`control_router`::
     GET   /api/agents/{agentId}/config             every setting, with the heartbeat interval
     PATCH /api/agents/{agentId}/config             change heartbeatIntervalS (clamped, persisted)
 
+For an agent of a spawn tree, ``start`` and ``stop`` go through
+:class:`attn.tree.Tree`: ``start`` also marks its unread mail as waking, so
+mail kept across a restart is delivered (A2A-17), and ``stop`` is stored, so a
+restart keeps it stopped (seed 002).
+
 Control is idempotent where it can be (starting a running agent, stopping a
 stopped one); pausing or resuming a stopped agent and cancelling on a stopped
 one are 409 ``agent_not_running`` and change nothing. Errors use the app's
@@ -16,7 +21,8 @@ Only the heartbeat interval changes live: the other settings
 (:class:`~attn.config.AgentConfig`) are fixed while an agent runs, so a
 PATCH naming one of them is a 422 that says where to set it.
 
-Spec: 000 §5 (control), §11.3 (heartbeat interval); acceptance SRV-05.
+Spec: 000 §5 (control), §11.3 (heartbeat interval); seed 002 (explicit start);
+acceptance SRV-05, A2A-17.
 """
 
 from __future__ import annotations
@@ -123,10 +129,16 @@ def control_router(runtime: Runtime) -> APIRouter:
         ``resume`` undoes ``pause``; ``start`` also resumes a paused agent.
         """
         agent = runtime.get_agent(name)
+        retained = agent.name in runtime.tree.nodes
         if action is Action.START:
+            if retained:  # its unread mail wakes it (seed 002, A2A-17)
+                await runtime.tree.start(agent.name)
             agent.start()
         elif action is Action.STOP:
-            await agent.stop()
+            if retained:  # stored: a restart keeps it stopped
+                await runtime.tree.stop(agent.name)
+            else:
+                await agent.stop()
         else:
             if not agent.running:
                 raise AgentNotRunning(

@@ -26,14 +26,30 @@ class _Out(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+class TreeMembershipView(_Out):
+    """The spawn tree an agent belongs to (seed 002): the tree, its path there and its
+    run state (idle, running, waiting, stopped), and its unread MAIL and RESULTs."""
+
+    treeId: str
+    path: str
+    state: str
+    unread: int
+
+
+class AgentListEntryView(AgentSummaryView):
+    """One agent in ``GET /api/agents``: the summary and its spawn tree (null: none)."""
+
+    tree: TreeMembershipView | None
+
+
 class AgentListView(_Out):
     """``GET /api/agents``: every hosted agent, in the order they were added."""
 
-    agents: list[AgentSummaryView]
+    agents: list[AgentListEntryView]
 
 
-class AgentDetailView(AgentSummaryView):
-    """``GET /api/agents/{agentId}``: the summary and the mailbox counters."""
+class AgentDetailView(AgentListEntryView):
+    """``GET /api/agents/{agentId}``: the summary, its tree and the mailbox counters."""
 
     statistics: dict[str, Any]
 
@@ -99,11 +115,13 @@ def answers(model: type[BaseModel]) -> dict[str, Any]:
 
 __all__ = [
     "AgentDetailView",
+    "AgentListEntryView",
     "AgentListView",
     "ChatReplyView",
     "DecisionPageView",
     "LogPageView",
     "MindView",
     "TimelineView",
+    "TreeMembershipView",
     "answers",
 ]

@@ -7,8 +7,10 @@ Client messages are JSON text frames (see the live protocol in the README):
   missed events are replayed first (or ``resync`` is sent), then
   ``{"type": "subscribed", ...}`` (with ``channels`` when it names some).
   ``channels`` (optional; ``agents`` may then be left out) adds the
-  ``channel:*`` events of those channels (:mod:`attn.server.channel_live`).
-  Unknown agents: ``{"type": "error", "code": "unknown_agent"}``; unknown
+  ``channel:*`` events of those channels (:mod:`attn.server.channel_live`);
+  ``trees`` (optional, root ids, likewise) the ``tree:*`` events of those
+  spawn trees (:mod:`attn.server.tree_live`).
+  Unknown agents or trees: ``{"type": "error", "code": "unknown_agent"}``; unknown
   channels: ``unknown_channel``; either way nothing changes.
 * ``{"type": "ping"}`` is answered ``{"type": "pong"}``.
 * Anything else is ``{"type": "error", "code": "bad_message"}``; the socket stays open.
@@ -35,6 +37,7 @@ from attn.jsontext import dumps, dumps_shown
 from attn.server.channel_live import MAX_CHANNELS, check_channels
 from attn.server.errors import clip
 from attn.server.hub import ALL, Connection, EventHub
+from attn.server.tree_live import MAX_TREES, check_trees
 
 if TYPE_CHECKING:
     from attn.runtime import Runtime
@@ -164,21 +167,28 @@ async def handle_message(
         channels = message.get("channels")
         if channels is not None:
             channels = await check_channels(runtime, _channel_list(channels))
-        if channels and "agents" not in message:
+        trees = message.get("trees")
+        if trees is not None:
+            trees = check_trees(runtime.tree, _key_list(trees, "trees", "tree ids", MAX_TREES))
+        if (channels or trees) and "agents" not in message:
             message = {**message, "agents": []}
         agents, last_seq = _subscription(message, runtime)
         # No await from here on: no live event slips in before the replay.
-        hub.subscribe(connection, agents, last_seq, channels or ())
+        hub.subscribe(connection, agents, last_seq, channels or (), trees or ())
     else:
         shown = clip(kind) if isinstance(kind, str) else dumps_shown(kind)[:40]
         raise BadMessage(f"unknown message type {shown!r}; expected 'subscribe' or 'ping'")
 
 
 def _channel_list(value: object) -> list[str]:
+    return _key_list(value, "channels", "channel keys", MAX_CHANNELS)
+
+
+def _key_list(value: object, field: str, what: str, most: int) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
-        raise BadMessage("channels must be a list of channel keys")
-    if len(value) > MAX_CHANNELS:
-        raise BadMessage(f"channels lists at most {MAX_CHANNELS} keys")
+        raise BadMessage(f"{field} must be a list of {what}")
+    if len(value) > most:
+        raise BadMessage(f"{field} lists at most {most} {what.split()[-1]}")
     return value
 
 

@@ -1,0 +1,66 @@
+"""One event of the live hub: its number, what it concerns, its shared JSON frame.
+
+Spec: 000 §5 (WebSocket events); issue 13 point 5 (channels); seed 002 (trees).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from attn.jsontext import dumps_shown
+from attn.server.channel_live import NO_AGENTS, channel_facets
+
+
+class Entry:
+    """One published event; its JSON frame is built on first use and shared.
+
+    Besides its agent, an event may concern a channel (``channel_key``), a tree
+    (``tree_id``) and other agents (``agents``); :meth:`Connection.wants
+    <attn.server.hub.Connection.wants>` matches subscriptions against them.
+    """
+
+    __slots__ = (
+        "_frame",
+        "agent_id",
+        "agents",
+        "at",
+        "channel_key",
+        "data",
+        "name",
+        "seq",
+        "tree_id",
+    )
+
+    def __init__(
+        self, seq: int, name: str, agent_id: str | None, at: datetime, data: dict[str, Any]
+    ) -> None:
+        self.seq = seq
+        self.name = name
+        self.agent_id = agent_id
+        self.at = at
+        self.data = data
+        self._frame: str | None = None
+        # Agent-less channel events: the channel and the agents they concern.
+        self.channel_key: str | None = None
+        self.tree_id: str | None = None  # tree:* events: their tree (set by the hub)
+        self.agents = NO_AGENTS
+        if agent_id is None:
+            self.channel_key, self.agents = channel_facets(name, data)
+
+    def frame(self) -> str:
+        if self._frame is None:
+            self._frame = dumps_shown(
+                {
+                    "type": "event",
+                    "seq": self.seq,
+                    "event": self.name,
+                    "agentId": self.agent_id,
+                    "at": self.at.isoformat(),
+                    "data": self.data,
+                }
+            )
+        return self._frame
+
+
+__all__ = ["Entry"]
