@@ -107,6 +107,7 @@ def add_mail(figures: Figures, column: str, out: MailOut, run: int) -> None:
     figures.add("msgs_s", column, out.sent / out.load_s)
     figures.add("load_s", column, out.load_s)
     figures.add("cpu", column, out.cpu_s / out.load_s)
+    figures.add("cpu_per_msg", column, out.cpu_s / max(1, out.sent) * 1e3)
     figures.add("transactions", column, out.transactions)
     figures.add("idle_cpu", column, out.idle_cpu)
     figures.add("load_started", column, len(out.load_wake))
@@ -193,6 +194,7 @@ def mail_rows(args: argparse.Namespace) -> list[Row]:
         Row("msgs_s", f"messages/s ({args.messages:,} messages, {args.agents} agents)", "{:,.0f}"),
         Row("load_s", "load: first send → all idle", "{:.1f} s"),
         Row("cpu", "load: CPU of the process (all threads) / wall", "{:.0%}"),
+        Row("cpu_per_msg", "load: CPU per message sent", "{:.2f} ms"),
         Row("transactions", "load: store transactions (commits)", "{:,.0f}"),
         Row("load_started", "under load: receipts that said started", "{:,.0f}"),
         Row("load_wake_p50", "  send → that recipient's brain, p50", "{:.2f} ms"),
