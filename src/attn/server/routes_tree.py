@@ -28,7 +28,8 @@ whole subtree (:func:`attn.server.tree_views.remove_hosted`).
 Every route goes through :class:`attn.tree.Tree` (``runtime.tree``). Errors use
 the app's error shape: an agent or tree the path names that is not hosted is
 404 ``unknown_agent``; bad input is 422 (``invalid_input``, ``validation_error``);
-a taken child name is 409 ``agent_exists``; mail a mailbox refuses is 422
+a taken child name is 409 ``agent_exists``, an idempotency key repeated for
+other mail 409 ``idempotency_conflict``; mail a mailbox refuses is 422
 ``send_refused``. Everything is checked before anything changes, so an error
 leaves the trees, their nodes and every mailbox as they were.
 
@@ -47,7 +48,14 @@ from attn.brains import build_brain
 from attn.brains.from_config import brain_problem
 from attn.config import AgentSection
 from attn.core.focus import Brain
-from attn.errors import AgentExists, InvalidInput, ItemNotFound, UnknownAgent, shown
+from attn.errors import (
+    AgentExists,
+    IdempotencyConflict,
+    InvalidInput,
+    ItemNotFound,
+    UnknownAgent,
+    shown,
+)
 from attn.limits import MAX_ID_CHARS, check_text
 from attn.models import RESULT_TYPE, ROOT_PATH
 from attn.models.tree import MAX_TREE_AGENTS
@@ -156,7 +164,10 @@ def tree_router(runtime: Runtime, llm_endpoints: Collection[Endpoint] = ()) -> A
 
     repeat = "a repeated idempotencyKey: nothing stored, the first mail's item"
 
-    @router.post("/api/agents/{agentId}/mail", **created(shapes.MailView, repeat))
+    mailed = created(shapes.MailView, repeat)
+    mailed["responses"][409] = {"description": "the key was used for other mail"}
+
+    @router.post("/api/agents/{agentId}/mail", **mailed)
     async def mail(name: AgentIdPath, body: shapes.MailBody, response: Response) -> dict[str, Any]:
         """SendMessage to this agent: it starts an idle agent's turn, joins a running one
         at its next safe boundary, or waits (self-mail, stopped, at capacity: the reason)."""
@@ -165,6 +176,7 @@ def tree_router(runtime: Runtime, llm_endpoints: Collection[Endpoint] = ()) -> A
             body.sender_id, target, body.text, idempotency_key=body.idempotency_key
         )
         if (delivery.reason or "").startswith(_DUPLICATE):
+            await _same_mail(runtime, delivery.item_id, body)
             response.status_code = 200
         return {"delivery": delivery.to_dict()}
 
@@ -277,6 +289,23 @@ def _check_child(runtime: Runtime, parent: str, body: shapes.SpawnBody) -> None:
         raise AgentExists(f"{path} already exists in tree {tree_id!r} (agent {agent_id!r})")
     if node is not None and len(tree.tree_of(tree_id)) >= MAX_TREE_AGENTS:
         raise InvalidInput(f"tree {tree_id!r} holds {MAX_TREE_AGENTS} agents already")
+
+
+async def _same_mail(runtime: Runtime, item_id: str | None, body: shapes.MailBody) -> None:
+    """A repeated idempotency key must repeat the mail: the same sender and text.
+
+    Raises:
+        IdempotencyConflict: the key was used for other mail (nothing was stored).
+    """
+    first = await runtime.store.get_item(item_id) if item_id is not None else None
+    if first is None:
+        return
+    text = (first.content or "").split("\n", 1)[-1]  # after the "[mail from ...]" line
+    if first.metadata.get("senderId") != body.sender_id or text != body.text:
+        raise IdempotencyConflict(
+            f"idempotencyKey {body.idempotency_key!r} was used for other mail to "
+            f"{first.agent_id!r} ({first.id}); use a new key for new mail"
+        )
 
 
 async def _tree_agent(runtime: Runtime, name: str) -> str:
