@@ -21,6 +21,9 @@ directly only by attn itself and by tests.
 - Channels between agents (``runtime.channels``, :class:`Channels`): every
   send answers a :class:`SendReceipt` of :class:`Delivery` outcomes
   (:class:`DeliveryOutcome`).
+- Spawn trees of retained agents (``runtime.tree``, :class:`Tree`, seed 002):
+  :class:`TreeAgent` nodes, :class:`WakePolicy`, RESULT outcomes
+  (:class:`ResultOutcome`).
 - Records: :class:`MailboxItem`, :class:`Decision`, :class:`Activity`,
   :class:`PendingCallback`, :class:`Channel`, :class:`ChannelMessage`,
   :class:`Delegation` and their enums.
@@ -103,10 +106,15 @@ from attn.models import (
     ItemStatus,
     MailboxItem,
     PendingCallback,
+    ResultOutcome,
+    TreeAgent,
+    TreeAgentState,
+    WakePolicy,
 )
 from attn.runtime import Agent, Runtime
 from attn.store import SQLiteStore, Store, open_store
 from attn.tools import CombinedToolset, MailboxToolset, TimeToolset, Toolset
+from attn.tree import Tree
 from attn.version import __version__
 
 if TYPE_CHECKING:
@@ -189,6 +197,7 @@ __all__ = [
     "Reply",
     "ReplyCancelled",
     "ReplyTimeout",
+    "ResultOutcome",
     "Runtime",
     "RuntimeLocked",
     "SQLiteStore",
@@ -205,11 +214,15 @@ __all__ = [
     "TimeToolset",
     "ToolFailed",
     "Toolset",
+    "Tree",
+    "TreeAgent",
+    "TreeAgentState",
     "TypeRegistry",
     "UnknownAgent",
     "UnknownChannel",
     "UnknownItemType",
     "Verdict",
+    "WakePolicy",
     "YieldAction",
     "YieldDecision",
     "__version__",

@@ -23,12 +23,18 @@ SEED = {  # name: (label, priority, category, icon, activity type, creates activ
     "memory_consolidation": ("Memory Consolidation", 4, "system", "🧠", "internal", True, True),
     "callback_result": ("Callback Result", 1, "system", "↩", "internal", True, True),
 }
+#: Seed 002's communication records of a spawn tree (issue 14).
+TREE = {
+    "agent_mail": ("Agent Mail", 2, "interaction", "✉", "a2a", True, True),
+    "agent_result": ("Agent Result", 2, "interaction", "⮐", "a2a", True, True),
+    "agent_execution": ("Agent Execution", 2, "system", "⚙", "a2a", True, True),
+}
 
 
 def test_the_fourteen_builtin_types_match_the_seed() -> None:
     registry = TypeRegistry()
-    assert len(registry) == 14 == len(BUILTIN_TYPES)
-    for name, expected in SEED.items():
+    assert len(registry) == 14 + 3 == len(BUILTIN_TYPES)
+    for name, expected in {**SEED, **TREE}.items():
         t = registry[name]
         actual = (
             t.label,
@@ -49,6 +55,8 @@ def test_categories_group_types_as_the_seed_says() -> None:
         "human_chat",
         "a2a_message",
         "mention",
+        "agent_mail",
+        "agent_result",
     }
 
 
@@ -72,7 +80,7 @@ def test_register_user_type_and_reject_bad_ones() -> None:
         registry.register(ItemType("ok_name", "x", 9, Category.SYSTEM, "x"))
     with pytest.raises(InvalidInput):
         registry.register("not a spec")  # type: ignore[arg-type]
-    assert "ok_name" not in registry and len(registry) == 15
+    assert "ok_name" not in registry and len(registry) == len(BUILTIN_TYPES) + 1
     with pytest.raises(InvalidInput):
         registry.register(
             ItemType("human_chat", "Chat", 0, Category.INTERACTION, "x"), replace_existing=True

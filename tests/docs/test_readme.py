@@ -26,3 +26,23 @@ def test_python_example_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("done: what did you find?")
     assert "'status': 'completed'" in done.stdout
+
+
+def test_spawn_tree_example_runs(tmp_path: Path) -> None:
+    """The seed 002 example: two children report back, and their RESULTs wake the root."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Agents that spawn agents (seed 002)", 1)[1]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    shown = section.split("```text", 1)[1].split("```", 1)[0]
+    script = tmp_path / "tree_example.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown.lstrip("\n")

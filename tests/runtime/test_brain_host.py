@@ -47,6 +47,9 @@ CHANNEL_TOOLS = (
 )
 #: The channel tools of 000 §21's DELIBERATION_ALLOWED_TOOLS.
 DELIBERATION_CHANNEL_TOOLS = CHANNEL_TOOLS[:4]
+TREE_TOOLS = ("Agent", "SendMessage", "WaitAgent", "ListAgents", "InspectAgent", "InterruptAgent")
+#: The tree tools allowed while deliberating: sending and observing, never spawning.
+DELIBERATION_TREE_TOOLS = ("SendMessage", "ListAgents", "InspectAgent")
 
 
 class BoundBrain:
@@ -145,6 +148,7 @@ async def test_user_tools_are_offered_after_attns_own(runtime: Runtime) -> None:
         *TIME_TOOLS,
         *MEMORY_TOOLS,
         *CHANNEL_TOOLS,
+        *TREE_TOOLS,
         "add",
     )
     await agent.send_message("hi")
@@ -212,6 +216,7 @@ async def test_deliberation_tools_are_the_seeds_allowed_ones(runtime: Runtime) -
         *MAILBOX_TOOLS,
         *MEMORY_TOOLS,
         *DELIBERATION_CHANNEL_TOOLS,
+        *DELIBERATION_TREE_TOOLS,
     )
     await agent.send_message("hi")
     [focus] = brain.focuses

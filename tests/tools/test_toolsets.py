@@ -19,6 +19,7 @@ from attn.tools import (
     MemoryToolset,
     Param,
     TimeToolset,
+    TreeToolset,
     tool,
 )
 from attn.types import JSON
@@ -176,7 +177,7 @@ async def test_a_combined_toolset_lists_every_set_and_routes_each_call() -> None
         CombinedToolset(sample, Sample())
 
 
-async def test_an_agents_tools_are_its_mailbox_time_memory_and_channel_tools() -> None:
+async def test_an_agents_tools_are_its_mailbox_time_memory_channel_and_tree_tools() -> None:
     clock = FakeClock(datetime(2026, 1, 1, tzinfo=UTC))
     seen: list[CombinedToolset] = []
 
@@ -193,15 +194,18 @@ async def test_an_agents_tools_are_its_mailbox_time_memory_and_channel_tools() -
             + TimeToolset(runtime.time, "alice").names()
             + MemoryToolset(runtime.store, "alice", clock).names()
             + ChannelToolset(runtime.channels, "alice").names()
+            + TreeToolset(runtime.tree, "alice").names()
         )
         await agent.send_message("hi", session_id="ses-3")
         [focused] = seen
-        mailbox, time, memory, channels = focused.toolsets
+        assert isinstance(focused, CombinedToolset)  # in no tree: no read-only guard
+        mailbox, time, memory, channels, tree = focused.toolsets
         assert isinstance(mailbox, MailboxToolset) and mailbox.agent is agent
         assert isinstance(time, TimeToolset) and time.session_id == "ses-3"
         assert isinstance(memory, MemoryToolset) and memory.agent_id == "alice"
         assert isinstance(channels, ChannelToolset)
         assert (channels.agent_id, channels.session_id) == ("alice", "ses-3")
+        assert isinstance(tree, TreeToolset) and tree.agent_id == "alice"
 
 
 def test_the_public_names_are_pinned() -> None:
@@ -217,11 +221,13 @@ def test_the_public_names_are_pinned() -> None:
             "MemoryToolset",
             "MemoryUpdateArgument",
             "Param",
+            "ReadOnlyTools",
             "TimeToolset",
             "ToolDefinition",
             "ToolHost",
             "Tools",
             "Toolset",
+            "TreeToolset",
             "tool",
         ]
     )

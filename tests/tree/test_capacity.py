@@ -175,3 +175,19 @@ async def test_removing_the_root_agent_removes_its_children(rt: Runtime) -> None
     assert rt.agents == [] and rt.tree.nodes == {}
     states = {n.id: n.state for n in await rt.store.find_tree_agents("lead")}
     assert states[ids["ada"]] == states[ids["ben"]] == "removed"
+
+
+async def test_a2a_12_capacity_is_configurable_per_root(rt: Runtime) -> None:
+    from attn.config import AgentConfig
+
+    await rt.add_agent("big", Worker(), AgentConfig(coalesce_window_ms=0, capacity=5))
+    node = await rt.tree.make_root("big")
+    assert node.capacity == 5 and rt.tree.slots["big"].capacity == 5
+    for bad in (0, 257, True, "3", 2.5):
+        try:
+            await rt.tree.make_root("big", capacity=bad)  # type: ignore[arg-type]
+        except Exception as error:
+            assert type(error).__name__ == "InvalidInput"
+        else:
+            raise AssertionError(f"capacity {bad!r} was accepted")
+    assert rt.tree.slots["big"].capacity == 5  # unchanged

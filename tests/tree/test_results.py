@@ -96,7 +96,7 @@ async def test_a2a_15_a_long_result_is_previewed_head_and_tail_with_a_pointer(
     assert result.extra("truncated") is True and result.extra("fullChars") == len(long_text)
     pointer = result.extra("transcript")
     assert pointer == f"/api/agents/{ids['ada']}/turns/{result.extra('turnItemId')}"
-    assert pointer in body
+    assert "transcript of /root/ada" in body and result.extra("turnItemId") not in body
     turn = await rt.store.get_item(result.extra("turnItemId"))
     assert turn is not None and turn.status == ItemStatus.COMPLETED  # the whole turn is kept
 
@@ -216,3 +216,30 @@ async def test_a2a_22_one_settled_child_turn_causes_at_most_one_parent_turn(
     # Both were read at the busy turn's safe boundary; no later wake delivers them again.
     assert len(root.turns) == 1
     assert rt.tree.gates["lead"].unread() == 0
+
+
+async def test_a2a_20_a_child_spawned_from_a_brain_spec_is_rebuilt_after_a_restart(
+    backend: str,
+    make_store,
+    clock,  # type: ignore[no-untyped-def]
+) -> None:
+    echo = {"kind": "echo", "options": {}}
+    async with Runtime(make_store(), clock=clock) as rt:
+        await rt.add_agent("lead", Worker(), FAST)
+        before = len(await rt.store.find_tree_agents())
+        for bad in ({"kind": "nope"}, {"kind": "echo", "options": []}, "echo", {"x": 1}):
+            with pytest.raises(InvalidInput):
+                await rt.tree.spawn("lead", "bad", brain_spec=bad)  # type: ignore[arg-type]
+        assert len(await rt.store.find_tree_agents()) == before
+        node = await rt.tree.spawn("lead", "echoer", "say hi", brain_spec=echo, config=FAST)
+        await settled(rt)
+        assert (await rt.store.get_tree_agent(node.id)).brain == echo  # type: ignore[union-attr]
+    if backend == "memory":
+        return
+    async with Runtime(make_store(), clock=clock) as rt:
+        await rt.add_agent("lead", Worker(), FAST)
+        assert rt.find_agent(node.id) is not None  # rebuilt from its stored spec
+        await rt.tree.send("lead", "/root/echoer", "again")
+        await settled(rt)
+        results = await items_of(rt, "lead", RESULT_TYPE)
+        assert len(results) == 2 and "again" in results[-1].content

@@ -131,6 +131,10 @@ def serve(
                     f"  team:        {hint}attn send lead 'ask the team to plan the launch'; "
                     f"{hint}attn channel history group:demo"
                 )
+                typer.echo(
+                    f"  tree:        {hint}attn send planner 'spawn two helpers to plan the "
+                    f"launch'; {hint}attn tail planner   (their results wake it)"
+                )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 

@@ -39,6 +39,9 @@ class AgentConfig:
             explicit start only: seed 002's retained agents). Retained children
             are always ``on_mail``; ``on_mail`` takes effect for an agent in a
             spawn tree (``runtime.tree``).
+        capacity: turn slots of the spawn tree this agent is the root of: how
+            many of its children's turns may run at once (seed 002; 1 .. 256,
+            default 3). Not the queue bound (``max_queued``).
     """
 
     max_queued: int = 10_000
@@ -52,6 +55,7 @@ class AgentConfig:
     stale_after_s: float = 4 * 3600.0
     auto_complete_informational: bool = True
     wake: str = "always"
+    capacity: int = 3
 
     def __post_init__(self) -> None:
         for name, high in _INT_LIMITS.items():
@@ -84,7 +88,12 @@ class AgentConfig:
 
 
 #: Upper bounds of the integer settings (the lower bound is 1).
-_INT_LIMITS = {"max_queued": 10_000_000, "max_attempts": 100, "max_payload_bytes": 64 << 20}
+_INT_LIMITS = {
+    "max_queued": 10_000_000,
+    "max_attempts": 100,
+    "max_payload_bytes": 64 << 20,
+    "capacity": 256,
+}
 #: Upper bounds of the durations, in seconds: a backstop of a week, an approval
 #: wait of 30 days, a stale time of a year.
 _SECONDS_LIMITS = {

@@ -121,6 +121,7 @@ AGENT_CONFIG_FIELDS = (
     "stale_after_s",
     "auto_complete_informational",
     "wake",
+    "capacity",
 )
 
 
@@ -142,6 +143,7 @@ class AgentFields(Section):
             nothing without a brain call (000 §3.4).
         wake: ``"always"`` (seed 000) or ``"on_mail"`` (seed 002: only live
             mail or an explicit start begins a turn; for the root of a spawn tree).
+        capacity: turn slots of the spawn tree the agent is the root of (1 .. 256).
     """
 
     max_queued: int | None = Field(default=None, ge=1)
@@ -155,6 +157,7 @@ class AgentFields(Section):
     stale_after_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     auto_complete_informational: bool | None = None
     wake: Literal["always", "on_mail"] | None = None
+    capacity: int | None = Field(default=None, ge=1, le=256)
 
 
 #: The duration fields, read with :func:`whole_seconds` from ``attn.toml`` (not from
@@ -188,6 +191,7 @@ class DefaultsSection(AgentFields):
     stale_after_s: float = Field(default=_AGENT_DEFAULTS.stale_after_s, gt=0, allow_inf_nan=False)
     auto_complete_informational: bool = _AGENT_DEFAULTS.auto_complete_informational
     wake: Literal["always", "on_mail"] = "always"
+    capacity: int = Field(default=_AGENT_DEFAULTS.capacity, ge=1, le=256)
     heartbeat_interval_s: float | None = Field(
         default=6 * 3600.0, ge=300, le=86_400, allow_inf_nan=False
     )

@@ -28,6 +28,7 @@ class AgentSettings:
     stale_after_s: float = _AGENT_DEFAULTS.stale_after_s
     auto_complete_informational: bool = _AGENT_DEFAULTS.auto_complete_informational
     wake: str = _AGENT_DEFAULTS.wake
+    capacity: int = _AGENT_DEFAULTS.capacity
 
     def agent_config(self) -> AgentConfig:
         """These settings as an :class:`~attn.config.AgentConfig`.

@@ -40,6 +40,7 @@ from attn.runtime.agent_views import AgentViews
 from attn.store.base import InsertActivity, InsertLogs, Store
 from attn.time import Timekeeper
 from attn.tools import CombinedToolset, Toolset
+from attn.tree import Tree
 
 
 class Agent(AgentViews):
@@ -74,6 +75,7 @@ class Agent(AgentViews):
         time: Timekeeper,
         tools: tuple[Toolset, ...] = (),
         channels: Channels | None = None,
+        tree: Tree | None = None,
     ) -> None:
         self.name = name
         self.description = description
@@ -85,6 +87,7 @@ class Agent(AgentViews):
         self._time = time
         self._user_tools = tools
         self._channels = channels
+        self._tree = tree
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
@@ -106,36 +109,34 @@ class Agent(AgentViews):
         return self.controller.triage.subscribe(listener)
 
     def tools(self, session_id: str | None = None) -> CombinedToolset:
-        """This agent's brain tools: mailbox, time, memory, channels and the user's
-        (``tools=`` of :meth:`~attn.runtime.Runtime.add_agent`), in that order (000 §21,
-        §11.3, §8, §11.2); time results and awaited replies are delivered into
-        ``session_id`` (None: time results into no session, replies into the DM
-        channel's)."""
-        return agent_tools.compose(
-            self,
-            self._store,
-            self._clock,
-            self._time,
-            self._channels,
-            self._user_tools,
-            session_id,
-        )
+        """This agent's brain tools: mailbox, time, memory, channels, the spawn tree's
+        and the user's (``tools=`` of :meth:`~attn.runtime.Runtime.add_agent`), in that
+        order (000 §21, §11.3, §8, §11.2, seed 002); time results and awaited replies are
+        delivered into ``session_id`` (None: time results into no session, replies into
+        the DM channel's)."""
+        return self._compose(self._user_tools, session_id)
 
-    def tools_for(self, focus: Focus, *, deliberation: bool = False) -> CombinedToolset:
+    def tools_for(self, focus: Focus, *, deliberation: bool = False) -> Toolset:
         """The brain tools for the item this agent is working on: time results come
-        back to its session (``metadata.sessionId``, else ``item:<id>``). With
-        ``deliberation``: :meth:`deliberation_tools`."""
+        back to its session (``metadata.sessionId``, else ``item:<id>``); a read-only
+        turn gets only the read-only ones (A2A-19). With ``deliberation``:
+        :meth:`deliberation_tools`."""
         if deliberation:
             return self.deliberation_tools()
-        return self.tools(agent_tools.session_of(focus))
+        tools = self.tools(agent_tools.session_of(focus))
+        return agent_tools.for_turn(tools, self._tree, self.name, focus)
 
     def deliberation_tools(self) -> CombinedToolset:
         """The tools allowed while deliberating (000 §21): the mailbox and memory tools
         and the channel tools that send,
         :data:`~attn.runtime.agent_tools.DELIBERATION_TOOLS`."""
-        return agent_tools.compose(
-            self, self._store, self._clock, self._time, self._channels, (), None, deliberation=True
-        )
+        return self._compose((), None, deliberation=True)
+
+    def _compose(
+        self, user: tuple[Toolset, ...], session_id: str | None, *, deliberation: bool = False
+    ) -> CombinedToolset:
+        parts = (self, self._store, self._clock, self._time, self._channels, user, session_id)
+        return agent_tools.compose(*parts, deliberation=deliberation, tree=self._tree)
 
     def queued_items(self) -> list[MailboxItem]:
         """Every queued item in claim order (the whole queue: 000 §4 rule 4)."""

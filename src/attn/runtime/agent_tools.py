@@ -1,15 +1,18 @@
-"""An agent's brain tools, composed: mailbox, time, memory, channels and the user's toolsets.
+"""An agent's brain tools, composed: mailbox, time, memory, channels, the spawn tree's
+and the user's toolsets.
 
 :func:`compose` builds what ``agent.tools()`` and ``agent.tools_for(focus)``
 answer; with ``deliberation=True`` only the tools 000 §21 allows while
 deliberating (:data:`DELIBERATION_TOOLS`: inspecting and managing the
 mailbox, working memory, the decision itself, reading or saving memory, and
-the inline communication of the channel tools).
-:func:`check_user_tools` refuses the user's toolsets before an agent is made.
+the inline communication of the channel and tree tools; never spawning).
+:func:`for_turn` limits a read-only turn to the tools marked ``read_only``
+(seed 002, A2A-19). :func:`check_user_tools` refuses the user's toolsets
+before an agent is made.
 
 Spec: 000 §21 ("Tool Access During Deliberation", "Agent Mailbox Management
 Tools"), §11.3 (time tools), §8 (memory tools), §11.2 and §25 (channel tools);
-acceptance LLM-41.
+seed 002 (tree tools, Plan stamps); acceptance LLM-41, A2A-19.
 """
 
 from __future__ import annotations
@@ -32,15 +35,19 @@ from attn.tools import (
     CombinedToolset,
     MailboxToolset,
     MemoryToolset,
+    ReadOnlyTools,
     TimeToolset,
     Toolset,
+    TreeToolset,
 )
 from attn.tools.channels import DELIBERATION_CHANNEL_TOOLS
 from attn.tools.memory import memory_entry
+from attn.tools.tree import DELIBERATION_TREE_TOOLS
 
 if TYPE_CHECKING:
     from attn.channels import Channels
     from attn.runtime.agent import Agent
+    from attn.tree import Tree
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +65,7 @@ DELIBERATION_TOOLS = frozenset(
         "memory_search",
         "memory_save",
         *DELIBERATION_CHANNEL_TOOLS,
+        *DELIBERATION_TREE_TOOLS,
     }
 )
 
@@ -65,7 +73,7 @@ DELIBERATION_TOOLS = frozenset(
 def _built_in_names() -> dict[str, str]:
     return {
         d.name: cls.__name__
-        for cls in (MailboxToolset, TimeToolset, MemoryToolset, ChannelToolset)
+        for cls in (MailboxToolset, TimeToolset, MemoryToolset, ChannelToolset, TreeToolset)
         for d in cls.tool_definitions()
     }
 
@@ -107,14 +115,17 @@ def compose(
     session_id: str | None,
     *,
     deliberation: bool = False,
+    tree: Tree | None = None,
 ) -> CombinedToolset:
     """The agent's brain tools: mailbox, time (results into ``session_id``), memory,
-    channels (awaited replies into ``session_id``; none without ``channels``), the user's.
+    channels (awaited replies into ``session_id``; none without ``channels``), the
+    spawn tree's (none without ``tree``), the user's.
 
-    With ``deliberation`` only the mailbox and memory tools and the channel
-    tools that send, which are exactly :data:`DELIBERATION_TOOLS`: no time
-    tools (they start work), no delegation and no user tools (000 §21 keeps
-    side effects for the processing phase).
+    With ``deliberation`` only the mailbox and memory tools and the channel and
+    tree tools that send or observe, which are exactly :data:`DELIBERATION_TOOLS`:
+    no time tools (they start work), no delegation, no spawning, waiting or
+    interrupting, and no user tools (000 §21 keeps side effects for the
+    processing phase).
     """
     mailbox = MailboxToolset(agent)
     memory = MemoryToolset(store, agent.name, clock)
@@ -122,12 +133,31 @@ def compose(
     if deliberation:
         if channels is not None:
             talk = (ChannelToolset(channels, agent.name, only=DELIBERATION_CHANNEL_TOOLS),)
+        if tree is not None:
+            talk = (*talk, TreeToolset(tree, agent.name, only=DELIBERATION_TREE_TOOLS))
         return CombinedToolset(mailbox, memory, *talk)
     if channels is not None:
         talk = (ChannelToolset(channels, agent.name, session_id),)
+    if tree is not None:
+        talk = (*talk, TreeToolset(tree, agent.name))
     return CombinedToolset(
         mailbox, TimeToolset(keeper, agent.name, session_id), memory, *talk, *user_tools
     )
+
+
+def for_turn(tools: Toolset, tree: Tree | None, agent_id: str, focus: Focus) -> Toolset:
+    """The tools of one turn: ``tools``, or only their read-only ones when the turn
+    runs read-only (``focus.session["readOnly"]``: it reads mail sent under Plan,
+    A2A-19). A retained child's turn that turns read-only while it runs (stamped mail
+    steered into it) refuses every other tool from then on. A user tool counts as
+    read-only only when registered with ``read_only=True``.
+    """
+    if focus.session.get("readOnly") is True:
+        return ReadOnlyTools(tools)
+    gate = tree.gates.get(agent_id) if tree is not None else None
+    if gate is None or gate.parent_id is None:
+        return tools  # a root's turns never run read-only (seed 002: non-root activations)
+    return ReadOnlyTools(tools, lambda: gate.in_turn and gate.read_only)
 
 
 def session_of(focus: Focus) -> str:

@@ -230,6 +230,7 @@ class Runtime:
             time=self.time,
             tools=tools,
             channels=self.channels,
+            tree=self.tree,
         )
         self._agents[name] = agent
         try:

@@ -13,9 +13,13 @@ protocol, so a newcomer sees the LLM brain at work with no network and no key:
 * a tier 1 judge's request (no tools, asking for one word) answers ``continue``;
 * a chat that asks for the **team**, a delegated task and an answer coming
   back are the channel work of :mod:`attn.testing.demo_team`: the lead
-  delegates to ada and ben, who answer on ``group:demo`` with ``@lead``.
+  delegates to ada and ben, who answer on ``group:demo`` with ``@lead``;
+* a chat that asks for **helpers**, tree mail and a RESULT are the spawn-tree
+  work of :mod:`attn.testing.demo_tree`: the planner spawns ``research`` and
+  ``outline`` with ``Agent``, and their RESULTs wake it to sum them up.
 
-Spec: issue 12 point 8 (the demo team on the fake provider).
+Spec: issue 12 point 8 (the demo team on the fake provider); seed 002 (the
+demo tree).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import re
 from typing import Any
 
 from attn.models import COMPLETION_MARKER
-from attn.testing import demo_team
+from attn.testing import demo_team, demo_tree
 from attn.testing.fake_provider import FakeToolCall, ReceivedRequest, Turn
 
 #: Model turns of one piece of (non-chat) work.
@@ -40,12 +44,17 @@ _SUM = re.compile(r"(-?\d+(?:\.\d+)?)\s*([+\-*/x×])\s*(-?\d+(?:\.\d+)?)")
 def demo_responder(request: ReceivedRequest) -> Turn:
     """The demo model's answer to one request (OpenAI or Anthropic body)."""
     body = request.body or {}
-    messages: list[dict[str, Any]] = list(body.get("messages") or [])
+    history: list[dict[str, Any]] = list(body.get("messages") or [])
+    # A retained agent's turn starts with its earlier turns: the item is what follows.
+    messages = history[demo_tree.item_start(history) :]
     tools = {_tool_name(t) for t in body.get("tools") or []}
     first = _text_of(next((m for m in messages if m.get("role") == "user"), {}))
     turns = sum(1 for m in messages if m.get("role") == "assistant")
     if not tools:  # the tier 1 judge: one word
         return Turn(text="continue", chunks=1)
+    tree = demo_tree.respond(first, messages, history, turns, tools)
+    if tree is not None:
+        return tree
     me = demo_team.my_name(body)
     if "(human_chat," in first:
         question = first.rsplit("\n\n", 1)[-1].strip()
@@ -92,8 +101,9 @@ def _work(first: str, turns: int, tools: set[str]) -> Turn:
 
 
 def demo_team_toml(base_url: str) -> str:
-    """The ``attn.toml`` text of the LLM demo team, its model served at ``base_url``
-    (the fake provider's OpenAI-compatible URL, e.g. ``http://127.0.0.1:PORT/v1``)."""
+    """The ``attn.toml`` text of the LLM demo team (lead, ada, ben on ``group:demo``)
+    and the demo tree's root ``planner``, its model served at ``base_url`` (the fake
+    provider's OpenAI-compatible URL, e.g. ``http://127.0.0.1:PORT/v1``)."""
     common = f'provider = "openai"\nmodel = "attn-demo"\nbase_url = "{base_url}"\nmax_turns = 12'
     return f"""
 [[agents]]
@@ -117,6 +127,13 @@ description = "like ada, with a tier 1 interrupt judge on the same demo model"
 [agents.options]
 {common}
 classifier_model = "same"
+
+[[agents]]
+name = "planner"
+brain = "llm"
+description = "asked for helpers, spawns /root/research and /root/outline; sums up their results"
+[agents.options]
+{common}
 
 [teams.demo]
 members = ["lead", "ada", "ben"]

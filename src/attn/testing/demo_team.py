@@ -116,7 +116,7 @@ def my_name(body: dict[str, Any]) -> str:
     return ""
 
 
-def _tool_results(messages: list[dict[str, Any]]) -> list[Any]:
+def tool_results(messages: list[dict[str, Any]]) -> list[Any]:
     """The JSON answers of the tools so far (OpenAI ``tool`` messages, Anthropic
     ``tool_result`` blocks), oldest first."""
     found: list[Any] = []
@@ -139,7 +139,7 @@ def _tool_results(messages: list[dict[str, Any]]) -> list[Any]:
 
 
 def _groups(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for result in reversed(_tool_results(messages)):
+    for result in reversed(tool_results(messages)):
         inner = result.get("result", result) if isinstance(result, dict) else None
         if isinstance(inner, dict) and isinstance(inner.get("channels"), list):
             return [c for c in inner["channels"] if isinstance(c, dict)]
@@ -170,4 +170,5 @@ __all__ = [
     "delegated",
     "my_name",
     "team_chat",
+    "tool_results",
 ]

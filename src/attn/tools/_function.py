@@ -10,7 +10,7 @@ the JSON edge.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, overload
 
 from attn.tools._schema import ToolDefinition, define_tool
 from attn.tools._toolset import Toolset
@@ -18,12 +18,30 @@ from attn.types import JSON
 
 _Method = TypeVar("_Method", bound=Callable[..., Awaitable[Any]])
 _MARK = "__attn_tool__"
+_READ_ONLY = "__attn_read_only__"
 
 
-def tool(method: _Method) -> _Method:
-    """Mark a coroutine method of a :class:`FunctionToolset` subclass as a tool."""
-    setattr(method, _MARK, True)
-    return method
+@overload
+def tool(method: _Method, /) -> _Method: ...
+
+
+@overload
+def tool(*, read_only: bool = False) -> Callable[[_Method], _Method]: ...
+
+
+def tool(
+    method: _Method | None = None, /, *, read_only: bool = False
+) -> _Method | Callable[[_Method], _Method]:
+    """Mark a coroutine method of a :class:`FunctionToolset` subclass as a tool:
+    ``@tool``, or ``@tool(read_only=True)`` for a tool offered in read-only turns
+    (:attr:`~attn.tools.ToolDefinition.read_only`; seed 002, A2A-19)."""
+
+    def mark(m: _Method) -> _Method:
+        setattr(m, _MARK, True)
+        setattr(m, _READ_ONLY, read_only)
+        return m
+
+    return mark(method) if method is not None else mark
 
 
 class FunctionToolset(Toolset):
@@ -37,7 +55,11 @@ class FunctionToolset(Toolset):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        own = [define_tool(f) for f in vars(cls).values() if getattr(f, _MARK, False)]
+        own = [
+            define_tool(f, read_only=getattr(f, _READ_ONLY, False))
+            for f in vars(cls).values()
+            if getattr(f, _MARK, False)
+        ]
         inherited = [d for d in cls._definitions if d.name not in {o.name for o in own}]
         cls._definitions = (*inherited, *own)
 

@@ -96,12 +96,17 @@ class ToolDefinition:
         parameters: a JSON Schema object describing the arguments (closed:
             ``additionalProperties`` is false).
         required: the arguments a call must give, in signature order.
+        read_only: the tool changes nothing but the agent's own notes (it reads,
+            searches or observes, or sends tree mail, which carries the turn's
+            read-only stamp): it is offered in read-only turns (seed 002, A2A-19).
+            Not shown to the model.
     """
 
     name: str
     description: str
     parameters: JSON
     required: tuple[str, ...] = field(default=())
+    read_only: bool = False
 
     @property
     def argument_names(self) -> frozenset[str]:
@@ -114,8 +119,10 @@ class ToolDefinition:
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
 
 
-def define_tool(func: Callable[..., Any]) -> ToolDefinition:
+def define_tool(func: Callable[..., Any], *, read_only: bool = False) -> ToolDefinition:
     """The :class:`ToolDefinition` of ``func`` (a method: ``self`` is skipped).
+
+    ``read_only`` marks a tool offered in read-only turns (:attr:`ToolDefinition.read_only`).
 
     Raises:
         TypeError: a parameter without a type hint or with a type that has no
@@ -146,7 +153,7 @@ def define_tool(func: Callable[..., Any]) -> ToolDefinition:
         "required": required,
         "additionalProperties": False,
     }
-    return ToolDefinition(func.__name__, description, parameters, tuple(required))
+    return ToolDefinition(func.__name__, description, parameters, tuple(required), read_only)
 
 
 def type_schema(hint: Any, where: str) -> JSON:

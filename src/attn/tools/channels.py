@@ -206,7 +206,7 @@ class ChannelToolset(FunctionToolset):
         channel = await self.channels.create_group(name, members, created_by=self.agent_id)
         return {"channel": channel_view(channel)}
 
-    @tool
+    @tool(read_only=True)
     async def agent_list_group_chats(self) -> JSON:
         """List the group chats you are a member of: your teams' and custom groups.
 
@@ -285,7 +285,7 @@ class ChannelToolset(FunctionToolset):
         )
         return receipt_view(receipt)
 
-    @tool
+    @tool(read_only=True)
     async def recall_channel(
         self,
         channel_key: Annotated[str, Param(min_length=1, max_length=MAX_ID_CHARS)],

@@ -41,7 +41,7 @@ class MailboxToolset(FunctionToolset):
         self.agent = agent
         self.deliberation: DeliberationResult | None = None
 
-    @tool
+    @tool(read_only=True)
     async def check_mailbox(
         self, limit: Annotated[int, Param(minimum=1, maximum=1000)] = 50
     ) -> JSON:
@@ -178,7 +178,7 @@ class MailboxToolset(FunctionToolset):
         )
         return {"itemId": item.id, "priority": new_priority, "previousPriority": previous}
 
-    @tool
+    @tool(read_only=True)
     async def update_working_memory(
         self, key: Annotated[str, Param(max_length=MAX_KEY_CHARS)], content: str
     ) -> JSON:
@@ -201,7 +201,7 @@ class MailboxToolset(FunctionToolset):
         entry = memory.update(key, content)
         return {"key": entry.key, "updatedAt": entry.updated_at.isoformat(), "entries": len(memory)}
 
-    @tool
+    @tool(read_only=True)
     async def clear_working_memory(
         self, key: Annotated[str | None, Param(nullable=True)] = None
     ) -> JSON:

@@ -133,7 +133,7 @@ class MemoryToolset(FunctionToolset):
         stored, replaced = await save_memory(self.store, self.clock, self.agent_id, content, key)
         return {"memory": stored.to_dict(), "replaced": replaced}
 
-    @tool
+    @tool(read_only=True)
     async def memory_search(
         self,
         query: Annotated[str, Param(min_length=1, max_length=MAX_MEMORY_QUERY_CHARS)],
@@ -158,7 +158,7 @@ class MemoryToolset(FunctionToolset):
         found = await self.store.search_memories(self.agent_id, text, count)
         return {"query": text, "memories": [m.to_dict() for m in found]}
 
-    @tool
+    @tool(read_only=True)
     async def recall_activity(
         self,
         activity_id: Annotated[str | None, Param(min_length=1, max_length=MAX_ID_CHARS)] = None,

@@ -73,10 +73,12 @@ class Tools(Toolset):
     def tool(self, func: _F, /) -> _F: ...
 
     @overload
-    def tool(self, func: None = None, /, *, name: str | None = None) -> Callable[[_F], _F]: ...
+    def tool(
+        self, func: None = None, /, *, name: str | None = None, read_only: bool = False
+    ) -> Callable[[_F], _F]: ...
 
     def tool(
-        self, func: _F | None = None, /, *, name: str | None = None
+        self, func: _F | None = None, /, *, name: str | None = None, read_only: bool = False
     ) -> _F | Callable[[_F], _F]:
         """Register ``func`` as a tool; use as ``@tools.tool`` or ``@tools.tool(name="x")``.
 
@@ -84,21 +86,27 @@ class Tools(Toolset):
             func: the function; it is returned unchanged.
             name: the tool's name (default: the function's), 1-64 letters,
                 digits, ``_`` or ``-``.
+            read_only: the tool only reads or observes (it changes nothing
+                outside the conversation): it is offered in read-only turns too,
+                which offer no other user tool (seed 002, A2A-19).
 
         Raises:
             TypeError: not a function, a ``*args``, ``**kwargs`` or
                 positional-only parameter, or a
                 parameter the schema cannot describe (see :func:`define_tool`).
-            InvalidInput: a bad name, or a tool of that name is already registered.
+            InvalidInput: a bad name or ``read_only``, or a tool of that name is
+                already registered.
         """
+        if not isinstance(read_only, bool):
+            raise InvalidInput(f"read_only must be true or false, got {shown(read_only)}")
 
         def register(f: _F) -> _F:
-            self._register(f, name)
+            self._register(f, name, read_only)
             return f
 
         return register(func) if func is not None else register
 
-    def _register(self, func: Callable[..., Any], name: str | None) -> None:
+    def _register(self, func: Callable[..., Any], name: str | None, read_only: bool) -> None:
         if not inspect.isfunction(func):
             raise TypeError(f"a tool must be a function, got {type(func).__name__}")
         params = inspect.signature(func).parameters.values()
@@ -110,7 +118,7 @@ class Tools(Toolset):
                 f"tool {func.__name__}: every parameter must be passable by name"
                 f" (not *args, **kwargs or positional-only): {', '.join(loose)}"
             )
-        definition = define_tool(func)
+        definition = define_tool(func, read_only=read_only)
         if name is not None:
             definition = replace(definition, name=name)
         if not isinstance(definition.name, str) or not _NAME.match(definition.name):

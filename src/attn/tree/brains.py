@@ -51,4 +51,24 @@ def brain_from_spec(node: TreeAgent) -> Brain | None:
         return None
 
 
-__all__ = ["brain_from_spec", "child_brain", "spec_of"]
+def build_spec(spec: object) -> Brain:
+    """The brain ``{"kind": ..., "options": {...}}`` describes.
+
+    Raises:
+        InvalidInput: not such an object, an unknown kind or bad options.
+    """
+    from attn.brains import build_brain
+
+    if not isinstance(spec, dict) or not isinstance(spec.get("kind"), str):
+        raise InvalidInput(f"a brain is {{'kind': ..., 'options': {{...}}}}, got {spec!r:.80}")
+    options = spec.get("options", {})
+    if not isinstance(options, dict):
+        raise InvalidInput("a brain's options are an object")
+    unknown = set(spec) - {"kind", "options"}
+    if unknown:
+        raise InvalidInput(f"a brain has only 'kind' and 'options', not {sorted(unknown)}")
+    brain: Brain = build_brain(spec["kind"], dict(options))
+    return brain
+
+
+__all__ = ["brain_from_spec", "build_spec", "child_brain", "spec_of"]

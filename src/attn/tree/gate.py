@@ -155,10 +155,15 @@ class TreeGate:
     def _has_work(self) -> bool:
         if self.wake_policy == WakePolicy.ON_MAIL:
             return self.has_waking()
-        # always: anything but EXECUTION records (they never wake anyone), or deferred work
+        # always: anything but EXECUTION records and self-mail (they wake nobody), or
+        # deferred work; the head of the queue nearly always answers at once
         mailbox = self.agent.mailbox
-        queued = mailbox.queued_types()
-        return sum(queued.values()) > queued.get(EXECUTION_TYPE, 0) or mailbox.deferred_count > 0
+        if mailbox.deferred_count:
+            return True
+        return any(
+            item.source_type != EXECUTION_TYPE and item.metadata.get("senderId") != self.agent_id
+            for item in mailbox.queue.values()
+        )
 
     def release(self) -> None:
         self.in_turn = False

@@ -39,6 +39,8 @@ async def make_root(
     known = tree.nodes.get(agent_id) or await tree.store.get_tree_agent(agent_id)
     if known is not None and not known.is_root and known.state != TreeAgentState.REMOVED:
         raise InvalidInput(f"{agent_id!r} is {known.path} in tree {known.tree_id!r}, not a root")
+    config = getattr(agent, "config", None)
+    configured = config.capacity if isinstance(config, AgentConfig) else DEFAULT_CAPACITY
     node = TreeAgent(
         id=agent_id,
         tree_id=agent_id,
@@ -46,7 +48,7 @@ async def make_root(
         parent_id=None,
         created_at=known.created_at if known and known.is_root else tree.clock.now(),
         description=agent.description if hasattr(agent, "description") else "",
-        capacity=capacity or (known.capacity if known and known.capacity else DEFAULT_CAPACITY),
+        capacity=capacity or (known.capacity if known and known.capacity else configured),
     )
     await tree.store.write([PutTreeAgent(node)])
     tree.nodes[agent_id] = node
@@ -70,7 +72,7 @@ async def restore(tree: Tree, root_id: str) -> list[TreeAgent]:
     root = next((n for n in stored if n.is_root and n.state != TreeAgentState.REMOVED), None)
     if root is None:
         return []
-    await tree.make_root(root_id, capacity=root.capacity)
+    await tree.make_root(root_id)  # kept as attach made it (the configured capacity)
     hosted: list[TreeAgent] = []
     for node in sorted(stored, key=lambda n: (n.depth, n.created_at, n.id)):
         if node.is_root or node.state == TreeAgentState.REMOVED or node.id in tree.nodes:

@@ -85,7 +85,9 @@ def result_payload(
     else:
         head = f"[result from {child_path}: interrupted: {reason}]"
         body = text
-    shown = preview(body, transcript)
+    # The model reads where the whole text is by path, never by an id (seed 002);
+    # the resource's address stays in ``extra.transcript``.
+    shown = preview(body, f"the transcript of {child_path}'s latest turn")
     content = f"{head}\n{shown.text}" if shown.text else head
     return {
         "content": content,

@@ -25,6 +25,7 @@ from attn.core.focus import Brain
 from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
 from attn.limits import check_text
 from attn.models import (
+    ROOT_PATH,
     Delivery,
     MailboxItem,
     TreeAgent,
@@ -34,7 +35,7 @@ from attn.models import (
 from attn.models.tree import MAX_TREE_AGENTS
 from attn.store.base import PutTreeAgent, Store
 from attn.tree import events, lifecycle, mail, paths
-from attn.tree.brains import brain_from_spec, child_brain, spec_of
+from attn.tree.brains import brain_from_spec, build_spec, child_brain, spec_of
 from attn.tree.capacity import Slots
 from attn.tree.gate import TreeGate
 from attn.tree.history import Histories, RetainedBrain
@@ -137,8 +138,10 @@ class Tree:
         agent in no tree becomes the root of its own (called before its loop starts)."""
         node = await self.store.get_tree_agent(agent_id)
         if node is not None and node.state != TreeAgentState.REMOVED:
-            if node.is_root:
-                await self.make_root(agent_id, capacity=node.capacity)
+            if node.is_root:  # the agent's configured capacity wins over the stored one
+                config = getattr(self.hosted(agent_id), "config", None)
+                capacity = config.capacity if isinstance(config, AgentConfig) else node.capacity
+                await self.make_root(agent_id, capacity=capacity)
             return  # a child is installed by whoever hosts it (spawn, restore)
         agent = self.hosted(agent_id)
         if getattr(agent, "config", AgentConfig()).wake == WakePolicy.ON_MAIL:
@@ -153,6 +156,7 @@ class Tree:
         task: str | None = None,
         *,
         brain: Brain | None = None,
+        brain_spec: dict[str, Any] | None = None,
         description: str = "",
         config: AgentConfig | None = None,
         tools: Iterable[Any] = (),
@@ -170,6 +174,9 @@ class Tree:
             task: the initial task, plain nonempty text (at most 100,000 characters).
             brain: the child's brain; None: a brain like its parent's
                 (the parent's brain must offer ``child_brain()``).
+            brain_spec: instead of ``brain``, how to build it (``{"kind": "echo",
+                "options": {...}}``, as in ``attn.toml``); stored, so a restart
+                builds it again.
             description: its role, at most 2,000 characters.
             config: its mailbox and loop settings (``wake`` and ``max_attempts``
                 are set to ``on_mail`` and 1).
@@ -182,24 +189,29 @@ class Tree:
         """
         parent_node = self.nodes.get(parent) if isinstance(parent, str) else None
         if parent_node is None:
-            parent_node = await self.make_root(parent)
-        path = paths.child_path(parent_node.path, paths.check_name(name))
-        agent_id = paths.agent_id_for(parent_node.tree_id, path)
+            self.hosted(parent)  # UnknownAgent; it becomes a root once the rest is checked
+        parent_path, tree_id = (
+            (parent_node.path, parent_node.tree_id) if parent_node else (ROOT_PATH, parent)
+        )
+        path = paths.child_path(parent_path, paths.check_name(name))
+        agent_id = paths.agent_id_for(tree_id, path)
         description = check_text(
             description, "description", max_len=MAX_DESCRIPTION_CHARS, blank_ok=True
         )
         if task is not None:
             mail.check_mail_text(task, "task")
         if self.host.find_agent(agent_id) is not None or agent_id in self.nodes:
-            raise AgentExists(
-                f"{path} already exists in tree {parent_node.tree_id!r} (agent {agent_id!r})"
-            )
-        if len(self.tree_of(parent_node.tree_id)) >= MAX_TREE_AGENTS:
-            raise InvalidInput(
-                f"tree {parent_node.tree_id!r} holds {MAX_TREE_AGENTS} agents already"
-            )
-        if brain is None:
+            raise AgentExists(f"{path} already exists in tree {tree_id!r} (agent {agent_id!r})")
+        if len(self.tree_of(tree_id)) >= MAX_TREE_AGENTS:
+            raise InvalidInput(f"tree {tree_id!r} holds {MAX_TREE_AGENTS} agents already")
+        if config is not None and not isinstance(config, AgentConfig):
+            raise InvalidInput(f"config must be an AgentConfig, got {type(config).__name__}")
+        if brain is None and brain_spec is not None:
+            brain = build_spec(brain_spec)
+        elif brain is None:
             brain = child_brain(self.hosted(parent))
+        if parent_node is None:
+            parent_node = await self.make_root(parent)
         node = TreeAgent(
             id=agent_id,
             tree_id=parent_node.tree_id,
@@ -207,7 +219,7 @@ class Tree:
             parent_id=parent_node.id,
             created_at=self.clock.now(),
             description=description,
-            brain=spec_of(brain),
+            brain=brain_spec if brain_spec is not None else spec_of(brain),
         )
         await self.store.write([PutTreeAgent(node)])
         try:

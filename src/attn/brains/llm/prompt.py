@@ -33,7 +33,7 @@ from attn.brains.llm.host import BrainHost
 from attn.brains.llm.scenarios import TITLES, Scenario, instructions, scenario_for
 from attn.brains.llm.settings import LLMSettings
 from attn.core.working_memory import format_age
-from attn.models import MailboxItem
+from attn.models import TREE_TYPES, MailboxItem
 
 #: Longest summary of one queued item in the context block, in characters.
 MAX_QUEUE_SUMMARY_CHARS = 200
@@ -133,7 +133,9 @@ def first_message(
 
 
 def _describe(item: MailboxItem) -> str:
-    lines = [f"Mailbox item {item.id} ({item.source_type}, priority P{item.priority})"]
+    # A retained agent's mail shows no ids: the model is no party to delivery (seed 002).
+    shown_id = "" if item.source_type in TREE_TYPES else f" {item.id}"
+    lines = [f"Mailbox item{shown_id} ({item.source_type}, priority P{item.priority})"]
     meta = item.metadata
     name, role, sender_id = (_text(meta.get(k)) for k in ("senderName", "senderRole", "senderId"))
     if name or sender_id:

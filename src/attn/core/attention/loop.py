@@ -63,12 +63,14 @@ def on_new_item(s: ControllerState, item: MailboxItem) -> None:
     # Between two focuses: the next focus is offered it through the
     # mailbox's conversation index (see merging.py).
     s.triage.on_arrival(item)
-    if s.task is None:
-        kick(s)
+    kick(s)
 
 
 def kick(s: ControllerState) -> None:
-    if s.running and not s.paused and s.task is None:
+    if s.task is not None:
+        s.again = True  # the running drain looks again before it ends
+        return
+    if s.running and not s.paused:
         cancel_timer(s)
         s.task = asyncio.get_running_loop().create_task(
             _drain(s), name=f"attn:{s.agent_id}:attention"
@@ -86,7 +88,8 @@ async def _drain(s: ControllerState) -> None:
     batch = Batch()
     gate = s.gate
     admitted = False
-    again = gate is None  # a gated drain asks again only after a turn it ran
+    again = gate is None  # a gated drain asks again only after a turn it ran,
+    s.again = False  # or when a kick came while it ran (live mail, a freed slot)
     try:
         while s.running and not s.paused:
             if gate is not None and not admitted:
@@ -132,7 +135,9 @@ async def _drain(s: ControllerState) -> None:
         s.attempt = None
         set_state(s, AttentionState.IDLE)
         arm_timer(s)
-    if again and mailbox.depth:
+    # Kicking a gate that admitted nothing at once would spin on unread mail that
+    # wakes nobody (self-mail, restored mail); a kick it missed must not be lost.
+    if (again or s.again) and mailbox.depth:
         kick(s)
 
 

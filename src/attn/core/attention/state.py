@@ -88,6 +88,8 @@ class ControllerState:
     announced_focus: str | None = None
     #: A retained agent's turn gate (seed 002); None: every queued item is served.
     gate: TurnGate | None = None
+    #: A drain was asked for while one ran (an arrival, a wake): the gate is asked again.
+    again: bool = False
 
 
 def focus_item(s: ControllerState) -> MailboxItem | None:

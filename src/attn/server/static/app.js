@@ -1,4 +1,5 @@
-// attn web UI: start-up, routing (#/, #/agents/<name>, #/channels[/<key>]), the live
+// attn web UI: start-up, routing (#/, #/agents/<name>, #/channels[/<key>],
+// #/trees[/<treeId>[?agent=<agentId>]]), the live
 // connection and its indicator, the token prompt and page-wide error handling.
 // Everything shown comes from the REST API and the WebSocket (see live.js).
 
@@ -9,6 +10,8 @@ import { LiveConnection } from './live.js';
 import { MindView } from './mind.js';
 import { messageOf, notify } from './notices.js';
 import { OverviewView } from './overview.js';
+import { TreeView } from './tree.js';
+import { TreeListView } from './trees.js';
 import { loadTypes } from './types.js';
 
 const main = document.getElementById('main');
@@ -69,7 +72,7 @@ const live = new LiveConnection({
   onAuthNeeded: authNeeded,
 });
 
-/** The route of the address: {page: 'overview' | 'mind' | 'channels', ...its parameters}. */
+/** The route of the address: {page: 'overview' | 'mind' | 'channels' | 'trees' | 'tree', ...its parameters}. */
 function parseRoute() {
   const raw = window.location.hash.replace(/^#/, '') || '/';
   const [path, search = ''] = raw.split('?');
@@ -86,6 +89,9 @@ function parseRoute() {
     const conversation = new URLSearchParams(search).get('conversation');
     return { page: 'channels', key: channels[1] || null, conversationId: conversation || null };
   }
+  if (decoded === '/trees') return { page: 'trees' };
+  const tree = decoded.match(/^\/trees\/(.+)$/);
+  if (tree) return { page: 'tree', treeId: tree[1], agentId: new URLSearchParams(search).get('agent') || null };
   return { page: 'overview' };
 }
 
@@ -106,10 +112,17 @@ function route() {
     renderChrome();
     return;
   }
+  // Inside one tree another agent keeps the tree (and the live rows).
+  if (where.page === 'tree' && view instanceof TreeView && view.treeId === where.treeId) {
+    view.navigate(where.agentId);
+    return;
+  }
   if (view) view.destroy();
   pending = [];
   if (where.page === 'mind') view = new MindView(where.name);
   else if (where.page === 'channels') view = new ChannelsView(where.key, where.conversationId);
+  else if (where.page === 'trees') view = new TreeListView();
+  else if (where.page === 'tree') view = new TreeView(where.treeId, where.agentId);
   else view = new OverviewView();
   view.onTitle = renderChrome;
   replaceChildren(main, view.el);

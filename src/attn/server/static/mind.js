@@ -11,6 +11,7 @@ import {
 } from './dom.js';
 import { messageOf, notify } from './notices.js';
 import { Timeline, keyOf } from './timeline.js';
+import { runBadge, treeHash } from './treeparts.js';
 import { allCategories, allTypes, categoryLabel, onTypesChanged, typeBadge, typeOf } from './types.js';
 
 const PAGE = 50;
@@ -47,6 +48,7 @@ export class MindView {
     this.countsSoon = throttle(() => this.loadCounts(), 1000);
     this.reconcileSoon = throttle(() => this.reconcile(), 1500);
     this.mindSoon = throttle(() => this.loadMind(), 400);
+    this.treeSoon = throttle(() => this.loadTree(), 1000);
     this.ticker = setInterval(() => this.tick(), 1000);
     this.unsubscribeTypes = onTypesChanged(() => this.typesChanged());
   }
@@ -58,6 +60,7 @@ export class MindView {
     this.stateBadge = h('span', { class: 'state-badge state-idle' }, 'Idle');
     this.flags = h('span', { class: 'flags' });
     this.description = h('p', { class: 'agent-description', hidden: true });
+    this.treeLine = h('p', { class: 'tree-line', hidden: true });
     this.focusLine = h('p', { class: 'focus-line' });
     this.depthLine = h('p', { class: 'depth-line' });
     const reload = h('button', {
@@ -76,7 +79,7 @@ export class MindView {
       h('div', { class: 'attention-top' },
         h('h1', { id: 'mind-heading' }, name, h('span', { class: 'sr-only' }, ' — Agent Mind')),
         this.stateBadge, this.flags, reload),
-      this.description, this.loadError, this.focusLine, this.depthLine,
+      this.description, this.treeLine, this.loadError, this.focusLine, this.depthLine,
       h('div', { class: 'controls', role: 'group', 'aria-label': 'Agent controls' },
         this.buttons.start, this.buttons.stop, this.buttons.pause, this.buttons.resume,
         this.buttons.cancel));
@@ -120,7 +123,24 @@ export class MindView {
 
   /** Load everything over REST (first show, ↻, and after a resync). */
   async load() {
-    await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts()]);
+    await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts(), this.loadTree()]);
+  }
+
+  /** The spawn tree the agent belongs to (seed 002), linked to its tree view. */
+  async loadTree() {
+    let tree = null;
+    try {
+      tree = (await api(agentPath(this.name))).tree || null;
+    } catch {
+      return; // the header says what went wrong with the agent
+    }
+    if (this.destroyed) return;
+    this.treeLine.hidden = !tree;
+    replaceChildren(this.treeLine, tree
+      ? [tree.path === '/root' ? 'Root of the spawn tree ' : 'In the spawn tree ',
+        h('a', { href: treeHash(tree.treeId, this.name) }, tree.treeId),
+        tree.path === '/root' ? ' ' : [' at ', h('code', null, tree.path), ' '], runBadge(tree.state)]
+      : null);
   }
 
   async loadMind() {
@@ -340,6 +360,11 @@ export class MindView {
           break;
         case 'agent:removed':
           notify(`Agent ${this.name} was removed from the server.`, 'error');
+          break;
+        case 'tree:spawned':
+        case 'tree:removed':
+        case 'tree:agent-state':
+          this.treeSoon();
           break;
         default:
           break;
@@ -601,6 +626,7 @@ export class MindView {
     this.countsSoon.cancel();
     this.reconcileSoon.cancel();
     this.mindSoon.cancel();
+    this.treeSoon.cancel();
     this.unsubscribeTypes();
     this.chat.destroy();
   }

@@ -4,6 +4,7 @@
 import { api } from './api.js';
 import { STATE_LABELS, clip, formatDuration, h, replaceChildren, secondsSince, throttle } from './dom.js';
 import { messageOf } from './notices.js';
+import { runBadge, treeHash } from './treeparts.js';
 import { typeBadge } from './types.js';
 
 export class OverviewView {
@@ -71,6 +72,7 @@ export class OverviewView {
         description: h('p', { class: 'agent-description' }),
         focus: h('p', { class: 'agent-focus' }),
         depth: h('p', { class: 'agent-depth' }),
+        tree: h('p', { class: 'agent-tree', hidden: true }),
       };
       card.parts = parts;
       replaceChildren(card,
@@ -78,9 +80,10 @@ export class OverviewView {
           h('h2', { class: 'agent-name' },
             h('a', { href: `#/agents/${encodeURIComponent(agent.agentId)}` }, agent.agentId)),
           parts.badge, parts.flags),
-        parts.description, parts.focus, parts.depth);
+        parts.description, parts.focus, parts.depth, parts.tree);
     }
     const { badge, flags, description, focus: focusLine, depth: depthLine } = card.parts;
+    treeLine(card.parts.tree, agent);
     const state = agent.state || 'idle';
     badge.className = `state-badge state-${state}`;
     badge.dataset.state = state;
@@ -151,6 +154,22 @@ export class OverviewView {
     this.refreshSoon.cancel();
     this.generation += 1;
   }
+}
+
+/** "Tree lead at /root/ada · Running · 2 unread" for an agent of a spawn tree (seed 002). */
+function treeLine(line, agent) {
+  const tree = agent.tree;
+  const key = tree ? `${tree.treeId}|${tree.path}|${tree.state}|${tree.unread}` : '';
+  if (line.dataset.key === key) return;
+  line.dataset.key = key;
+  line.hidden = !tree;
+  replaceChildren(line, tree
+    ? [h('span', { class: 'label' }, tree.path === '/root' ? 'Root of tree ' : 'In tree '),
+      h('a', { href: treeHash(tree.treeId, agent.agentId) }, tree.treeId),
+      tree.path === '/root' ? null : [' at ', h('code', { class: 'tree-path' }, tree.path)], ' ',
+      runBadge(tree.state),
+      tree.unread ? ` ${tree.unread} unread` : null]
+    : null);
 }
 
 function focusOf(item) {
