@@ -122,6 +122,7 @@ async def test_agent_refuses_a_taken_name_and_a_brain_that_cannot_make_children(
             "agent_exists",
             "/root/ada exists already",
         )
+
     async def plain(item: object, focus: object) -> str:  # a brain with no child_brain()
         return "ok"
 
