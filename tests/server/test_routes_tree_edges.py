@@ -153,6 +153,14 @@ async def test_a_repeated_idempotency_key_stores_nothing_http(api: TreeApi) -> N
     assert again.json()["delivery"]["reason"].startswith("duplicate")
     await api.results_at_least(2)
     await api.idle()
+    before = await api.snapshot()
+    for other in ({"text": "twice"}, {"text": "once", "senderId": "lead"}):
+        conflict = await api.client.post(
+            "/api/agents/lead.ada/mail", json={**other, "idempotencyKey": "k-1"}
+        )
+        assert conflict.status_code == 409, conflict.text
+        assert conflict.json()["error"]["code"] == "idempotency_conflict"
+    assert await api.snapshot() == before
     assert len(await api.items("lead.ada", "agent_mail")) == 2
 
 
@@ -192,7 +200,7 @@ async def test_children_spawned_over_http_come_back_after_a_restart_http(api: Tr
     await api.spawn("lead", "twin")  # the parent's kind of brain (echo)
     await api.restart()
     tree = await api.tree()
-    assert tree["capacity"] == 2
+    assert tree["capacity"] == 3  # the agent's configured capacity wins over the one set over HTTP
     nodes = {n["path"]: n for n in tree["agents"]}
     assert set(nodes) == {"/root", "/root/ada", "/root/twin"}
     assert nodes["/root/ada"]["description"] == "slow one"

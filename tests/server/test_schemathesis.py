@@ -51,8 +51,9 @@ SCALE = float(os.environ.get("ATTN_FUZZ_SCALE") or 1)
 EXAMPLES = {"positive": 25, "negative": 25, "targeted": 15}
 #: New examples on every run instead of the same derandomized ones.
 RANDOM = bool(os.environ.get("ATTN_FUZZ_RANDOM"))
-#: The whole run must stay well under this (seconds).
-BUDGET_S = 90.0 * SCALE
+#: The whole run must stay well under this (seconds): about 45 s on a quiet 2-core
+#: machine for the ~70 operations of issue 14, twice that under load.
+BUDGET_S = 180.0 * SCALE
 
 
 def no_server_error(ctx: Any, response: Any, case: Any) -> None:
@@ -101,6 +102,7 @@ def _run(examples: int, strategy: Any, test: Callable[[Any], None]) -> None:
     run()
 
 
+@pytest.mark.timeout(int(BUDGET_S) + 60)
 def test_srv06_schemathesis_finds_no_500_and_no_schema_violation(live: LiveServer) -> None:
     schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]

@@ -122,10 +122,14 @@ async def test_agent_refuses_a_taken_name_and_a_brain_that_cannot_make_children(
             "agent_exists",
             "/root/ada exists already",
         )
-    await runtime.add_agent("echo", EchoBrain(), FAST)
+
+    async def plain(item: object, focus: object) -> str:  # a brain with no child_brain()
+        return "ok"
+
+    await runtime.add_agent("plain", plain, FAST)
     async with Unchanged(runtime):
         refused(
-            await tools(runtime, "echo").call("Agent", {"name": "kid", "task": "x"}),
+            await tools(runtime, "plain").call("Agent", {"name": "kid", "task": "x"}),
             "invalid_input",
             "cannot make a child's brain",
         )

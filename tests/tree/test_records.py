@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from attn import Runtime
 from attn.models import EXECUTION_TYPE, RESULT_TYPE, DeliveryOutcome, ItemStatus
 from attn.testing import eventually
@@ -156,4 +158,15 @@ async def test_a_delivery_retry_after_the_next_turn_started_leaves_that_turn_alo
     assert retry.outcome == DeliveryOutcome.QUEUED and retry.reason == "duplicate: sent before"
     assert retry.item_id == first.item_id
     assert ada.turns == [["deliver once"]]  # the running turn got nothing twice
+    assert len(await items_of(rt, ids["ada"], "agent_mail")) == 1
+
+
+async def test_a_key_reused_for_other_mail_is_a_conflict_and_sends_nothing(rt: Runtime) -> None:
+    from attn.errors import IdempotencyConflict
+
+    ids = await tree_of(rt, ada=Worker())
+    await rt.tree.send("lead", "/root/ada", "the first text", idempotency_key="k-2")
+    await settled(rt)
+    with pytest.raises(IdempotencyConflict):
+        await rt.tree.send("lead", "/root/ada", "another text", idempotency_key="k-2")
     assert len(await items_of(rt, ids["ada"], "agent_mail")) == 1

@@ -28,7 +28,8 @@ whole subtree (:func:`attn.server.tree_views.remove_hosted`).
 Every route goes through :class:`attn.tree.Tree` (``runtime.tree``). Errors use
 the app's error shape: an agent or tree the path names that is not hosted is
 404 ``unknown_agent``; bad input is 422 (``invalid_input``, ``validation_error``);
-a taken child name is 409 ``agent_exists``; mail a mailbox refuses is 422
+a taken child name is 409 ``agent_exists``, an idempotency key repeated for
+other mail 409 ``idempotency_conflict``; mail a mailbox refuses is 422
 ``send_refused``. Everything is checked before anything changes, so an error
 leaves the trees, their nodes and every mailbox as they were.
 
@@ -43,14 +44,17 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Response
 
-from attn.brains import build_brain
 from attn.brains.from_config import brain_problem
 from attn.config import AgentSection
-from attn.core.focus import Brain
-from attn.errors import AgentExists, InvalidInput, ItemNotFound, UnknownAgent, shown
-from attn.limits import MAX_ID_CHARS, check_text
-from attn.models import RESULT_TYPE, ROOT_PATH
-from attn.models.tree import MAX_TREE_AGENTS
+from attn.errors import (
+    IdempotencyConflict,
+    InvalidInput,
+    ItemNotFound,
+    UnknownAgent,
+    shown,
+)
+from attn.limits import MAX_ID_CHARS
+from attn.models import RESULT_TYPE
 from attn.runtime import views
 from attn.server import schemas_tree as shapes
 from attn.server import tree_views as show
@@ -61,10 +65,7 @@ from attn.server.schemas import AgentIdPath
 from attn.server.schemas_channels import created
 from attn.server.schemas_views import answers
 from attn.store.base import ItemQuery
-from attn.tree import paths
-from attn.tree.brains import child_brain
 from attn.tree.mail import check_mail_text
-from attn.tree.service import MAX_DESCRIPTION_CHARS
 
 if TYPE_CHECKING:
     from attn.runtime import Runtime
@@ -140,15 +141,14 @@ def tree_router(runtime: Runtime, llm_endpoints: Collection[Endpoint] = ()) -> A
     ) -> dict[str, Any]:
         """Spawn a retained child of this agent (a root is made of it when it is in no
         tree); with ``task`` the child gets it as MAIL from its parent and starts."""
-        parent = runtime.get_agent(name)
-        brain = _brain(body.brain, parent.name, llm_endpoints)
-        _check_child(runtime, parent.name, body)
-        if brain is None:
-            brain = child_brain(parent)  # 422 when the parent's brain makes none
-        node = await tree.spawn(parent.name, body.name, brain=brain, description=body.description)
+        parent = runtime.get_agent(name).name
+        spec = _brain_spec(body.brain, parent, llm_endpoints)
+        if body.task is not None:  # checked before anything changes; sent once spawned
+            check_mail_text(body.task, "task")
+        node = await tree.spawn(parent, body.name, brain_spec=spec, description=body.description)
         delivery = None
         if body.task is not None:
-            delivery = (await tree.send(parent.name, node.id, body.task)).to_dict()
+            delivery = (await tree.send(parent, node.id, body.task)).to_dict()
         response.headers["Location"] = f"/api/trees/{quote(node.tree_id)}"
         return {"node": show.node_view(tree, node), "delivery": delivery}
 
@@ -156,7 +156,10 @@ def tree_router(runtime: Runtime, llm_endpoints: Collection[Endpoint] = ()) -> A
 
     repeat = "a repeated idempotencyKey: nothing stored, the first mail's item"
 
-    @router.post("/api/agents/{agentId}/mail", **created(shapes.MailView, repeat))
+    mailed = created(shapes.MailView, repeat)
+    mailed["responses"][409] = {"description": "the key was used for other mail"}
+
+    @router.post("/api/agents/{agentId}/mail", **mailed)
     async def mail(name: AgentIdPath, body: shapes.MailBody, response: Response) -> dict[str, Any]:
         """SendMessage to this agent: it starts an idle agent's turn, joins a running one
         at its next safe boundary, or waits (self-mail, stopped, at capacity: the reason)."""
@@ -165,6 +168,7 @@ def tree_router(runtime: Runtime, llm_endpoints: Collection[Endpoint] = ()) -> A
             body.sender_id, target, body.text, idempotency_key=body.idempotency_key
         )
         if (delivery.reason or "").startswith(_DUPLICATE):
+            await _same_mail(runtime, delivery.item_id, body)
             response.status_code = 200
         return {"delivery": delivery.to_dict()}
 
@@ -240,11 +244,11 @@ def tree_router(runtime: Runtime, llm_endpoints: Collection[Endpoint] = ()) -> A
     return router
 
 
-def _brain(
+def _brain_spec(
     spec: shapes.BrainBody | None, parent: str, llm_endpoints: Collection[Endpoint]
-) -> Brain | None:
-    """The child's own brain, checked like ``POST /api/agents`` checks one (422 naming
-    ``body.brain...``), or None to take one like its parent's."""
+) -> dict[str, Any] | None:
+    """The child's own brain as ``{"kind", "options"}``, checked like ``POST /api/agents``
+    checks one (422 naming ``body.brain...``), or None for one like its parent's."""
     if spec is None:
         return None
     section = AgentSection(name=parent, brain=spec.kind, options=spec.options)
@@ -254,29 +258,24 @@ def _brain(
         loc, message = problem
         where = ".".join(("body", "brain", *("kind" if p == "brain" else p for p in loc)))
         raise ApiError(422, VALIDATION_ERROR, f"{where}: {message}")
-    return build_brain(section.brain, dict(section.options))
+    return {"kind": section.brain, "options": dict(section.options)}
 
 
-def _check_child(runtime: Runtime, parent: str, body: shapes.SpawnBody) -> None:
-    """What :meth:`Tree.spawn` checks, checked first: a parent in no tree would
-    become a root before a bad name was found.
+async def _same_mail(runtime: Runtime, item_id: str | None, body: shapes.MailBody) -> None:
+    """A repeated idempotency key must repeat the mail: the same sender and text.
 
     Raises:
-        InvalidInput: a bad name, description or task; too deep; a full tree.
-        AgentExists: the child's path (or agent id) is taken.
+        IdempotencyConflict: the key was used for other mail (nothing was stored).
     """
-    tree = runtime.tree
-    node = tree.nodes.get(parent)
-    tree_id, parent_path = (node.tree_id, node.path) if node is not None else (parent, ROOT_PATH)
-    path = paths.child_path(parent_path, paths.check_name(body.name))
-    agent_id = paths.agent_id_for(tree_id, path)
-    check_text(body.description, "description", max_len=MAX_DESCRIPTION_CHARS, blank_ok=True)
-    if body.task is not None:
-        check_mail_text(body.task, "task")
-    if runtime.find_agent(agent_id) is not None or agent_id in tree.nodes:
-        raise AgentExists(f"{path} already exists in tree {tree_id!r} (agent {agent_id!r})")
-    if node is not None and len(tree.tree_of(tree_id)) >= MAX_TREE_AGENTS:
-        raise InvalidInput(f"tree {tree_id!r} holds {MAX_TREE_AGENTS} agents already")
+    first = await runtime.store.get_item(item_id) if item_id is not None else None
+    if first is None:
+        return
+    text = (first.content or "").split("\n", 1)[-1]  # after the "[mail from ...]" line
+    if first.metadata.get("senderId") != body.sender_id or text != body.text:
+        raise IdempotencyConflict(
+            f"idempotencyKey {body.idempotency_key!r} was used for other mail to "
+            f"{first.agent_id!r} ({first.id}); use a new key for new mail"
+        )
 
 
 async def _tree_agent(runtime: Runtime, name: str) -> str:

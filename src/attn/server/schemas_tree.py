@@ -41,8 +41,9 @@ class CreateTreeBody(_Body):
 
     Attributes:
         agent_id (``agentId``): the hosted agent; it is also the tree's id.
-        capacity: turn slots of the tree, 1..256 (default 3; its old one when it
-            is a root already).
+        capacity: turn slots of the tree, 1..256 (default: the agent's configured
+            ``capacity``, 3 unless ``attn.toml`` says otherwise); until a restart,
+            like ``PATCH /api/trees/{treeId}``.
     """
 
     agent_id: str = Field(min_length=1, max_length=MAX_AGENT_ID_CHARS)
@@ -51,7 +52,8 @@ class CreateTreeBody(_Body):
 
 class PatchTreeBody(_Body):
     """``PATCH /api/trees/{treeId}``: change the tree's turn slots (waiting agents are
-    offered the new ones at once).
+    offered the new ones at once). Until a restart: the root agent's configured
+    ``capacity`` (``attn.toml``) applies again when it is hosted again.
 
     Attributes:
         capacity: 1..256.

@@ -14,6 +14,7 @@ Spec: seed 002 (capacity, reoffer after settlement); acceptance A2A-12, A2A-21.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -52,6 +53,9 @@ class Slots:
     holders: dict[str, str] = field(default_factory=dict)
     reserved: dict[str, str] = field(default_factory=dict)
     waiting: dict[str, Waiter] = field(default_factory=dict)
+    #: (oldest waking mark, agent id) of each waiting agent as it began to wait; an
+    #: entry whose mark is stale is ranked again when it reaches the top.
+    _queue: list[tuple[int, str]] = field(default_factory=list)
     #: Called after each change of holders (views, events).
     on_change: Callable[[], None] | None = None
 
@@ -69,6 +73,10 @@ class Slots:
             self.holders[agent_id] = waiter.path
             self._changed()
             return True
+        if agent_id not in self.waiting:
+            mark = waiter.oldest_mark()
+            if mark is not None:
+                heapq.heappush(self._queue, (mark, agent_id))
         self.waiting[agent_id] = waiter
         return False
 
@@ -87,22 +95,27 @@ class Slots:
             self.offer()
 
     def offer(self) -> None:
-        """Reserve free slots for the waiting agents, oldest waking mail first, and wake them."""
-        if not self.waiting or self.free == 0:
-            return
-        ranked: list[tuple[int, Waiter]] = []
-        for agent_id, waiter in list(self.waiting.items()):
-            mark = waiter.oldest_mark()
-            if mark is None:  # nothing waking any more
+        """Reserve free slots for the waiting agents, oldest waking mail first, and wake
+        them. O(log n) per agent offered: the waiting agents are kept in a heap."""
+        queue = self._queue
+        chosen: list[Waiter] = []
+        while queue and self.free > 0:
+            mark, agent_id = heapq.heappop(queue)
+            waiter = self.waiting.get(agent_id)
+            if waiter is None:
+                continue  # offered already, or no longer waiting
+            current = waiter.oldest_mark()
+            if current is None:  # nothing waking any more
                 del self.waiting[agent_id]
+            elif current != mark:  # its oldest mail was read: ranked by the next one
+                heapq.heappush(queue, (current, agent_id))
             else:
-                ranked.append((mark, waiter))
-        ranked.sort(key=lambda pair: pair[0])
-        chosen = ranked[: self.free]
-        for _mark, waiter in chosen:
-            del self.waiting[waiter.agent_id]
-            self.reserved[waiter.agent_id] = waiter.path
-        for _mark, waiter in chosen:
+                del self.waiting[agent_id]
+                self.reserved[agent_id] = waiter.path
+                chosen.append(waiter)
+        if not self.waiting:
+            queue.clear()
+        for waiter in chosen:
             waiter.wake()
 
     def at_capacity_reason(self) -> str:

@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attn.errors import InvalidInput, MailboxFull, SendRefused, UnknownAgent, shown
+from attn.errors import (
+    IdempotencyConflict,
+    InvalidInput,
+    MailboxFull,
+    SendRefused,
+    UnknownAgent,
+    shown,
+)
 from attn.models import MAIL_TYPE, TREE_TYPES, Delivery, DeliveryOutcome
 from attn.models.tree import MAX_MAIL_CHARS
 from attn.tree import records
@@ -65,6 +72,7 @@ async def send(
         InvalidInput: empty or oversized text, a malformed sender, target or key.
         UnknownAgent: no agent at the target.
         SendRefused: the recipient's mailbox refused it (full, or removed meanwhile).
+        IdempotencyConflict: the key was used for other mail (another sender or text).
     """
     if not isinstance(sender, str) or not 1 <= len(sender) <= 200:
         raise InvalidInput(f"sender must be 1-200 characters, got {shown(sender)}")
@@ -97,9 +105,17 @@ async def send(
     except UnknownAgent:
         gate.stamps.discard(item.id)
         raise SendRefused(f"{node.path} was removed", reason="recipient removed") from None
+    except BaseException:
+        gate.stamps.discard(item.id)
+        raise
     if enqueued.duplicate:
         gate.stamps.discard(item.id)
         first = enqueued.item
+        if first.content != item.content or first.metadata.get("senderId") != sender:
+            raise IdempotencyConflict(
+                f"idempotency key {idempotency_key!r} was used for other mail to {node.path}: "
+                "nothing was sent"
+            )
         return Delivery(node.id, DeliveryOutcome.QUEUED, "duplicate: sent before", first.id)
     return Delivery(node.id, outcome, reason, item.id)
 
