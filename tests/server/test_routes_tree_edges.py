@@ -200,7 +200,7 @@ async def test_children_spawned_over_http_come_back_after_a_restart_http(api: Tr
     await api.spawn("lead", "twin")  # the parent's kind of brain (echo)
     await api.restart()
     tree = await api.tree()
-    assert tree["capacity"] == 3  # the agent's configured capacity wins over the one set over HTTP
+    assert tree["capacity"] == 2  # a capacity set over HTTP is kept across restarts
     nodes = {n["path"]: n for n in tree["agents"]}
     assert set(nodes) == {"/root", "/root/ada", "/root/twin"}
     assert nodes["/root/ada"]["description"] == "slow one"

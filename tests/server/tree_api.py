@@ -164,6 +164,8 @@ class TreeApi:
         params = {"limit": 1000, **({"type": source_type} if source_type else {})}
         timeline = await self.call("GET", f"/api/agents/{agent}/mailbox", 200, params=params)
         found = list(timeline["queued"]) + list(timeline["history"])
+        if source_type:  # the queue part is not filtered by type
+            found = [item for item in found if item["sourceType"] == source_type]
         return sorted(found, key=lambda item: item["seq"])
 
     # ------------------------------------------------------------ waiting

@@ -174,7 +174,7 @@ async def test_a2a_11_send_message_to_yourself_is_queued_and_starts_no_turn(
     answer = await tools(runtime, "lead.ada").call(
         "SendMessage", {"to": "/root/ada", "message": "note to self"}
     )
-    note = "queued: self-mail: read at your next turn; it starts none"
+    note = "queued: self-mail: read at your next safe boundary or turn; it starts none"
     assert answer == {"ok": True, "note": note}
     await settled(runtime)
     assert len(child.items) == turns  # no turn started

@@ -5,7 +5,10 @@ waking an idle retained agent, steering a busy one, self-mail, late mail, marks,
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +16,7 @@ from attn import Runtime
 from attn.config import AgentConfig
 from attn.models import MAIL_TYPE, DeliveryOutcome, ItemStatus
 from attn.store.base import Store
+from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, eventually
 from tests.tree.conftest import FAST, Worker, items_of, settled, tree_of
 
@@ -150,7 +154,9 @@ async def test_a2a_16_a_turn_that_errors_clears_its_marks(rt: Runtime) -> None:
     await settled(rt)
 
     assert len(ada.turns) == 1  # no automatic retry, no wake for the mail it left
-    assert rt.tree.gates[ids["ada"]].unread() == 1
+    # The failed mail and the mail it left stay unread, without a wake mark.
+    assert rt.tree.gates[ids["ada"]].unread() == 2
+    assert not rt.tree.gates[ids["ada"]].has_waking()
     ada.fail = False
     await rt.tree.send("lead", "/root/ada", "try again")
     await settled(rt)
@@ -235,3 +241,46 @@ async def test_a2a_17_on_mail_and_always_agents_coexist_across_a_restart(
         await rt.tree.send("user", "retained", "live mail")
         await settled(rt)
         assert len(retained.turns) == 1
+
+
+def test_a2a_14_a_turn_killed_by_a_crash_gets_one_result_and_its_mail_is_read_again(
+    tmp_path: Path,
+) -> None:
+    """A real SIGKILL mid-turn: after the restart the parent holds one RESULT
+    (interrupted, killed) that woke nobody, and the child's mail waits unread."""
+    db = tmp_path / "attn.db"
+    script = f"""
+import asyncio, os, signal
+from attn import Runtime, SQLiteStore
+from attn.config import AgentConfig
+async def main():
+    rt = Runtime(SQLiteStore({str(db)!r}))
+    await rt.start()
+    async def lead(item, focus): return "ok"
+    async def child(item, focus):
+        os.kill(os.getpid(), signal.SIGKILL)
+    await rt.add_agent("lead", lead, AgentConfig(coalesce_window_ms=0))
+    await rt.tree.spawn("lead", "ada", "die mid-turn", brain=child)
+    await asyncio.sleep(30)
+asyncio.run(main())
+"""
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, check=False)
+    assert done.returncode == -9
+
+    async def after() -> None:
+        ada = Worker()
+        root = Worker()
+        async with Runtime(SQLiteStore(db)) as rt:
+            rt.tree.brain_factory = lambda node: ada
+            await rt.add_agent("lead", root, FAST)
+            await settled(rt)
+            (result,) = await items_of(rt, "lead", "agent_result")
+            assert result.extra("outcome") == "interrupted" and "killed" in result.content
+            assert root.turns == [] and ada.turns == []  # recovery wakes nobody
+            await rt.tree.send("lead", "/root/ada", "you are back")
+            await settled(rt)
+            assert "die mid-turn" in "\n".join(ada.turns[0])  # its mail was not lost
+            again = await items_of(rt, "lead", "agent_result")
+            assert len(again) == 2  # one RESULT for the killed turn, one for this one
+
+    asyncio.run(after())

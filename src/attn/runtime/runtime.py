@@ -259,13 +259,14 @@ class Runtime:
     async def remove_agent(self, name: str) -> None:
         """Stop an agent and stop hosting it; its stored items stay.
 
-        A node of a spawn tree takes its children with it (``runtime.tree.remove``).
+        A node of a spawn tree takes its hosted children with it; the stored
+        tree stays, so hosting the agent again hosts its children again.
 
         Raises:
             UnknownAgent: no such agent.
         """
         for child in self.tree.children(name) if isinstance(name, str) else ():
-            await self.tree.remove(child.id)
+            await self.remove_agent(child.id)
         async with self._lifecycle:
             agent = self.get_agent(name)
             await agent.close()

@@ -126,8 +126,8 @@ class TreeGate:
     def arrived(self, item: MailboxItem) -> None:
         if item.source_type == EXECUTION_TYPE:
             return  # EXECUTION records never wake anyone
-        if item.metadata.get("senderId") == self.agent_id:
-            return  # self-mail is read at the next turn and starts none (A2A-11)
+        if item.metadata.get("senderId") == self.agent_id or item.extra("recovered"):
+            return  # self-mail starts no turn (A2A-11), nor does what recovery wrote
         if is_background_completion(item) and not self.in_turn and self.parent_id is not None:
             self.tree.forward_completion(self, item)  # the child can no longer read it
             return
@@ -155,13 +155,15 @@ class TreeGate:
     def _has_work(self) -> bool:
         if self.wake_policy == WakePolicy.ON_MAIL:
             return self.has_waking()
-        # always: anything but EXECUTION records and self-mail (they wake nobody), or
+        # always: anything but EXECUTION records, self-mail and recovery's records, or
         # deferred work; the head of the queue nearly always answers at once
         mailbox = self.agent.mailbox
         if mailbox.deferred_count:
             return True
         return any(
-            item.source_type != EXECUTION_TYPE and item.metadata.get("senderId") != self.agent_id
+            item.source_type != EXECUTION_TYPE
+            and item.metadata.get("senderId") != self.agent_id
+            and not item.extra("recovered")  # recovery's RESULTs are no background work
             for item in mailbox.queue.values()
         )
 

@@ -5,12 +5,13 @@ Spec: seed 002 (the tree is stored; restart starts no turn); acceptance A2A-17.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
 from attn.config import AgentConfig
-from attn.errors import InvalidInput, shown
+from attn.errors import InvalidInput, ItemNotFound, shown
 from attn.models import DEFAULT_CAPACITY, ROOT_PATH, TreeAgent, TreeAgentState, WakePolicy
 from attn.models.tree import MAX_CAPACITY
 from attn.store.base import PutTreeAgent
@@ -28,6 +29,8 @@ async def make_root(
 ) -> TreeAgent:
     """See :meth:`attn.tree.Tree.make_root`."""
     agent = tree.hosted(agent_id)
+    if wake is not None and wake not in tuple(WakePolicy):
+        raise InvalidInput(f"wake must be 'always' or 'on_mail', got {shown(wake)}")
     if capacity is not None and (
         not isinstance(capacity, int)
         or isinstance(capacity, bool)
@@ -48,15 +51,17 @@ async def make_root(
         parent_id=None,
         created_at=known.created_at if known and known.is_root else tree.clock.now(),
         description=agent.description if hasattr(agent, "description") else "",
-        capacity=capacity or (known.capacity if known and known.capacity else configured),
+        # Set live (over HTTP, Python): kept across restarts, like a live heartbeat
+        # interval; None: the agent's configured capacity (attn.toml), read on each start.
+        capacity=capacity if capacity is not None else (known.capacity if known else None),
     )
     await tree.store.write([PutTreeAgent(node)])
     tree.nodes[agent_id] = node
     slots = tree.slots.get(agent_id)
     if slots is None:
-        tree.slots[agent_id] = Slots(agent_id, node.capacity or DEFAULT_CAPACITY)
+        tree.slots[agent_id] = Slots(agent_id, node.capacity or configured)
     else:
-        slots.capacity = node.capacity or DEFAULT_CAPACITY
+        slots.capacity = node.capacity or configured
         slots.offer()
     if agent_id not in tree.gates:
         policy = wake or WakePolicy(getattr(agent, "config", AgentConfig()).wake)
@@ -72,7 +77,7 @@ async def restore(tree: Tree, root_id: str) -> list[TreeAgent]:
     root = next((n for n in stored if n.is_root and n.state != TreeAgentState.REMOVED), None)
     if root is None:
         return []
-    await tree.make_root(root_id)  # kept as attach made it (the configured capacity)
+    await tree.make_root(root_id)
     hosted: list[TreeAgent] = []
     for node in sorted(stored, key=lambda n: (n.depth, n.created_at, n.id)):
         if node.is_root or node.state == TreeAgentState.REMOVED or node.id in tree.nodes:
@@ -83,7 +88,10 @@ async def restore(tree: Tree, root_id: str) -> list[TreeAgent]:
         if brain is None:
             log.warning("cannot rebuild the brain of %s (%s); not hosted", node.id, node.path)
             continue
-        await tree.host_child(node, brain, None, ())
+        agent = await tree.host_child(node, brain, None, ())
+        recovery = getattr(agent, "recovery", None)  # what restart recovery did (attn.Agent)
+        killed = list(getattr(recovery, "requeued", ()))  # turns a crash left processing
+        await tree.results.killed(tree.gates[node.id], killed)
         hosted.append(node)
     return hosted
 
@@ -96,6 +104,11 @@ async def remove(tree: Tree, agent_id: str) -> list[str]:
     removed: list[str] = []
     for child in tree.children(node.id):
         removed += await remove(tree, child.id)
+    agent = tree.hosted(node.id)
+    for item in [*agent.mailbox.queued_items(), *agent.mailbox.deferred_items()]:
+        # A node spawned later under the same path must not read this one's mail.
+        with contextlib.suppress(ItemNotFound):
+            await agent.mailbox.drop(item.id, reason=f"{node.path} was removed")
     await tree.host.remove_agent(node.id)  # its turn, if any, settles; the runtime detaches it
     tree.detach(node.id)
     await tree.store.write([PutTreeAgent(dataclasses.replace(node, state=TreeAgentState.REMOVED))])

@@ -77,6 +77,8 @@ async def send(
     if not isinstance(sender, str) or not 1 <= len(sender) <= 200:
         raise InvalidInput(f"sender must be 1-200 characters, got {shown(sender)}")
     body = check_mail_text(text)
+    if isinstance(idempotency_key, str):
+        idempotency_key = idempotency_key.strip()  # spaces around a key do not count
     sender_node = tree.nodes.get(sender)
     within = sender_node.tree_id if sender_node is not None else None
     node = tree.resolve(target, within=within)
@@ -125,7 +127,10 @@ def _foresee(
 ) -> tuple[DeliveryOutcome, str | None]:
     """What the mail will become at ``recipient`` (decided before it is queued)."""
     if sender == recipient.name:
-        return DeliveryOutcome.QUEUED, "self-mail: read at your next turn; it starts none"
+        return (
+            DeliveryOutcome.QUEUED,
+            "self-mail: read at your next safe boundary or turn; it starts none",
+        )
     if not recipient.running or recipient.paused:
         return DeliveryOutcome.QUEUED, "stopped: read when it is started again"
     if gate.in_turn:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from attn.core.attention import Settlement
 from attn.errors import InvalidInput, ItemNotFound, shown
 from attn.limits import check_seconds
-from attn.models import EXECUTION_TYPE, RESULT_TYPE, DecisionType, MailboxItem
+from attn.models import EXECUTION_TYPE, RESULT_TYPE, DecisionType, MailboxItem, ResultOutcome
 from attn.store.base import WriteOp
 from attn.tree import events, records
 from attn.tree.gate import is_background_completion
@@ -100,7 +100,14 @@ class ResultDesk:
 
     async def take(self, parent_id: str, child_id: str | None = None) -> MailboxItem | None:
         """Take the oldest unread RESULT at ``parent_id`` (from ``child_id``, if given):
-        an explicit fetch. None when there is none."""
+        an explicit fetch. None when there is none.
+
+        Raises:
+            UnknownAgent: ``parent_id`` (or ``child_id``) is no node of a tree.
+        """
+        self.tree.node(parent_id)
+        if child_id is not None:
+            self.tree.node(child_id)
         parent = self.tree.host.find_agent(parent_id)
         if parent is None:
             return None
@@ -118,6 +125,30 @@ class ResultDesk:
                 )
                 return taken
         return None
+
+    async def killed(self, gate: TreeGate, item_ids: list[str]) -> None:
+        """After a restart: one RESULT (interrupted, waking nobody) for each turn of
+        ``gate``'s child that a crash killed; its mail is unread again (A2A-14, A2A-17)."""
+        parent = self.tree.host.find_agent(gate.parent_id or "")
+        if parent is None or not item_ids:
+            return
+        node = self.tree.nodes.get(parent.name)
+        metadata = {"senderId": gate.agent_id, "senderName": gate.path, "senderRole": "agent"}
+        reason = "killed: the runtime stopped during this turn; its mail is unread again"
+        for item_id in item_ids:
+            item = gate.agent.mailbox.find(item_id)
+            attempt = item.attempt if item is not None else 0
+            payload = records.result_payload(
+                gate.path,
+                node.path if node else parent.name,
+                ResultOutcome.INTERRUPTED,
+                "",
+                reason,
+                records.transcript_of(gate.agent_id, item_id),
+            )
+            payload["extra"].update(recovered=True, turnItemId=item_id)
+            key = f"res-killed:{item_id}:{attempt}"
+            await parent.mailbox.enqueue_result(RESULT_TYPE, payload, None, metadata, key)
 
     # -------------------------------------------------------- settlement
 

@@ -13,6 +13,7 @@ Spec: seed 002; acceptance A2A-10..22.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 from collections.abc import Callable, Iterable
@@ -70,8 +71,10 @@ class Tree:
         self.plan: set[str] = set()
         self.results = ResultDesk(self)
         self.histories = Histories(store)
-        #: Builds a restored node's brain; the default rebuilds it from its stored spec.
-        self.brain_factory: BrainFactory = brain_from_spec
+        #: Builds a restored node's brain. The default asks the hosted parent for a
+        #: child's brain when its brain is of the stored kind (its settings are
+        #: today's: a model address, a key name), else builds the stored spec.
+        self.brain_factory: BrainFactory = self._rebuild
 
     # ------------------------------------------------------------- reading
 
@@ -124,7 +127,8 @@ class Tree:
         its node when it is one already (a new ``capacity`` is applied).
 
         Args:
-            capacity: turn slots of the tree, 1..256 (default 3).
+            capacity: turn slots of the tree, 1..256, kept across restarts; None:
+                as set before, else the agent's configured ``capacity`` (default 3).
             wake: the root's wake policy (default: its config's ``wake``).
 
         Raises:
@@ -138,10 +142,8 @@ class Tree:
         agent in no tree becomes the root of its own (called before its loop starts)."""
         node = await self.store.get_tree_agent(agent_id)
         if node is not None and node.state != TreeAgentState.REMOVED:
-            if node.is_root:  # the agent's configured capacity wins over the stored one
-                config = getattr(self.hosted(agent_id), "config", None)
-                capacity = config.capacity if isinstance(config, AgentConfig) else node.capacity
-                await self.make_root(agent_id, capacity=capacity)
+            if node.is_root:
+                await self.make_root(agent_id)
             return  # a child is installed by whoever hosts it (spawn, restore)
         agent = self.hosted(agent_id)
         if getattr(agent, "config", AgentConfig()).wake == WakePolicy.ON_MAIL:
@@ -236,9 +238,7 @@ class Tree:
     async def host_child(
         self, node: TreeAgent, brain: Brain, config: AgentConfig | None, tools: Iterable[Any]
     ) -> TreeMember:
-        settings = dataclasses.replace(
-            config or AgentConfig(), wake=WakePolicy.ON_MAIL.value, max_attempts=1
-        )
+        settings = dataclasses.replace(config or AgentConfig(), wake=WakePolicy.ON_MAIL.value)
         await self.host.add_agent(
             node.id, brain, settings, description=node.description, start=False, tools=tools
         )
@@ -289,7 +289,8 @@ class Tree:
         gate.clear_marks()
         agent = self.hosted(node.id)
         if gate.in_turn and agent.running:
-            return await agent.cancel_processing(reason)
+            # At once, not at the brain's next yield point: the turn settles now.
+            return await agent.cancel_processing(reason, hard=True)
         return None
 
     async def start(self, agent_id: str) -> int:
@@ -330,8 +331,14 @@ class Tree:
 
     def set_plan(self, agent_id: str, on: bool) -> None:
         """Put ``agent_id`` in Plan (read-only) mode or take it out: mail it sends
-        meanwhile wakes its readers read-only (A2A-19). Runtime only."""
+        meanwhile wakes its readers read-only (A2A-19). Runtime only.
+
+        Raises:
+            UnknownAgent. InvalidInput: ``on`` is not a bool.
+        """
         node = self.node(agent_id)
+        if not isinstance(on, bool):
+            raise InvalidInput(f"on must be true or false, got {shown(on)}")
         if on:
             self.plan.add(node.id)
         else:
@@ -363,6 +370,17 @@ class Tree:
         self.histories.forget(agent_id)
 
     # ------------------------------------------------------------ helpers
+
+    def _rebuild(self, node: TreeAgent) -> Brain | None:
+        parent = self.host.find_agent(node.parent_id or "")
+        parent_spec = spec_of(parent.brain) if parent is not None else None
+        same_kind = bool(parent_spec and node.brain) and (parent_spec or {}).get("kind") == (
+            node.brain or {}
+        ).get("kind")
+        if parent is not None and same_kind:
+            with contextlib.suppress(InvalidInput):
+                return child_brain(parent)
+        return brain_from_spec(node)
 
     def hosted(self, agent_id: str) -> TreeMember:
         agent = self.host.find_agent(agent_id)

@@ -169,7 +169,7 @@ class Attempt:
         self.stream_closed = False
         self.stream_listener: StreamListener | None = None
         self.turns = LoopTurns()
-        #: True once the brain was called (an informational item never is).
+        #: True once the item was claimed for the brain (an informational item never is).
         self.called = False
         #: The final reply's text, once the attempt completed with one.
         self.reply: str | None = None

@@ -209,6 +209,7 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
         # 000 §6.3: a comment the brain handles as its own item (not injected
         # into running work), or an update that absorbed one, is a chat activity.
         attempt.activity_id = _open_activity(s, item, "chat", spec.label, ops, now)
+    attempt.called = True  # a turn from here on, even if it ends before the brain's first step
     attempt.siblings = selection.siblings
     attempt.batch_context = selection.batch_context
     attempt.stream_listener = s.stream_listeners.get(item.id)
@@ -259,7 +260,6 @@ async def _run(
 ) -> tuple[Any, BaseException | None]:
     if attempt.interrupt is not None:  # stopped or cancelled while the claim committed
         return None, None
-    attempt.called = True
     loop = asyncio.get_running_loop()
     attempt.waiter = loop.create_future()
     task = loop.create_task(
