@@ -80,7 +80,7 @@ export class AgentPanel {
     const nameId = uid('child-name');
     const taskId = uid('child-task');
     const roleId = uid('child-role');
-    this.childName = h('input', { id: nameId, name: 'name', type: 'text', maxlength: '64', autocomplete: 'off', spellcheck: 'false' });
+    this.childName = h('input', { id: nameId, name: 'name', type: 'text', maxlength: '32', autocomplete: 'off', spellcheck: 'false' });
     this.childTask = h('textarea', { id: taskId, name: 'task', rows: '2', maxlength: String(MAX_MAIL) });
     this.childRole = h('input', { id: roleId, name: 'description', type: 'text', maxlength: '2000', autocomplete: 'off' });
     this.spawnButton = h('button', { type: 'submit', class: 'primary' }, 'Spawn child');
