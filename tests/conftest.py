@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,8 @@ from typer.testing import CliRunner
 
 from attn import Runtime
 from attn.server.testing import LiveServer, team_config
+from attn.store.base import Store
+from attn.store.sqlite import SQLiteStore
 from attn.testing import FakeClock, MemoryStore, NetworkGuard, network_guard
 
 #: The local PostgreSQL the tests use (trust auth, database ``test``).
@@ -143,3 +145,27 @@ def backend(request: pytest.FixtureRequest) -> str:
         pytest.skip(f"attn.store.postgres cannot be imported: {exc}")
     url: str = request.getfixturevalue("fresh_pg_url")
     return url
+
+
+@pytest.fixture
+def make_store(backend: str, tmp_path: Path) -> Callable[[], Store]:
+    """Makes a store on the test's database (one memory store, reused)."""
+    memory = MemoryStore()
+
+    def make() -> Store:
+        if backend == "memory":
+            return memory
+        if backend == "sqlite":
+            return SQLiteStore(tmp_path / "attn.db")
+        from attn.store import open_store
+
+        return open_store(backend)
+
+    return make
+
+
+@pytest.fixture
+async def rt(make_store: Callable[[], Store], clock: FakeClock) -> AsyncIterator[Runtime]:
+    """A started runtime on the test's store and the fake clock."""
+    async with Runtime(make_store(), clock=clock) as runtime:
+        yield runtime

@@ -9,19 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
-
-import pytest
 
 from attn import Runtime
 from attn.config import AgentConfig
 from attn.core.focus import Brain, Focus, Reply
 from attn.models import ItemStatus, MailboxItem
-from attn.store.base import ItemQuery, Store
-from attn.store.memory import MemoryStore
-from attn.store.sqlite import SQLiteStore
-from attn.testing import FakeClock
+from attn.store.base import ItemQuery
 
 #: Loop settings for fake-clock tests: no burst window to wait out.
 FAST = AgentConfig(coalesce_window_ms=0)
@@ -77,30 +70,6 @@ class Worker:
     def texts(self) -> list[str]:
         """Every text read, across turns, in order."""
         return [text for turn in self.turns for text in turn]
-
-
-@pytest.fixture
-def make_store(backend: str, tmp_path: Path) -> Callable[[], Store]:
-    """Makes a store on the test's database (one memory store, reused)."""
-    memory = MemoryStore()
-
-    def make() -> Store:
-        if backend == "memory":
-            return memory
-        if backend == "sqlite":
-            return SQLiteStore(tmp_path / "attn.db")
-        from attn.store import open_store
-
-        return open_store(backend)
-
-    return make
-
-
-@pytest.fixture
-async def rt(make_store: Callable[[], Store], clock: FakeClock) -> AsyncIterator[Runtime]:
-    """A started runtime on the test's store and the fake clock."""
-    async with Runtime(make_store(), clock=clock) as runtime:
-        yield runtime
 
 
 async def settled(rt: Runtime) -> None:

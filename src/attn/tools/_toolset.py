@@ -166,3 +166,20 @@ class CombinedToolset(Toolset):
     async def run(self, definition: ToolDefinition, arguments: JSON) -> JSON:
         """Run the call in the set that has the tool."""
         return await self._owners[definition.name].run(definition, arguments)
+
+
+def offered_subset(
+    toolset: str, everything: tuple[ToolDefinition, ...], only: object
+) -> tuple[ToolDefinition, ...]:
+    """The definitions a toolset offers: all of them, or those named in ``only``.
+
+    Raises:
+        InvalidInput: ``only`` names a tool ``toolset`` does not have.
+    """
+    if only is None:
+        return everything
+    wanted = set(only) if isinstance(only, list | tuple | set | frozenset) else {only}
+    unknown = sorted(map(str, wanted - {d.name for d in everything}))
+    if unknown:
+        raise InvalidInput(f"{toolset} has no tool {', '.join(map(repr, unknown))}")
+    return tuple(d for d in everything if d.name in wanted)

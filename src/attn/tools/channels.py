@@ -39,6 +39,7 @@ from attn.models import (
 from attn.tools._channel_views import channel_view, message_view, receipt_view
 from attn.tools._function import FunctionToolset, tool
 from attn.tools._schema import Param, ToolDefinition
+from attn.tools._toolset import offered_subset
 from attn.types import JSON
 
 #: Longest wait for an awaited reply or a delegation's answer, in seconds (24 h).
@@ -85,15 +86,7 @@ class ChannelToolset(FunctionToolset):
         self.channels = channels
         self.agent_id = agent_id
         self.session_id = session_id
-        everything = self.tool_definitions()
-        if only is None:
-            self._offered = everything
-        else:
-            wanted = set(only)
-            unknown = sorted(wanted - {d.name for d in everything})
-            if unknown:
-                raise InvalidInput(f"ChannelToolset has no tool {', '.join(map(repr, unknown))}")
-            self._offered = tuple(d for d in everything if d.name in wanted)
+        self._offered = offered_subset("ChannelToolset", self.tool_definitions(), only)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         """The tools offered (all, or those of ``only``), in definition order."""

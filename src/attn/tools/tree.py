@@ -36,6 +36,7 @@ from attn.store.base import ItemQuery
 from attn.tools import _tree_views as views
 from attn.tools._function import FunctionToolset, tool
 from attn.tools._schema import Param, ToolDefinition
+from attn.tools._toolset import offered_subset
 from attn.tree import Tree
 from attn.tree.mail import check_mail_text
 from attn.tree.paths import agent_id_for, check_name, child_path, is_path
@@ -74,15 +75,7 @@ class TreeToolset(FunctionToolset):
     def __init__(self, tree: Tree, agent_id: str, *, only: Iterable[str] | None = None) -> None:
         self.tree = tree
         self.agent_id = agent_id
-        everything = self.tool_definitions()
-        if only is None:
-            self._offered = everything
-        else:
-            wanted = set(only)
-            unknown = sorted(wanted - {d.name for d in everything})
-            if unknown:
-                raise InvalidInput(f"TreeToolset has no tool {', '.join(map(repr, unknown))}")
-            self._offered = tuple(d for d in everything if d.name in wanted)
+        self._offered = offered_subset("TreeToolset", self.tool_definitions(), only)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
         """The tools offered (all, or those of ``only``), in definition order."""
