@@ -14,10 +14,7 @@ import pytest
 from attn import Runtime
 from attn.store.base import Store
 from attn.testing import FakeClock
-from tests.channels.conftest import make_store
 from tests.tools.test_channel_tools import Unchanged, _ok, _tools
-
-__all__ = ["make_store"]
 
 
 async def test_sent_by_tools_recalled_after_a_restart_and_refusals_store_nothing(

@@ -15,10 +15,7 @@ import pytest
 from attn import Runtime
 from attn.store.base import Store
 from attn.testing import FakeClock, settle
-from tests.channels.conftest import make_store
 from tests.tools.treehelp import Unchanged, Worker, host_lead, refused, settled, spawned, tools
-
-__all__ = ["make_store"]
 
 
 async def test_spawned_children_their_results_and_unread_mail_outlive_a_restart(
