@@ -23,6 +23,9 @@ class ItemStatus(StrEnum):
     PROCESSING = "processing"
     COMPLETED = "completed"
     DEFERRED = "deferred"
+    #: Waiting on a person's answer (an approval, 000 §13.2): never picked,
+    #: never resurfaced by time; the answer requeues it in its session.
+    PARKED = "parked"
     MERGED = "merged"
     DROPPED = "dropped"
 

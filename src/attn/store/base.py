@@ -36,23 +36,30 @@ from attn.models import (
 )
 from attn.store.ops import (
     ACTIVITY_UPDATE_FIELDS,
+    APPROVAL_UPDATE_FIELDS,
     CALLBACK_UPDATE_FIELDS,
     ITEM_UPDATE_FIELDS,
     DeleteCallback,
     DeleteMemory,
     InsertActivity,
+    InsertApproval,
     InsertCallback,
     InsertChannelMessage,
     InsertDecision,
     InsertItem,
     InsertLogs,
+    InsertNotification,
+    InsertSessionMessage,
+    MarkNotificationsRead,
     PutAgentSetting,
     PutChannel,
     PutDelegation,
     PutTreeAgent,
     SaveMemory,
     SetDeliveries,
+    SetNotificationWebhook,
     UpdateActivity,
+    UpdateApproval,
     UpdateCallback,
     UpdateItem,
     WriteOp,
@@ -60,6 +67,7 @@ from attn.store.ops import (
 
 if TYPE_CHECKING:
     from attn.models import PendingCallback
+    from attn.models.people import Approval, ApprovalState, Notification, SessionMessage
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,30 +377,112 @@ class Store(Protocol):
         """Stored nodes (every state) of one tree, or of all trees when ``tree_id``
         is None, ordered by ``created_at`` then id."""
 
+    # -- people: notifications, approvals, main sessions (000 §12, §13, §20) ----------
+
+    async def get_notification(self, notification_id: str) -> Notification | None:
+        """The notification with that id, or None."""
+
+    async def find_notifications(
+        self,
+        user_id: str | None = None,
+        *,
+        type: str | None = None,
+        unread_only: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[Notification]:
+        """Notifications of one person (every person's when ``user_id`` is None),
+        newest first (``created_at``, then id), of one ``type`` when given,
+        only unread ones when ``unread_only``.
+
+        Raises:
+            InvalidInput: ``limit`` not in 1..500 or ``offset`` negative.
+        """
+
+    async def count_notifications(
+        self, user_id: str | None = None, *, type: str | None = None, unread_only: bool = False
+    ) -> int:
+        """How many notifications :meth:`find_notifications` would page through."""
+
+    async def find_webhook_pending(self, limit: int = 100) -> list[Notification]:
+        """Notifications whose webhook delivery is ``pending``, oldest first."""
+
+    async def get_approval(self, approval_id: str) -> Approval | None:
+        """The approval with that id, or None."""
+
+    async def find_approvals(
+        self,
+        *,
+        agent_id: str | None = None,
+        item_id: str | None = None,
+        states: tuple[ApprovalState, ...] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Approval]:
+        """Approvals, oldest first (``created_at``, then id), filtered by asking
+        agent, parked item and states (None: any).
+
+        Raises:
+            InvalidInput: ``limit`` not in 1..1000 or ``offset`` negative.
+        """
+
+    async def count_approvals(
+        self,
+        *,
+        agent_id: str | None = None,
+        item_id: str | None = None,
+        states: tuple[ApprovalState, ...] | None = None,
+    ) -> int:
+        """How many approvals :meth:`find_approvals` would page through."""
+
+    async def find_session_messages(
+        self,
+        agent_id: str,
+        session_id: str = "main",
+        *,
+        before_seq: int | None = None,
+        limit: int = 50,
+        include_activity: bool = True,
+    ) -> list[SessionMessage]:
+        """The newest ``limit`` messages of one agent's session with a ``seq``
+        below ``before_seq``, oldest first; without activity lines when
+        ``include_activity`` is False (the chat view).
+
+        Raises:
+            InvalidInput: ``limit`` not in 1..500.
+        """
+
 
 __all__ = [
     "ACTIVITY_UPDATE_FIELDS",
+    "APPROVAL_UPDATE_FIELDS",
     "CALLBACK_UPDATE_FIELDS",
     "ITEM_UPDATE_FIELDS",
     "DeleteCallback",
     "DeleteMemory",
     "InsertActivity",
+    "InsertApproval",
     "InsertCallback",
     "InsertChannelMessage",
     "InsertDecision",
     "InsertItem",
     "InsertLogs",
+    "InsertNotification",
+    "InsertSessionMessage",
     "ItemQuery",
+    "MarkNotificationsRead",
     "PutAgentSetting",
     "PutChannel",
     "PutDelegation",
     "PutTreeAgent",
     "SaveMemory",
     "SetDeliveries",
+    "SetNotificationWebhook",
     "Store",
     "StoreStatistics",
     "Timeline",
     "UpdateActivity",
+    "UpdateApproval",
     "UpdateCallback",
     "UpdateItem",
     "WriteOp",

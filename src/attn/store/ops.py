@@ -25,6 +25,7 @@ from attn.models import (
     Memory,
     TreeAgent,
 )
+from attn.models.people import Approval, Notification, SessionMessage
 
 if TYPE_CHECKING:
     from attn.models import ActivityLog, PendingCallback
@@ -49,6 +50,10 @@ ITEM_UPDATE_FIELDS = frozenset(
 ACTIVITY_UPDATE_FIELDS = frozenset({"ended_at", "total_tokens", "total_tools", "success", "label"})
 #: Columns of ``pending_callbacks`` that :class:`UpdateCallback` may set.
 CALLBACK_UPDATE_FIELDS = frozenset({"due_at", "status", "claimed_by", "claimed_at", "data"})
+#: Columns of ``approvals`` that :class:`UpdateApproval` may set.
+APPROVAL_UPDATE_FIELDS = frozenset(
+    {"state", "selected_option", "comment", "answered_by", "answered_at", "notification_id", "context"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +240,72 @@ class PutTreeAgent:
     agent: TreeAgent
 
 
+@dataclass(frozen=True, slots=True)
+class InsertNotification:
+    """Store a new notification (000 §12.1). An id that exists is a StoreError.
+
+    Result: the stored :class:`~attn.models.people.Notification`.
+    """
+
+    notification: Notification
+
+
+@dataclass(frozen=True, slots=True)
+class MarkNotificationsRead:
+    """Mark notifications of one person read: those of ``ids``, or all of
+    theirs when ``ids`` is None (mark all read). Ids of other people or
+    unknown ids are left alone.
+
+    Result: how many notifications changed from unread to read (int).
+    """
+
+    user_id: str
+    ids: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetNotificationWebhook:
+    """Set the webhook delivery state of one notification (``pending``,
+    ``delivered`` or ``failed``). Result: True when a row changed."""
+
+    notification_id: str
+    webhook: str
+
+
+@dataclass(frozen=True, slots=True)
+class InsertApproval:
+    """Store a new approval (000 §13.2). An id that exists is a StoreError.
+
+    Result: the stored :class:`~attn.models.people.Approval`.
+    """
+
+    approval: Approval
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateApproval:
+    """Set columns (:data:`APPROVAL_UPDATE_FIELDS`) of one approval.
+
+    ``only_if_state``: apply only when the stored state is one of these (the
+    first answer wins). Result: True when a row changed.
+    """
+
+    approval_id: str
+    values: dict[str, Any]
+    only_if_state: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InsertSessionMessage:
+    """Append a message to an agent's main session (000 §20).
+
+    The store assigns ``seq`` (commit order, like an item's). Result: the
+    stored :class:`~attn.models.people.SessionMessage`, with its ``seq``.
+    """
+
+    message: SessionMessage
+
+
 WriteOp = (
     InsertItem
     | UpdateItem
@@ -253,4 +324,10 @@ WriteOp = (
     | SetDeliveries
     | PutDelegation
     | PutTreeAgent
+    | InsertNotification
+    | MarkNotificationsRead
+    | SetNotificationWebhook
+    | InsertApproval
+    | UpdateApproval
+    | InsertSessionMessage
 )
