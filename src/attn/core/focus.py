@@ -113,6 +113,8 @@ class AttemptHandle(Protocol):
     mail: asyncio.Event
     #: When the backstop fires, on ``clock.monotonic()`` (inf: not armed).
     backstop_at: float
+    #: Ids of the answers the work parks on when the brain returns.
+    parked_on: list[str]
 
     async def yield_point(self) -> YieldDecision:
         """The controller's answer about mail that arrived meanwhile."""
@@ -231,6 +233,33 @@ class Focus:
         finally:
             if attempt.live:
                 attempt.arm_backstop()
+
+    def park(self, waiting_on: str) -> None:
+        """Park this item on a person's answer once the brain returns (000 §13.2).
+
+        ``waiting_on`` is the id of the approval asked (stored before this is
+        called). When the brain returns, the item is parked with
+        :attr:`session` instead of completed: it is never picked and the loop
+        serves other mail; the answer queues it again and the next attempt
+        resumes in its session (:attr:`resumed` True), with the answers in
+        :attr:`approvals`. A call parks on every id given; a reply returned
+        with them is dropped. A person's cancel still ends the work.
+        """
+        if self._attempt.live and waiting_on not in self._attempt.parked_on:
+            self._attempt.parked_on.append(str(waiting_on))
+
+    @property
+    def parking(self) -> tuple[str, ...]:
+        """The ids :meth:`park` was given in this attempt."""
+        return tuple(self._attempt.parked_on)
+
+    @property
+    def approvals(self) -> dict[str, Any]:
+        """Answers this work was resumed with: approval id → ``{"approvalId",
+        "status", "approved", "selected_option", "comment", "context"}``
+        (``session["approvals"]``, written by attn when an answer resumes the item)."""
+        answers = self.session.get("approvals")
+        return dict(answers) if isinstance(answers, dict) else {}
 
     def stream(self, delta: str) -> None:
         """Send a piece of reply text to a streaming caller (and keep it as partial output)."""

@@ -68,7 +68,12 @@ async def recover(
     )
     queued = await store.load_queue(agent_id)
     deferred = await store.find_items(
-        ItemQuery(agent_id, statuses=(ItemStatus.DEFERRED,), limit=_ALL, oldest_first=True)
+        ItemQuery(
+            agent_id,
+            statuses=(ItemStatus.DEFERRED, ItemStatus.PARKED),
+            limit=_ALL,
+            oldest_first=True,
+        )
     )
     mailbox.restore(deferred)
     report.deferred = len(deferred)

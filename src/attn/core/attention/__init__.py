@@ -27,6 +27,8 @@ names shared between them):
 - ``yields``: interrupt decisions about new mail at yield points;
 - ``attempt``: one processing attempt (:class:`Attempt`) and what it asks of
   its controller (:class:`AttemptHost`);
+- ``ended``: what the end hooks hear of each item a drain ends with
+  (:class:`Ended`), and the write ops they add to its transaction;
 - ``gate``: the turn gate of a retained agent (:class:`TurnGate`: admission
   before each turn, and each turn's :class:`Settlement`; seed 002);
 - ``interrupts``: the interfaces of tier 0 (:class:`InterruptRules`, the
@@ -40,6 +42,7 @@ Spec: 000 §4 (states, decisions, yield points, backstop, stop/pause), §20
 
 from attn.core.attention.attempt import Attempt, AttemptHost, Interrupt
 from attn.core.attention.controller import AttentionController
+from attn.core.attention.ended import Ended, EndHook
 from attn.core.attention.gate import Settlement, TurnGate, settlement_of
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.outcomes import strip_marker
@@ -50,6 +53,8 @@ __all__ = [
     "AttemptHost",
     "AttentionController",
     "ControllerState",
+    "EndHook",
+    "Ended",
     "Interrupt",
     "InterruptClassifier",
     "InterruptRules",

@@ -99,6 +99,7 @@ class Attempt:
         "logs",
         "mail",
         "merged_ids",
+        "parked_on",
         "partial",
         "quiet",
         "reply",
@@ -173,6 +174,8 @@ class Attempt:
         self.called = False
         #: The final reply's text, once the attempt completed with one.
         self.reply: str | None = None
+        #: Ids of the answers (approvals) this work parks on when the brain returns.
+        self.parked_on: list[str] = []
 
     def add_log(self, type: str, content: str, metadata: dict[str, Any]) -> None:
         """Buffer one activity log line; its ``seq`` continues the activity's sequence.

@@ -20,6 +20,7 @@ from attn.clock import Clock
 from attn.config import AgentConfig
 from attn.core.attention import loop, outcomes, writes, yields
 from attn.core.attention.attempt import Attempt, Interrupt
+from attn.core.attention.ended import EndHook
 from attn.core.attention.gate import TurnGate
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.attention.state import ControllerState, emit, focus_id, focus_item
@@ -182,6 +183,11 @@ class AttentionController:
     @gate.setter
     def gate(self, gate: TurnGate | None) -> None:
         self._s.gate = gate
+
+    def add_end_hook(self, hook: EndHook) -> None:
+        """Tell ``hook`` about every item a drain ends with; the write ops it answers
+        commit in that item's terminal transaction (see :mod:`~attn.core.attention.ended`)."""
+        self._s.end_hooks.append(hook)
 
     def wake(self) -> None:
         """Start a drain if the loop runs and none is running (a gate offered a slot)."""

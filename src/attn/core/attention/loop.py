@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from attn.core.attention.attempt import Attempt, Interrupt
+from attn.core.attention.ended import Ended, end_ops
 from attn.core.attention.gate import TurnGate, settlement_of
 from attn.core.attention.merging import merge_candidates, merge_queued
 from attn.core.attention.outcomes import Batch, complete, finish, report_incomplete, resolve
@@ -159,6 +160,8 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
         batch.ops.append(s.mailbox.transitions.decision_op(item, DecisionType.DROP, reason))
         batch.after.append(lambda: report_incomplete(s, item, reason))
         batch.after.append(lambda: resolve(s, [item.id], error=ReplyCancelled(reason)))
+        if s.end_hooks:
+            batch.ops.extend(end_ops(s.end_hooks, Ended(item, None, called=False)))
         return batch
     now = s.clock.now()
     resumed = item.session is not None
@@ -202,6 +205,8 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
         attempt.live = False
         done = Batch(ops)
         complete(s, done, attempt, None, reason="informational: completed without a model call")
+        if s.end_hooks:
+            done.ops.extend(end_ops(s.end_hooks, Ended(item, None, called=False)))
         done.after[:0] = batch.after
         done.staged[:0] = batch.staged
         return done
@@ -222,6 +227,9 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
     focus = Focus(attempt)
     result, error = await _run(s, attempt, focus)
     done = finish(s, attempt, focus, spec, result, error)
+    if s.end_hooks:
+        ended = Ended(item, attempt.reply, called=True, siblings=tuple(attempt.siblings))
+        done.ops.extend(end_ops(s.end_hooks, ended))
     note_preempted(s, attempt)
     return done
 

@@ -63,7 +63,14 @@ def finish(
     batch = Batch(attempt=attempt)
     interrupt = attempt.interrupt
     final = attempt.final
-    if interrupt is Interrupt.TIMEOUT:
+    cancelled = interrupt is Interrupt.CANCELLED or (
+        final is not None and final.action == YieldAction.CANCEL
+    )
+    if attempt.parked_on and not cancelled:
+        # The brain asked a person (000 §13.2): the question is stored, so the
+        # work waits on it whatever else ended the call; only a cancel beats it.
+        _park(s, batch, attempt, focus, error)
+    elif interrupt is Interrupt.TIMEOUT:
         _fail(s, batch, attempt, f"backstop: no result after {s.config.backstop_s} s")
     elif interrupt is Interrupt.STOPPED:
         item.session = focus.session
@@ -75,9 +82,7 @@ def finish(
                 item, DecisionType.REQUEUE, "Agent stopped or paused: work kept for later"
             )
         )
-    elif interrupt is Interrupt.CANCELLED or (
-        final is not None and final.action == YieldAction.CANCEL
-    ):
+    elif cancelled:
         reason = attempt.cancel_request or (final.reason if final else "cancelled")
         if interrupt is Interrupt.CANCELLED and (
             final is None or final.action != YieldAction.CANCEL
@@ -129,6 +134,27 @@ def finish(
     if entry is not None:  # the activity goes on (preempt, stop, retry): so does its seq
         s.activities[item.id] = (entry[0], attempt.log_seq)
     return batch
+
+
+def _park(
+    s: ControllerState,
+    batch: Batch,
+    attempt: Attempt,
+    focus: Focus,
+    error: BaseException | None,
+) -> None:
+    item = attempt.item
+    item.session = focus.session
+    waiting = ", ".join(attempt.parked_on)
+    reason = f"parked: waiting on {waiting}"
+    if error is not None:
+        attempt.add_log("error", f"brain raised {type(error).__name__} after asking: {error}", {})
+    attempt.add_log("status", reason, {"waitingOn": list(attempt.parked_on)})
+    transitions = s.mailbox.transitions
+    batch.ops.extend(transitions.park_ops(item, reason))
+    batch.ops.append(
+        transitions.decision_op(item, DecisionType.DEFER, reason, decision_context(s, item))
+    )
 
 
 def _settle(

@@ -23,6 +23,7 @@ from typing import Any
 from attn.clock import Clock, TimerHandle
 from attn.config import AgentConfig
 from attn.core.attention.attempt import Attempt, AttemptHost
+from attn.core.attention.ended import EndHook
 from attn.core.attention.gate import TurnGate
 from attn.core.attention.interrupts import InterruptClassifier, InterruptRules
 from attn.core.events import FOCUS_CHANGED, STATE_CHANGED, Event, EventBus
@@ -90,6 +91,8 @@ class ControllerState:
     gate: TurnGate | None = None
     #: A drain was asked for while one ran (an arrival, a wake): the gate is asked again.
     again: bool = False
+    #: Hooks told about every item a drain ends with; their ops join its transaction.
+    end_hooks: list[EndHook] = field(default_factory=list)
 
 
 def focus_item(s: ControllerState) -> MailboxItem | None:

@@ -55,14 +55,15 @@ class Actions:
         self._deferred = deferred
         self._transitions = transitions
 
-    def _require(self, item_id: object) -> MailboxItem:
+    def _require(self, item_id: object, *, parked: bool = False) -> MailboxItem:
         item = None
         if isinstance(item_id, str):
             item = self._queue.get(item_id) or self._deferred.get(item_id)
+            if item is None and parked:
+                item = self._transitions.parked.get(item_id)
         if item is None:
-            raise ItemNotFound(
-                f"agent {self.agent_id!r} has no queued or deferred item {item_id!r}"
-            )
+            what = "queued, deferred or parked" if parked else "queued or deferred"
+            raise ItemNotFound(f"agent {self.agent_id!r} has no {what} item {item_id!r}")
         return item
 
     def _guard_protected(self, item: MailboxItem, action: str, by_agent: bool) -> None:
@@ -140,12 +141,13 @@ class Actions:
         return item
 
     async def drop(self, item_id: str, *, reason: str = "", by_agent: bool = False) -> MailboxItem:
-        """Drop a queued or deferred item for good.
+        """Drop a queued or deferred item for good; a person may drop a parked one
+        too (its approvals are then cancelled).
 
         Raises:
             ItemNotFound, ProtectedItem.
         """
-        item = self._require(item_id)
+        item = self._require(item_id, parked=not by_agent)
         self._guard_protected(item, "dropped", by_agent)
         reason = reason or "dropped"
         transitions = self._transitions

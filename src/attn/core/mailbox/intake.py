@@ -229,6 +229,13 @@ class Intake:
             self.on_new_item(item)
         return True
 
+    def requeued(self, item: MailboxItem) -> None:
+        """Queue an item whose requeue committed (a resumed parked item) and wake the loop."""
+        self._queue.push(item)
+        self._transitions.item_updated(item)
+        if self.on_new_item is not None:
+            self.on_new_item(item)
+
     async def record_dropped(self, item: MailboxItem, reason: str, dropped_at: datetime) -> None:
         """Store ``item`` (from :meth:`build_item`) as dropped, with its drop decision.
 

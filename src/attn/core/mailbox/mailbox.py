@@ -17,7 +17,7 @@ Spec: 000 §3, §6.5, §14, §17, §21, §22; DESIGN.md invariants 1, 2, 4, 8, 1
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -26,13 +26,14 @@ from attn.config import AgentConfig
 from attn.core.events import EventBus
 from attn.core.mailbox.actions import Actions
 from attn.core.mailbox.deferred import DeferredItems
+from attn.core.mailbox.dequeue import dequeue
 from attn.core.mailbox.enqueue import Enqueued
 from attn.core.mailbox.intake import Intake
 from attn.core.mailbox.queue import ReadyQueue
 from attn.core.mailbox.transitions import Transitions
 from attn.core.registry import TypeRegistry
-from attn.errors import MailboxFull
-from attn.models import ItemStatus, MailboxItem
+from attn.errors import InvalidTransition, MailboxFull
+from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import InsertItem, Store, WriteOp
 from attn.types import JSON
 
@@ -146,9 +147,17 @@ class Mailbox:
         """Deferred items in commit order."""
         return self.deferred.in_order()
 
+    def parked_items(self) -> list[MailboxItem]:
+        """Parked items (waiting on a person's answer) in commit order."""
+        return sorted(self.transitions.parked.values(), key=lambda i: i.seq)
+
     def find(self, item_id: str) -> MailboxItem | None:
-        """The queued or deferred item with that id, or None."""
-        return self.queue.get(item_id) or self.deferred.get(item_id)
+        """The queued, deferred or parked item with that id, or None."""
+        return (
+            self.queue.get(item_id)
+            or self.deferred.get(item_id)
+            or self.transitions.parked.get(item_id)
+        )
 
     def queued_types(self) -> dict[str, int]:
         """How many queued items of each source type."""
@@ -290,6 +299,30 @@ class Mailbox:
                 self.queue.push(item)
             elif item.status == ItemStatus.DEFERRED:
                 self.deferred.add(item)
+            elif item.status == ItemStatus.PARKED:
+                self.transitions.parked[item.id] = item
+
+    async def resume(
+        self, item: MailboxItem, session: JSON, priority: int, reason: str, ops: list[WriteOp]
+    ) -> None:
+        """Queue a parked item again, in ``session`` at ``priority`` or better, in one
+        transaction with ``ops`` (the answer that resumes it); the loop is woken
+        once it is durable (000 §13.2, PPL-06).
+
+        Raises:
+            InvalidTransition: ``item`` is not parked. StoreError.
+        """
+        if self.transitions.parked.get(item.id) is not item:
+            raise InvalidTransition(f"item {item.id} of {self.agent_id!r} is not parked")
+        writes = [*ops, *self.transitions.unpark_ops(item, session, priority, reason)]
+        writes.append(self.transitions.decision_op(item, DecisionType.RESURFACE, reason))
+        try:
+            await self.transitions.commit(writes)
+        except BaseException:
+            item.status = ItemStatus.PARKED  # nothing was stored: it stays parked
+            self.transitions.parked[item.id] = item
+            raise
+        self._intake.requeued(item)
 
     def close(self) -> None:
         """Accept no more items (the agent was removed or its runtime closed)."""
@@ -342,55 +375,8 @@ class Mailbox:
             TimeoutError: no item arrived in time. An item is never lost to a
                 timeout or cancellation: it is either returned or left queued.
         """
-        loop = asyncio.get_running_loop()
-        deadline = None if timeout_s is None else self._clock.monotonic() + timeout_s
-        queue = self.queue
-        while (item := queue.pop_nowait()) is None:
-            getter: asyncio.Future[None] = loop.create_future()
-            queue.add_getter(getter)
-            handle = None
-            if deadline is not None:
-                remaining = deadline - self._clock.monotonic()
-                if remaining <= 0:
-                    queue.discard_getter(getter)
-                    raise TimeoutError(f"no item for agent {self.agent_id!r} in {timeout_s} s")
-                handle = self._clock.call_later(remaining, _timeout_setter(getter))
-            try:
-                await getter
-            except BaseException:
-                getter.cancel()
-                if not queue.discard_getter(getter) and len(queue) and queue.has_getters():
-                    # We were woken but will not take the item: pass the wake on.
-                    queue.wake_one()
-                raise
-            finally:
-                if handle is not None:
-                    handle.cancel()
-        write = asyncio.ensure_future(
-            self._store.write(self.transitions.claim_ops(item, self._clock.now()))
-        )
-        try:
-            await asyncio.shield(write)
-        except asyncio.CancelledError:
-            write.add_done_callback(lambda _w: self._spawn(self.release(item)))
-            raise
-        return item
-
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(
-            coro, name=f"attn:{self.agent_id}:mailbox"
-        )
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        return await dequeue(self, self._store, self._clock, timeout_s)
 
     async def release(self, item: MailboxItem) -> None:
         """Put a claimed item back to queued without counting an attempt."""
         await self.transitions.commit(self.transitions.requeue_ops(item, failed=False))
-
-
-def _timeout_setter(getter: asyncio.Future[None]) -> Callable[[], None]:
-    def expire() -> None:
-        if not getter.done():
-            getter.set_exception(TimeoutError())
-
-    return expire

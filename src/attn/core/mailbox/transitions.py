@@ -28,11 +28,20 @@ from attn.store.base import InsertDecision, Store, UpdateItem, WriteOp
 from attn.types import JSON
 
 #: The lifetime counters of one mailbox, in :meth:`Mailbox.statistics` order.
-COUNTERS = ("enqueued", "claimed", "completed", "merged", "dropped", "deferred", "requeued")
+COUNTERS = (
+    "enqueued",
+    "claimed",
+    "completed",
+    "merged",
+    "dropped",
+    "deferred",
+    "requeued",
+    "parked",
+)
 
 
 class Transitions:
-    """queued → processing → completed | deferred | merged | dropped, and back to queued.
+    """queued → processing → completed | deferred | parked | merged | dropped, and back to queued.
 
     Args:
         agent_id: the owning agent's name.
@@ -44,6 +53,9 @@ class Transitions:
 
     Attributes:
         counters: lifetime counts of each transition (:data:`COUNTERS`).
+        parked: the parked items by id (waiting on a person's answer, 000 §13.2).
+        on_parked_dropped: called with a parked item a person dropped (its
+            approvals are cancelled by whoever parked it).
         focus_id: the id of the item the agent is working on (set by its
             controller through :meth:`Mailbox.follow_focus`), for the context
             every stored decision carries (CORE-11).
@@ -58,6 +70,8 @@ class Transitions:
         "agent_id",
         "counters",
         "focus_id",
+        "on_parked_dropped",
+        "parked",
     )
 
     def __init__(
@@ -77,6 +91,8 @@ class Transitions:
         self._bus = bus
         self.counters: dict[str, int] = dict.fromkeys(COUNTERS, 0)
         self.focus_id: Callable[[], str | None] = _no_focus
+        self.parked: dict[str, MailboxItem] = {}
+        self.on_parked_dropped: Callable[[MailboxItem], None] | None = None
 
     def claim_ops(self, item: MailboxItem, now: datetime) -> list[WriteOp]:
         """Mark a popped item processing; return its write ops."""
@@ -154,6 +170,7 @@ class Transitions:
     ) -> list[WriteOp]:
         """Queue an item again; ``failed`` counts an attempt."""
         self._deferred.discard(item)
+        self.parked.pop(item.id, None)
         if failed:
             item.attempt += 1
         if redelivered is not None:
@@ -201,10 +218,63 @@ class Transitions:
             )
         ]
 
+    def park_ops(self, item: MailboxItem, reason: str) -> list[WriteOp]:
+        """Park a processing or queued item on a person's answer (000 §13.2).
+
+        A parked item is never picked and never resurfaced by time; only
+        :meth:`unpark_ops` (the answer) queues it again, with its session.
+        """
+        self._queue.remove(item)
+        self._deferred.discard(item)
+        item.status = ItemStatus.PARKED
+        item.deferred_until = None
+        item.reason = reason
+        self.parked[item.id] = item
+        self.counters["parked"] += 1
+        self.item_updated(item)
+        return [
+            UpdateItem(
+                item.id,
+                {
+                    "status": item.status,
+                    "deferred_until": None,
+                    "session": item.session,
+                    "reason": reason,
+                    "payload": item.payload,
+                },
+            )
+        ]
+
+    def unpark_ops(
+        self, item: MailboxItem, session: JSON, priority: int, reason: str
+    ) -> list[WriteOp]:
+        """The write ops that queue a parked item again, to resume in ``session`` at
+        ``priority`` or better; :meth:`Mailbox.resume` queues it once they commit."""
+        self.parked.pop(item.id, None)
+        item.status = ItemStatus.QUEUED
+        item.session = session
+        item.priority = min(item.priority, priority)
+        item.reason = reason
+        self.counters["requeued"] += 1
+        return [
+            UpdateItem(
+                item.id,
+                {
+                    "status": item.status,
+                    "priority": item.priority,
+                    "session": session,
+                    "reason": reason,
+                },
+                only_if_status=(ItemStatus.PARKED,),
+            )
+        ]
+
     def drop_ops(self, item: MailboxItem, reason: str) -> list[WriteOp]:
         """Drop an item for good (queued, deferred or processing); return its write ops."""
         self._queue.remove(item)
         self._deferred.discard(item)
+        if self.parked.pop(item.id, None) is not None and self.on_parked_dropped is not None:
+            self.on_parked_dropped(item)
         item.status = ItemStatus.DROPPED
         item.completed_at = self._clock.now()
         item.reason = reason
