@@ -34,13 +34,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tools",),
     ("tree",),
     ("channels",),
-    ("time", "brains"),
+    ("time", "brains", "people"),
     ("core",),
     ("store",),
     ("config",),
     ("models",),
     ("limits", "jsontext", "tokens"),
     ("errors", "types", "ids", "clock", "version"),
+    ("echo",),
 )
 
 #: Imports between members of one layer that are allowed, as (importer, imported).

@@ -8,25 +8,9 @@ message (naming the identifiers involved) when they have one. One table in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-#: Longest identifier echoed whole in an error message.
-MAX_ECHO_CHARS = 80
-
-
-def shown(value: object, limit: int = MAX_ECHO_CHARS) -> str:
-    """``value`` for an error message, never long.
-
-    A string is its ``repr`` cut to ``limit`` characters with an ellipsis
-    (``'xxx…'``); an integer of 16 digits or more is described (``"an integer
-    of about 401 digits"``), since ``repr`` of a huge one is slow or refused;
-    anything else is its ``repr``, cut the same way.
-    """
-    if isinstance(value, str) and len(value) > limit:
-        return repr(value[: limit - 1] + "…")
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:
-        return f"an integer of about {int(abs(value).bit_length() * 0.30103) + 1:,} digits"
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+from attn.echo import MAX_ECHO_CHARS, shown
 
 
 class AttnError(Exception):
@@ -204,6 +188,38 @@ class SendRefused(InvalidInput):
         self.reason = reason
 
 
+class UnknownUser(InvalidInput):
+    """No person of the runtime (``[users]`` of ``attn.toml``) has that id."""
+
+    code = "unknown_user"
+
+
+class NotificationNotFound(AttnError):
+    """No notification has that id (000 §12.4)."""
+
+    code = "notification_not_found"
+
+
+class ApprovalNotFound(AttnError):
+    """No approval has that id (PPL-05)."""
+
+    code = "approval_not_found"
+
+
+class ApprovalClosed(AttnError):
+    """The approval was answered already, expired or was cancelled: the first
+    answer won (PPL-08). ``state`` is its current state, ``approval`` its JSON."""
+
+    code = "approval_closed"
+
+    def __init__(
+        self, message: str | None = None, state: str = "", approval: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.state = state
+        self.approval = approval
+
+
 class IdempotencyConflict(AttnError):
     """An idempotency key came back with a different request (another channel,
     recipient or text): nothing is sent, and the first request's result stands."""
@@ -339,6 +355,8 @@ __all__ = [
     "ActivityNotFound",
     "AgentExists",
     "AgentNotRunning",
+    "ApprovalClosed",
+    "ApprovalNotFound",
     "AttnError",
     "CallbackNotFound",
     "ChannelMessageNotFound",
@@ -355,6 +373,7 @@ __all__ = [
     "ModelError",
     "ModelStreamError",
     "NotAMember",
+    "NotificationNotFound",
     "OptionError",
     "PayloadTooLarge",
     "ProtectedItem",
@@ -369,5 +388,6 @@ __all__ = [
     "UnknownAgent",
     "UnknownChannel",
     "UnknownItemType",
+    "UnknownUser",
     "shown",
 ]

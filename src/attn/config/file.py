@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
+from attn.config.people import Users, WebhookConfig
+from attn.config.people_sections import NotificationsSection, UserSection, users_of
 from attn.config.sections import (
     AgentSection,
     DatabaseSection,
@@ -32,6 +34,9 @@ class AttnConfig(Section):
             checks that names are unique.
         team_sections: the ``[teams.<name>]`` tables as written (key ``teams``
             in the file); :attr:`teams` is what to use.
+        user_sections: the ``[users.<id>]`` tables as written (key ``users``);
+            :attr:`users` is what to use.
+        notifications: ``[notifications]`` (the webhook sink).
         source: where it came from: a file path, or ``"demo"`` for the built-in team.
     """
 
@@ -40,7 +45,24 @@ class AttnConfig(Section):
     defaults: DefaultsSection = DefaultsSection()
     agents: list[AgentSection] = Field(default_factory=list)
     team_sections: dict[str, TeamSection] = Field(default_factory=dict, alias="teams")
+    user_sections: dict[str, UserSection] = Field(default_factory=dict, alias="users")
+    notifications: NotificationsSection = NotificationsSection()
     source: str = Field(default="demo", exclude=True)
+
+    @model_validator(mode="after")
+    def _people(self) -> AttnConfig:
+        users_of(self.user_sections)  # raises on two owners or a bad id
+        return self
+
+    @cached_property
+    def users(self) -> Users:
+        """The people (000 §12): the ``[users.*]`` tables, else the one owner ``user``."""
+        return users_of(self.user_sections)
+
+    @property
+    def webhook(self) -> WebhookConfig | None:
+        """The notification webhook (PPL-09), or None."""
+        return self.notifications.webhook_config()
 
     @cached_property
     def teams(self) -> dict[str, Team]:

@@ -132,6 +132,22 @@ TREE_AGENT_STATE = "tree:agent-state"
 #: ``"mail"``, ``"handler"``, ``"wait"`` or ``"fetch"``).
 TREE_RESULT = "tree:result"
 
+# ------------------------------------------------------------- people
+
+#: A notification was stored for a person (000 §12.5); data ``{"notification"}``.
+NOTIFICATION = "notification"
+#: Notifications of a person were marked read; data ``{"userId", "ids", "unreadCount"}``
+#: (``ids`` None: all of theirs).
+NOTIFICATIONS_READ = "notification:read"
+#: An agent asked a person for a decision and its item is parked on it; data ``{"approval"}``.
+APPROVAL_REQUESTED = "approval:requested"
+#: An approval left pending (approved, rejected, expired, cancelled); data
+#: ``{"approval", "resumed"}`` (``resumed``: the parked item was queued again).
+APPROVAL_ANSWERED = "approval:answered"
+#: A message was added to an agent's main session (a chat, a reply, a notify_user
+#: message, an activity line); data ``{"message"}`` (000 §20).
+SESSION_MESSAGE = "session:message"
+
 #: Bus name -> live protocol name; other bus names are sent as they are.
 PROTOCOL_NAMES: dict[str, str] = {
     NEW_ITEM: LIVE_MAILBOX,

@@ -43,6 +43,10 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.IdempotencyConflict: 409,
     e.ChannelMessageNotFound: 404,
     e.InvalidTransition: 409,
+    e.UnknownUser: 404,
+    e.NotificationNotFound: 404,
+    e.ApprovalNotFound: 404,
+    e.ApprovalClosed: 409,
     e.ProtectedItem: 409,
     e.MailboxFull: 429,
     e.MemoryFull: 429,
@@ -61,6 +65,8 @@ EXTRA_FIELDS: tuple[tuple[type[e.AttnError], str, str], ...] = (
     (e.ReplyTimeout, "item_id", "mailboxItemId"),
     (e.SendRefused, "outcome", "outcome"),
     (e.SendRefused, "reason", "reason"),
+    (e.ApprovalClosed, "state", "state"),
+    (e.ApprovalClosed, "approval", "approval"),
 )
 
 #: Codes for errors raised by the HTTP layer itself, not by attn.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from attn.models import MailboxItem
 from attn.store.base import WriteOp
@@ -34,12 +34,15 @@ class Ended:
         called: True when the brain was called (False: completed without a
             model call, or dropped before a turn).
         siblings: items handled in the same call (a deliberation's batch).
+        after: a hook may append callbacks here: they run once the item's
+            terminal transaction has committed.
     """
 
     item: MailboxItem
     reply: str | None
     called: bool
     siblings: tuple[MailboxItem, ...] = ()
+    after: list[Callable[[], None]] = field(default_factory=list)
 
 
 #: An end hook: the write ops to commit with the item's outcome.

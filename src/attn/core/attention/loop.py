@@ -161,7 +161,9 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
         batch.after.append(lambda: report_incomplete(s, item, reason))
         batch.after.append(lambda: resolve(s, [item.id], error=ReplyCancelled(reason)))
         if s.end_hooks:
-            batch.ops.extend(end_ops(s.end_hooks, Ended(item, None, called=False)))
+            ended = Ended(item, None, called=False)
+            batch.ops.extend(end_ops(s.end_hooks, ended))
+            batch.after.extend(ended.after)
         return batch
     now = s.clock.now()
     resumed = item.session is not None
@@ -206,7 +208,9 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
         done = Batch(ops)
         complete(s, done, attempt, None, reason="informational: completed without a model call")
         if s.end_hooks:
-            done.ops.extend(end_ops(s.end_hooks, Ended(item, None, called=False)))
+            ended = Ended(item, None, called=False)
+            done.ops.extend(end_ops(s.end_hooks, ended))
+            done.after.extend(ended.after)
         done.after[:0] = batch.after
         done.staged[:0] = batch.staged
         return done
@@ -230,6 +234,7 @@ async def _process(s: ControllerState, selection: Selection, batch: Batch) -> Ba
     if s.end_hooks:
         ended = Ended(item, attempt.reply, called=True, siblings=tuple(attempt.siblings))
         done.ops.extend(end_ops(s.end_hooks, ended))
+        done.after.extend(ended.after)
     note_preempted(s, attempt)
     return done
 

@@ -28,16 +28,8 @@ from attn.store.base import InsertDecision, Store, UpdateItem, WriteOp
 from attn.types import JSON
 
 #: The lifetime counters of one mailbox, in :meth:`Mailbox.statistics` order.
-COUNTERS = (
-    "enqueued",
-    "claimed",
-    "completed",
-    "merged",
-    "dropped",
-    "deferred",
-    "requeued",
-    "parked",
-)
+COUNTERS: tuple[str, ...] = ("enqueued", "claimed", "completed", "merged")
+COUNTERS += ("dropped", "deferred", "requeued", "parked")
 
 
 class Transitions:
@@ -256,18 +248,9 @@ class Transitions:
         item.priority = min(item.priority, priority)
         item.reason = reason
         self.counters["requeued"] += 1
-        return [
-            UpdateItem(
-                item.id,
-                {
-                    "status": item.status,
-                    "priority": item.priority,
-                    "session": session,
-                    "reason": reason,
-                },
-                only_if_status=(ItemStatus.PARKED,),
-            )
-        ]
+        values = {"status": item.status, "priority": item.priority, "session": session}
+        values["reason"] = reason
+        return [UpdateItem(item.id, values, only_if_status=(ItemStatus.PARKED,))]
 
     def drop_ops(self, item: MailboxItem, reason: str) -> list[WriteOp]:
         """Drop an item for good (queued, deferred or processing); return its write ops."""
