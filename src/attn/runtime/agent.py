@@ -13,14 +13,19 @@ from typing import Any
 from attn.channels import Channels
 from attn.clock import Clock
 from attn.config import AgentConfig
-from attn.core.attention import AttentionController, InterruptClassifier, InterruptRules, TurnGate
+from attn.core.attention import (
+    AttentionController,
+    EndHook,
+    InterruptClassifier,
+    InterruptRules,
+    TurnGate,
+)
 from attn.core.deliberation import DeliberationResult, Deliberator
 from attn.core.events import (
     AGENT_PAUSED,
     AGENT_RESUMED,
     AGENT_STARTED,
     AGENT_STOPPED,
-    STATUS_LOGGED,
     Event,
     EventBus,
 )
@@ -33,11 +38,12 @@ from attn.errors import (
     AgentNotRunning,
     InvalidInput,
 )
-from attn.ids import new_id
-from attn.models import Activity, ActivityLog, AttentionState, LogType, MailboxItem
+from attn.models import AttentionState, MailboxItem
+from attn.people import People
 from attn.runtime import agent_tools, messages, mind
 from attn.runtime.agent_views import AgentViews
-from attn.store.base import InsertActivity, InsertLogs, Store
+from attn.runtime.messages import log_status
+from attn.store.base import Store
 from attn.time import Timekeeper
 from attn.tools import CombinedToolset, Toolset
 from attn.tree import Tree
@@ -76,6 +82,7 @@ class Agent(AgentViews):
         tools: tuple[Toolset, ...] = (),
         channels: Channels | None = None,
         tree: Tree | None = None,
+        people: People | None = None,
     ) -> None:
         self.name = name
         self.description = description
@@ -88,6 +95,7 @@ class Agent(AgentViews):
         self._user_tools = tools
         self._channels = channels
         self._tree = tree
+        self._people = people
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
@@ -123,7 +131,7 @@ class Agent(AgentViews):
         :meth:`deliberation_tools`."""
         if deliberation:
             return self.deliberation_tools()
-        tools = self.tools(agent_tools.session_of(focus))
+        tools = self._compose(self._user_tools, agent_tools.session_of(focus), focus=focus)
         return agent_tools.for_turn(tools, self._tree, self.name, focus)
 
     def deliberation_tools(self) -> CombinedToolset:
@@ -133,10 +141,17 @@ class Agent(AgentViews):
         return self._compose((), None, deliberation=True)
 
     def _compose(
-        self, user: tuple[Toolset, ...], session_id: str | None, *, deliberation: bool = False
+        self,
+        user: tuple[Toolset, ...],
+        session_id: str | None,
+        *,
+        deliberation: bool = False,
+        focus: Focus | None = None,
     ) -> CombinedToolset:
         parts = (self, self._store, self._clock, self._time, self._channels, user, session_id)
-        return agent_tools.compose(*parts, deliberation=deliberation, tree=self._tree)
+        return agent_tools.compose(
+            *parts, deliberation=deliberation, tree=self._tree, people=self._people, focus=focus
+        )
 
     def queued_items(self) -> list[MailboxItem]:
         """Every queued item in claim order (the whole queue: 000 §4 rule 4)."""
@@ -291,22 +306,12 @@ class Agent(AgentViews):
         """Write a status line from ``sender_id`` to this agent's activity log, with no
         turn and no model call (``agent_broadcast_status``, 000 §11.2); return the
         activity id."""
-        now = self._clock.now()
-        activity = Activity(
-            new_id("act"),
-            self.name,
-            None,
-            "status_broadcast",
-            f"status from {sender_id}",
-            now,
-            ended_at=now,
-        )
-        line = ActivityLog(activity.id, 1, LogType.STATUS, text, now, {"senderId": sender_id})
-        await self._store.write([InsertActivity(activity), InsertLogs((line,))])
-        if self.bus.active:
-            data = {"activity": activity.to_dict(), "log": line.to_dict()}
-            self.bus.emit(Event(STATUS_LOGGED, self.name, data, now))
-        return activity.id
+        return await log_status(self._store, self._clock, self.bus, self.name, sender_id, text)
+
+    def add_end_hook(self, hook: EndHook) -> None:
+        """Tell ``hook`` about every item this agent's loop ends with (its write ops
+        join that item's terminal transaction; the people service's main session)."""
+        self.controller.add_end_hook(hook)
 
     def set_gate(self, gate: TurnGate | None) -> None:
         """Install a retained agent's turn gate (seed 002; :mod:`attn.tree`)."""

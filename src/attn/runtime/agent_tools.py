@@ -28,6 +28,7 @@ from attn.core.deliberation import DeliberationResult
 from attn.core.focus import Focus
 from attn.errors import InvalidInput
 from attn.models import MAX_MEMORY_QUERY_CHARS
+from attn.people import People
 from attn.store.base import SaveMemory, Store
 from attn.time import Timekeeper
 from attn.tools import (
@@ -35,6 +36,7 @@ from attn.tools import (
     CombinedToolset,
     MailboxToolset,
     MemoryToolset,
+    PeopleToolset,
     ReadOnlyTools,
     TimeToolset,
     Toolset,
@@ -116,10 +118,13 @@ def compose(
     *,
     deliberation: bool = False,
     tree: Tree | None = None,
+    people: People | None = None,
+    focus: Focus | None = None,
 ) -> CombinedToolset:
     """The agent's brain tools: mailbox, time (results into ``session_id``), memory,
     channels (awaited replies into ``session_id``; none without ``channels``), the
-    spawn tree's (none without ``tree``), the user's.
+    spawn tree's (none without ``tree``), the people's (``notify_user``,
+    ``request_user_approval`` parking ``focus``; none without ``people``), the user's.
 
     With ``deliberation`` only the mailbox and memory tools and the channel and
     tree tools that send or observe, which are exactly :data:`DELIBERATION_TOOLS`:
@@ -140,6 +145,8 @@ def compose(
         talk = (ChannelToolset(channels, agent.name, session_id),)
     if tree is not None:
         talk = (*talk, TreeToolset(tree, agent.name))
+    if people is not None:
+        talk = (*talk, PeopleToolset(people, agent.name, focus))
     return CombinedToolset(
         mailbox, TimeToolset(keeper, agent.name, session_id), memory, *talk, *user_tools
     )

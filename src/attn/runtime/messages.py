@@ -15,9 +15,13 @@ from typing import Any
 
 from attn.clock import Clock
 from attn.core.attention import AttentionController
+from attn.core.events import STATUS_LOGGED, Event, EventBus
 from attn.core.focus import Reply
 from attn.core.mailbox import Mailbox
 from attn.errors import InvalidInput, ReplyTimeout
+from attn.ids import new_id
+from attn.models import Activity, ActivityLog, LogType
+from attn.store.base import InsertActivity, InsertLogs, Store
 
 
 async def send_message(
@@ -100,4 +104,23 @@ async def send_message(
         timer.cancel()
 
 
-__all__ = ["send_message"]
+async def log_status(
+    store: Store, clock: Clock, bus: EventBus, agent_id: str, sender_id: str, text: str
+) -> str:
+    """Write a status line from ``sender_id`` to ``agent_id``'s activity log, with no
+    turn and no model call (``agent_broadcast_status``, 000 §11.2); return the
+    activity id."""
+    now = clock.now()
+    activity = Activity(
+        new_id("act"), agent_id, None, "status_broadcast", f"status from {sender_id}", now,
+        ended_at=now,
+    )  # fmt: skip
+    line = ActivityLog(activity.id, 1, LogType.STATUS, text, now, {"senderId": sender_id})
+    await store.write([InsertActivity(activity), InsertLogs((line,))])
+    if bus.active:
+        data = {"activity": activity.to_dict(), "log": line.to_dict()}
+        bus.emit(Event(STATUS_LOGGED, agent_id, data, now))
+    return activity.id
+
+
+__all__ = ["log_status", "send_message"]

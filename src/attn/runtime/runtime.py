@@ -17,12 +17,14 @@ from types import TracebackType
 from attn.channels import AnswerBrain, Channels
 from attn.clock import SYSTEM_CLOCK, Clock
 from attn.config import AgentConfig, TimeConfig
+from attn.config.people import Users
 from attn.core.attention import InterruptClassifier, InterruptRules
 from attn.core.deliberation import Deliberator
 from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
 from attn.core.focus import Brain
 from attn.core.registry import TypeRegistry
 from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
+from attn.people import People
 from attn.runtime.agent import Agent
 from attn.runtime.agent_tools import check_user_tools
 from attn.store.base import Store
@@ -44,6 +46,8 @@ class Runtime:
         host: claim the store's host lock on start (one hosting process per database).
         time: settings of ``self.time``, the :class:`~attn.time.Timekeeper` (pending
             callbacks, wakeups, heartbeats, background commands; 000 §11.3).
+        users: the people of ``self.people`` (``[users]`` of ``attn.toml``);
+            None: one owner, ``user``.
     """
 
     def __init__(
@@ -54,6 +58,7 @@ class Runtime:
         registry: TypeRegistry | None = None,
         host: bool = True,
         time: TimeConfig | None = None,
+        users: Users | None = None,
     ) -> None:
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock or SYSTEM_CLOCK
@@ -71,6 +76,8 @@ class Runtime:
         self.channels = Channels(self.store, self.clock, self.bus, self, self.time)
         #: Spawn trees of retained agents (seed 002): spawn, SendMessage, slots, RESULTs.
         self.tree = Tree(self.store, self.clock, self.bus, self)
+        #: People (000 §12, §13, §20): notifications, approvals, main sessions.
+        self.people = People(self.store, self.clock, self.bus, self, users=users)
 
     async def __aenter__(self) -> Runtime:
         await self.start()
@@ -106,6 +113,7 @@ class Runtime:
         if self._closed:
             return
         self._closed = True
+        self.people.close()
         await self.time.close()
         await asyncio.gather(*(agent.close() for agent in self._agents.values()))
         if self._started:
@@ -231,6 +239,7 @@ class Runtime:
             tools=tools,
             channels=self.channels,
             tree=self.tree,
+            people=self.people,
         )
         self._agents[name] = agent
         try:
@@ -244,9 +253,12 @@ class Runtime:
             # A stored tree root, or an on_mail agent, gets its turn gate before its
             # loop starts: restored mail must not start a turn by itself (A2A-17).
             await self.tree.attach(name)
+            # Parked items and approvals a crash left half done (PPL-04).
+            await self.people.attach(agent)
         except BaseException:
             del self._agents[name]
             self.tree.detach(name)
+            self.people.detach(name)
             raise
         if self.bus.active:
             self.bus.emit(Event(AGENT_CREATED, name, {"agentId": name}, self.clock.now()))
@@ -272,6 +284,7 @@ class Runtime:
             await agent.close()
             self.time.detach(name)
             self.tree.detach(name)
+            self.people.detach(name)
             del self._agents[name]
         if self.bus.active:
             self.bus.emit(Event(AGENT_REMOVED, name, {"agentId": name}, self.clock.now()))

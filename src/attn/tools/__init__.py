@@ -37,6 +37,7 @@ from attn.tools._toolset import CombinedToolset, Toolset
 from attn.tools.channels import ChannelToolset
 from attn.tools.mailbox import MailboxToolset
 from attn.tools.memory import MemoryToolset
+from attn.tools.people import PeopleToolset
 from attn.tools.time import TimeToolset
 from attn.tools.tree import TreeToolset
 from attn.tools.user import Tools
@@ -50,6 +51,7 @@ __all__ = [
     "MemoryToolset",
     "MemoryUpdateArgument",
     "Param",
+    "PeopleToolset",
     "ReadOnlyTools",
     "TimeToolset",
     "ToolDefinition",
