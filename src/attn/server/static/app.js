@@ -1,22 +1,28 @@
-// attn web UI: start-up, routing (#/, #/agents/<name>, #/channels[/<key>],
-// #/trees[/<treeId>[?agent=<agentId>]]), the live
+// attn web UI: start-up, routing (#/, #/agents/<name>[?chat=main],
+// #/channels[/<key>], #/trees[/<treeId>[?agent=<agentId>]],
+// #/approvals[/<id>], #/work?task=<id>), the notification bell, the live
 // connection and its indicator, the token prompt and page-wide error handling.
 // Everything shown comes from the REST API and the WebSocket (see live.js).
 
 import { getToken, onAuthNeeded, setToken } from './api.js';
+import { ApprovalsView } from './approvals.js';
+import { NotificationBell } from './bell.js';
 import { ChannelsView } from './channels.js';
 import { h, replaceChildren } from './dom.js';
 import { LiveConnection } from './live.js';
 import { MindView } from './mind.js';
 import { messageOf, notify } from './notices.js';
 import { OverviewView } from './overview.js';
+import { loadPeople } from './people.js';
 import { TreeView } from './tree.js';
 import { TreeListView } from './trees.js';
 import { loadTypes } from './types.js';
+import { WorkView } from './work.js';
 
 const main = document.getElementById('main');
 const crumbs = document.getElementById('crumbs');
 const connection = document.getElementById('connection');
+const bell = new NotificationBell(document.getElementById('bell'));
 
 let view = null;
 let pending = [];
@@ -41,7 +47,9 @@ function flush() {
   flushScheduled = false;
   const batch = pending;
   pending = [];
-  if (view && batch.length) view.onEvents(batch);
+  if (!batch.length) return;
+  bell.onEvents(batch);
+  if (view) view.onEvents(batch);
 }
 
 function scheduleFlush() {
@@ -56,6 +64,7 @@ function scheduleFlush() {
 
 function reloadAll() {
   loadTypes().catch((error) => notify(`Could not load the item types: ${messageOf(error)}`, 'error'));
+  loadPeople().catch(() => {}).finally(() => bell.resync());
   if (view) view.load();
 }
 
@@ -72,7 +81,7 @@ const live = new LiveConnection({
   onAuthNeeded: authNeeded,
 });
 
-/** The route of the address: {page: 'overview' | 'mind' | 'channels' | 'trees' | 'tree', ...its parameters}. */
+/** The route of the address: {page: 'overview' | 'mind' | 'channels' | 'trees' | 'tree' | 'approvals' | 'work', ...its parameters}. */
 function parseRoute() {
   const raw = window.location.hash.replace(/^#/, '') || '/';
   const [path, search = ''] = raw.split('?');
@@ -83,7 +92,10 @@ function parseRoute() {
     decoded = path;
   }
   const agent = decoded.match(/^\/agents\/(.+)$/);
-  if (agent) return { page: 'mind', name: agent[1] };
+  if (agent) return { page: 'mind', name: agent[1], openChat: new URLSearchParams(search).has('chat') };
+  const approvals = decoded.match(/^\/approvals(?:\/(.+))?$/);
+  if (approvals) return { page: 'approvals', approvalId: approvals[1] || null };
+  if (decoded === '/work') return { page: 'work', taskId: new URLSearchParams(search).get('task') || null };
   const channels = decoded.match(/^\/channels(?:\/(.+))?$/);
   if (channels) {
     const conversation = new URLSearchParams(search).get('conversation');
@@ -119,7 +131,9 @@ function route() {
   }
   if (view) view.destroy();
   pending = [];
-  if (where.page === 'mind') view = new MindView(where.name);
+  if (where.page === 'mind') view = new MindView(where.name, { openChat: where.openChat });
+  else if (where.page === 'approvals') view = new ApprovalsView(where.approvalId);
+  else if (where.page === 'work') view = new WorkView(where.taskId);
   else if (where.page === 'channels') view = new ChannelsView(where.key, where.conversationId);
   else if (where.page === 'trees') view = new TreeListView();
   else if (where.page === 'tree') view = new TreeView(where.treeId, where.agentId);
@@ -179,6 +193,9 @@ window.attn = {
 };
 
 showConnection('connecting');
+loadPeople()
+  .catch((error) => notify(`Could not load the people: ${messageOf(error)}`, 'error'))
+  .finally(() => bell.load());
 loadTypes()
   .catch((error) => notify(`Could not load the item types: ${messageOf(error)}`, 'error'))
   .finally(() => {

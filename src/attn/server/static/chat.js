@@ -1,16 +1,42 @@
-// Chat with one agent (UI-05): the message goes through the agent's mailbox
-// as a human_chat item and the reply streams back (SSE route).
+// Chat with one agent (UI-05) in its main session (000 §20): the message goes
+// through the agent's mailbox as a human_chat item and the reply streams back
+// (SSE route). The log is the agent's stored main session: the Chat tab
+// (GET …/session?view=chat) holds people's messages, the agent's replies and
+// its notify_user messages; the Mind tab (view=mind) adds its activity lines.
+// Live `session:message` events add to it; a message this panel sent and
+// streamed is matched to its stored copy by item id, so it shows once.
 
-import { streamChat } from './api.js';
-import { h } from './dom.js';
+import { agentPath, api, query, streamChat } from './api.js';
+import { h, replaceChildren } from './dom.js';
 import { messageOf } from './notices.js';
+import { currentUser, personName } from './people.js';
+import { messageElement, shownIn } from './session.js';
+
+const PAGE = 50;
+const MAX_MESSAGES = 2000;
 
 export class ChatPanel {
-  constructor(agentName) {
+  /** onReveal(itemId): show the mailbox item an activity line is about. */
+  constructor(agentName, { onReveal } = {}) {
     this.agentName = agentName;
+    this.onReveal = onReveal;
     this.sessionId = `ui-${Math.random().toString(36).slice(2, 10)}`;
     this.controllers = new Set();
-    this.log = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite', 'aria-label': `Conversation with ${agentName}` });
+    this.view = 'chat';
+    this.messages = new Map(); // id → stored message of the current tab
+    this.elements = new Map(); // id → its element
+    this.local = []; // {itemId, user, agent}: messages sent from this panel
+    this.arrivals = 0;
+    this.nextBeforeSeq = null;
+    this.generation = 0;
+    this.log = h('div', { class: 'chat-log', role: 'log', 'aria-live': 'polite', 'aria-label': `Conversation with ${agentName}`, id: 'chat-log' });
+    this.tabs = {
+      chat: this.tab('chat', 'Chat'),
+      mind: this.tab('mind', 'Mind'),
+    };
+    this.earlier = h('button', { type: 'button', class: 'link-button session-earlier', hidden: true, onclick: () => this.load(false) },
+      'Load earlier messages');
+    this.loadError = h('p', { class: 'load-error', role: 'alert', hidden: true });
     this.input = h('textarea', {
       id: 'chat-input', name: 'text', rows: '2', required: true, maxlength: '20000',
       placeholder: `Message ${agentName}…`,
@@ -31,9 +57,112 @@ export class ChatPanel {
     });
     this.el = h('section', { class: 'chat panel', 'aria-labelledby': 'chat-heading' },
       h('h2', { id: 'chat-heading' }, `Chat with ${agentName}`),
-      h('p', { class: 'hint' }, 'Your message is queued as a chat item (priority 0); the reply streams in here.'),
-      this.log, this.form);
+      h('div', { class: 'session-tabs', role: 'tablist', 'aria-label': 'Main session' }, this.tabs.chat, this.tabs.mind),
+      h('p', { class: 'hint' }, 'Your message is queued as a chat item (priority 0); the reply streams in here. Mind adds what the agent did meanwhile.'),
+      this.loadError, this.earlier, this.log, this.form);
+    this.paintTabs();
   }
+
+  tab(view, label) {
+    return h('button', {
+      type: 'button', role: 'tab', class: 'session-tab', id: `session-tab-${view}`, 'aria-controls': 'chat-log',
+      dataset: { view }, onclick: () => this.show(view),
+    }, label);
+  }
+
+  paintTabs() {
+    for (const [view, button] of Object.entries(this.tabs)) {
+      button.setAttribute('aria-selected', String(view === this.view));
+      button.tabIndex = view === this.view ? 0 : -1;
+    }
+    this.log.setAttribute('aria-labelledby', `session-tab-${this.view}`);
+    this.log.dataset.view = this.view;
+  }
+
+  /** Switch tabs: chat (without activity lines) or mind (all of the session). */
+  show(view) {
+    if (view === this.view) return;
+    this.view = view;
+    this.paintTabs();
+    this.messages.clear();
+    this.render();
+    this.load(true);
+  }
+
+  focus() {
+    this.input.focus({ preventScroll: false });
+    this.el.scrollIntoView({ block: 'nearest' });
+  }
+
+  // ------------------------------------------------------------ loading
+
+  /** The newest page (reset) or the page before the oldest shown. */
+  async load(reset = true) {
+    const generation = ++this.generation;
+    const view = this.view;
+    const beforeSeq = reset ? undefined : this.nextBeforeSeq;
+    if (!reset && !beforeSeq) return;
+    try {
+      const data = await api(agentPath(this.agentName, `/session${query({ view, beforeSeq, limit: PAGE })}`));
+      if (generation !== this.generation || view !== this.view) return;
+      const page = (data.messages || []).filter((m) => shownIn(view, m));
+      if (reset) {
+        // Live messages not in the page yet (staged before their commit) stay.
+        const ids = new Set(page.map((m) => m.id));
+        const kept = [...this.messages.values()].filter((m) => !ids.has(m.id) && !(m.seq > 0));
+        this.messages = new Map([...page, ...kept].map((m) => [m.id, m]));
+      } else {
+        for (const m of page) this.messages.set(m.id, m);
+      }
+      this.nextBeforeSeq = data.nextBeforeSeq || null;
+      this.loadError.hidden = true;
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.loadError.textContent = `Could not load the conversation: ${messageOf(error)}`;
+      this.loadError.hidden = false;
+    }
+    this.render(reset);
+  }
+
+  /** A live `session:message` of this agent. */
+  onMessage(message) {
+    if (!message || message.agentId !== this.agentName || !shownIn(this.view, message)) return;
+    if (this.messages.has(message.id)) return;
+    this.messages.set(message.id, { ...message, arrival: ++this.arrivals });
+    while (this.messages.size > MAX_MESSAGES) this.messages.delete(this.messages.keys().next().value);
+    this.render(true);
+  }
+
+  // ------------------------------------------------------------ rendering
+
+  render(stickToEnd = false) {
+    const atEnd = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
+    const ordered = [...this.messages.values()].sort((a, b) => rank(a) - rank(b) || (a.arrival || 0) - (b.arrival || 0));
+    const used = new Set();
+    const nodes = ordered.map((m) => {
+      const sent = m.metadata && m.metadata.itemId ? this.local.find((l) => l.itemId === m.metadata.itemId) : null;
+      const own = sent && (m.role === 'user' ? sent.user : m.role === 'assistant' ? sent.agent : null);
+      if (own) {
+        used.add(own);
+        own.dataset.messageId = m.id;
+        return own;
+      }
+      let el = this.elements.get(m.id);
+      if (!el) {
+        el = messageElement(m, this.agentName, { onReveal: this.onReveal });
+        this.elements.set(m.id, el);
+      }
+      return el;
+    });
+    for (const id of [...this.elements.keys()]) if (!this.messages.has(id)) this.elements.delete(id);
+    // Messages sent here that are not stored yet (still being answered) come last.
+    const waiting = this.local.flatMap((l) => [l.user, l.agent]).filter((el) => !used.has(el));
+    replaceChildren(this.log, nodes, waiting);
+    this.earlier.hidden = !this.nextBeforeSeq;
+    if (stickToEnd && atEnd) this.scrollToEnd();
+  }
+
+  // ------------------------------------------------------------ sending
 
   async send() {
     const text = this.input.value;
@@ -42,21 +171,28 @@ export class ChatPanel {
       return;
     }
     this.input.value = '';
-    this.log.append(h('div', { class: 'chat-message from-user' },
-      h('span', { class: 'who' }, 'You'), h('p', { class: 'text' }, text)));
+    const user = currentUser();
+    const userBubble = h('div', { class: 'chat-message from-user', dataset: { role: 'user' } },
+      h('span', { class: 'who' }, 'You'), h('p', { class: 'text' }, text));
     const replyText = h('p', { class: 'text' });
     const status = h('span', { class: 'reply-status' }, 'queued…');
-    const bubble = h('div', { class: 'chat-message from-agent streaming', 'aria-busy': 'true' },
+    const bubble = h('div', { class: 'chat-message from-agent streaming', 'aria-busy': 'true', dataset: { role: 'assistant' } },
       h('span', { class: 'who' }, this.agentName, ' ', status), replyText);
-    this.log.append(bubble);
+    const sent = { itemId: null, user: userBubble, agent: bubble };
+    this.local.push(sent);
+    this.log.append(userBubble, bubble);
     this.scrollToEnd();
     const controller = new AbortController();
     this.controllers.add(controller);
     let streamed = '';
+    const body = { text, sessionId: this.sessionId };
+    if (user) Object.assign(body, { senderId: user, senderName: personName(user, { you: false }) });
     try {
-      await streamChat(this.agentName, { text, sessionId: this.sessionId }, {
+      await streamChat(this.agentName, body, {
         onItem: (mailboxItemId) => {
+          sent.itemId = mailboxItemId || null;
           bubble.dataset.itemId = mailboxItemId || '';
+          userBubble.dataset.itemId = mailboxItemId || '';
           status.textContent = 'waiting for attention…';
         },
         onDelta: (delta) => {
@@ -93,7 +229,13 @@ export class ChatPanel {
   }
 
   destroy() {
+    this.generation += 1;
     for (const controller of this.controllers) controller.abort();
     this.controllers.clear();
   }
+}
+
+/** Stored order; a live message not committed yet (seq 0) after every stored one. */
+function rank(message) {
+  return message.seq > 0 ? message.seq : Number.MAX_SAFE_INTEGER;
 }

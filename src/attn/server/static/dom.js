@@ -38,8 +38,8 @@ export function replaceChildren(el, ...children) {
   append(el, children);
 }
 
-/** The six item statuses (000 §16) in the order the filters show them. */
-export const STATUSES = ['queued', 'processing', 'completed', 'merged', 'deferred', 'dropped'];
+/** The item statuses (000 §16, and `parked`: waiting on a person, §13.2) in the order the filters show them. */
+export const STATUSES = ['queued', 'processing', 'completed', 'merged', 'deferred', 'parked', 'dropped'];
 
 /** Statuses an item never leaves (000 §6.5): a late event cannot undo them. */
 export const TERMINAL = new Set(['completed', 'merged', 'dropped']);
@@ -50,6 +50,7 @@ export const STATUS_LABELS = {
   completed: 'Completed',
   merged: 'Merged',
   deferred: 'Deferred',
+  parked: 'Parked',
   dropped: 'Dropped',
 };
 

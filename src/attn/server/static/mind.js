@@ -1,35 +1,37 @@
-// The Agent Mind view of one agent (000 §9, UI-02..05): the attention state
+// The Agent Mind view of one agent (000 §9, UI-02..06): the attention state
 // header with the current focus and how long it has run, the controls, the
-// queue, category and status filter chips with counts, the mailbox timeline
-// and the chat panel. One scrollable page, kept current by live events.
+// approvals it waits on, the queue (queue.js), category and status filter
+// chips with counts, the mailbox timeline and the chat panel on its main
+// session. One scrollable page, kept current by live events.
 
 import { ApiError, agentPath, api, query } from './api.js';
+import { AgentApprovals } from './approvals.js';
 import { ChatPanel } from './chat.js';
 import {
   STATE_LABELS, STATUSES, STATUS_LABELS, TERMINAL, clip, formatDuration, h, priorityText,
-  replaceChildren, secondsSince, statusChip, throttle,
+  replaceChildren, secondsSince, throttle,
 } from './dom.js';
 import { messageOf, notify } from './notices.js';
+import { QueuePanel } from './queue.js';
 import { Timeline, keyOf } from './timeline.js';
 import { runBadge, treeHash } from './treeparts.js';
 import { allCategories, allTypes, categoryLabel, onTypesChanged, typeBadge, typeOf } from './types.js';
 
 const PAGE = 50;
-const QUEUE_SHOWN = 50;
 const KNOWN_LIMIT = 50_000;
 const ALL_STATUSES = STATUSES.join(',');
 const PICKS = new Set(['pick', 'triage']);
 
 export class MindView {
-  constructor(name) {
+  /** openChat: put the keyboard in the chat box once shown (a notification's open_chat). */
+  constructor(name, { openChat = false } = {}) {
     this.name = name;
+    this.openChat = openChat;
     this.title = `${name} · Agent Mind`;
     this.crumbs = [{ label: 'Agents', href: '#/' }, { label: name }];
     this.filter = { category: null, type: null, status: null };
     this.mind = null;
     this.mindFailed = false;
-    this.queue = new Map();
-    this.deferred = new Map();
     this.known = new Map(); // item id → last status seen (terminal statuses are final)
     this.counts = null;
     this.exhausted = false;
@@ -43,7 +45,13 @@ export class MindView {
       onExpandStale: (id) => this.refreshAround(id),
       onMissing: () => notify('That item is not in the loaded part of the timeline; use "Load earlier" or clear the filters.'),
     });
-    this.chat = new ChatPanel(name);
+    this.chat = new ChatPanel(name, {
+      onReveal: (id) => {
+        if (!this.timeline.reveal(id)) notify('That item is not in the loaded part of the timeline; use "Load earlier" or clear the filters.');
+      },
+    });
+    this.queuePanel = new QueuePanel(name, { statusOf: (id) => this.known.get(id) });
+    this.approvals = new AgentApprovals(name);
     this.build();
     this.countsSoon = throttle(() => this.loadCounts(), 1000);
     this.reconcileSoon = throttle(() => this.reconcile(), 1500);
@@ -84,14 +92,7 @@ export class MindView {
         this.buttons.start, this.buttons.stop, this.buttons.pause, this.buttons.resume,
         this.buttons.cancel));
 
-    this.queueList = h('ol', { class: 'queue-list', 'aria-labelledby': 'queue-heading' });
-    this.queueEmpty = h('p', { class: 'muted' }, 'Nothing is waiting.');
-    this.queueMore = h('p', { class: 'muted', hidden: true });
-    this.deferredHeading = h('h3', { id: 'deferred-heading', hidden: true }, 'Deferred');
-    this.deferredList = h('ol', { class: 'queue-list deferred-list', 'aria-labelledby': 'deferred-heading' });
-    const queue = h('section', { class: 'queue panel', 'aria-labelledby': 'queue-heading' },
-      h('h2', { id: 'queue-heading' }, 'Queue'),
-      this.queueEmpty, this.queueList, this.queueMore, this.deferredHeading, this.deferredList);
+    const queue = this.queuePanel.el;
 
     this.categoryChips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Filter by category' });
     this.typeSelect = h('select', { id: 'type-filter' });
@@ -114,7 +115,8 @@ export class MindView {
       h('h2', { id: 'history-heading' }, 'Mailbox timeline'),
       this.timelineEmpty, this.timeline.el, this.timelineInfo, this.loadEarlierButton);
 
-    this.el = h('div', { class: 'mind', dataset: { agent: name } }, header, queue, this.chat.el, filters, history);
+    this.el = h('div', { class: 'mind', dataset: { agent: name } },
+      header, this.approvals.el, queue, this.chat.el, filters, history);
     this.renderFilters();
     this.renderHeader();
   }
@@ -123,7 +125,12 @@ export class MindView {
 
   /** Load everything over REST (first show, ↻, and after a resync). */
   async load() {
-    await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts(), this.loadTree()]);
+    if (this.openChat) {
+      this.openChat = false;
+      this.chat.focus();
+    }
+    await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts(), this.loadTree(),
+      this.chat.load(true), this.approvals.load(), this.queuePanel.loadParked()]);
   }
 
   /** The spawn tree the agent belongs to (seed 002), linked to its tree view. */
@@ -157,11 +164,8 @@ export class MindView {
       }
       this.mind = mind;
       this.mindFailed = false;
-      this.queue = new Map((mind.queue || []).map((item) => [item.id, item]));
-      this.deferred = new Map((mind.deferred || []).map((item) => [item.id, item]));
       // /mind lists at most 1,000 queued and deferred items; the counts cover them all.
-      this.unlisted = Math.max(0, (mind.queueDepth || 0) - this.queue.size);
-      this.unlistedDeferred = Math.max(0, (mind.deferredCount || 0) - this.deferred.size);
+      this.queuePanel.snapshot(mind);
       this.loadError.hidden = true;
       this.renderHeader();
       this.renderQueue();
@@ -308,6 +312,7 @@ export class MindView {
   // ------------------------------------------------------------- live events
 
   onEvents(frames) {
+    const approvals = [];
     let items = false;
     let control = false;
     let header = false;
@@ -361,6 +366,13 @@ export class MindView {
         case 'agent:removed':
           notify(`Agent ${this.name} was removed from the server.`, 'error');
           break;
+        case 'approval:requested':
+        case 'approval:answered':
+          approvals.push(frame);
+          break;
+        case 'session:message':
+          this.chat.onMessage(data.message);
+          break;
         case 'tree:spawned':
         case 'tree:removed':
         case 'tree:agent-state':
@@ -378,6 +390,7 @@ export class MindView {
     }
     if (header || items) this.renderHeader();
     if (control) this.mindSoon();
+    if (approvals.length) this.approvals.onEvents(approvals);
   }
 
   applyItem(item, { decisions, activity } = {}) {
@@ -386,10 +399,7 @@ export class MindView {
     if (previous && TERMINAL.has(previous) && !TERMINAL.has(item.status)) return;
     if (this.known.size > KNOWN_LIMIT) this.known.clear();
     this.known.set(item.id, item.status);
-    if (item.status === 'queued') this.queue.set(item.id, item);
-    else this.queue.delete(item.id);
-    if (item.status === 'deferred') this.deferred.set(item.id, item);
-    else this.deferred.delete(item.id);
+    this.queuePanel.apply(item);
     if (this.mind && this.mind.currentFocus && this.mind.currentFocus.id === item.id) {
       this.mind.currentFocus = item.status === 'processing' ? item : this.mind.currentFocus;
     }
@@ -410,7 +420,7 @@ export class MindView {
   picked(decision) {
     const id = decision.mailboxItemId;
     const record = this.timeline.get(id);
-    const item = this.queue.get(id) || this.deferred.get(id) || (record && record.item);
+    const item = this.queuePanel.get(id) || (record && record.item);
     if (!item || TERMINAL.has(item.status)) return;
     const started = { ...item, status: 'processing', startedAt: decision.createdAt || item.startedAt };
     this.applyItem(started);
@@ -469,7 +479,7 @@ export class MindView {
           none: 'Not focused on anything.', failed: 'Focus not known (see above).', loading: 'Loading…',
         }[waiting]));
     }
-    const depth = this.queue.size + (this.unlisted || 0);
+    const depth = this.queuePanel.depth;
     this.depthLine.dataset.depth = String(depth);
     this.depthLine.textContent = `Queue: ${depth} ${depth === 1 ? 'item' : 'items'} waiting`;
     const b = this.buttons;
@@ -481,17 +491,7 @@ export class MindView {
   }
 
   renderQueue() {
-    const queued = [...this.queue.values()].sort((a, b) => a.priority - b.priority || keyOf(a) - keyOf(b));
-    const shown = queued.slice(0, QUEUE_SHOWN);
-    replaceChildren(this.queueList, shown.map((item) => queueEntry(item)));
-    this.queueEmpty.hidden = queued.length > 0;
-    const more = queued.length - shown.length + (this.unlisted || 0);
-    this.queueMore.hidden = more <= 0;
-    this.queueMore.textContent = `and ${more} more`;
-    const deferred = [...this.deferred.values()].sort((a, b) => keyOf(a) - keyOf(b));
-    replaceChildren(this.deferredList, deferred.slice(0, QUEUE_SHOWN).map((item) => queueEntry(item)));
-    this.deferredHeading.hidden = deferred.length === 0;
-    this.deferredHeading.textContent = `Deferred (${deferred.length + (this.unlistedDeferred || 0)})`;
+    this.queuePanel.render();
   }
 
   renderFilters() {
@@ -629,6 +629,8 @@ export class MindView {
     this.treeSoon.cancel();
     this.unsubscribeTypes();
     this.chat.destroy();
+    this.approvals.destroy();
+    this.queuePanel.destroy();
   }
 }
 
@@ -637,13 +639,4 @@ function chip(label, value, pressed, onclick, group, marker = null) {
     type: 'button', class: 'chip', 'aria-pressed': String(pressed),
     dataset: { group, value: value || '' }, onclick,
   }, marker, h('span', { class: 'chip-label' }, label), ' ', h('span', { class: 'count' }));
-}
-
-function queueEntry(item) {
-  return h('li', { class: `queue-entry status-${item.status}`, dataset: { id: item.id } },
-    typeBadge(item.sourceType),
-    h('span', { class: 'priority' }, priorityText(item.priority)),
-    h('span', { class: 'summary' }, clip(item.summary || '(no text)', 100)),
-    item.status === 'deferred' ? statusChip('deferred') : null,
-    item.reason && item.status === 'deferred' ? h('span', { class: 'reason muted' }, clip(item.reason, 80)) : null);
 }

@@ -5,13 +5,15 @@
 // its decision badges, the items merged into it (with their
 // original text and senders) or the item it was merged into, its activity
 // summary and, loaded on demand, its activity log, where a send's tool_end
-// line shows the receipt's outcomes.
+// line shows the receipt's outcomes. A parked item links the approvals it
+// waits on.
 //
 // Rows are keyed by item id: a row is created once and updated in place, so
 // a live event, a reconnect or a reload never makes a duplicate. Details are
 // built only when a row is open, so 2,000 rows stay cheap.
 
 import { api, agentPath, query } from './api.js';
+import { waitingOn } from './approval_card.js';
 import {
   STATUS_LABELS, clip, compactNumber, formatDuration, h, priorityText, replaceChildren,
   statusChip, timeOfDay, uid,
@@ -195,6 +197,7 @@ export class Timeline {
           h('span', { class: 'priority', title: 'priority' }, priorityText(item.priority)),
           merged ? h('span', { class: 'tag tag-merged' }, `+${merged} merged`) : null,
           item.mergedInto ? h('span', { class: 'tag tag-merged' }, 'merged in') : null,
+          item.status === 'parked' ? h('span', { class: 'tag tag-parked' }, 'waiting for a person') : null,
           lastDecision ? h('span', { class: `decision-badge decision-${lastDecision.decisionType}` },
             lastDecision.decisionType) : null,
           h('time', { datetime: item.queuedAt || '' }, timeOfDay(item.queuedAt))));
@@ -231,6 +234,7 @@ export class Timeline {
       item.completedAt ? fact('Ended', timeOfDay(item.completedAt)) : null,
       item.attempt > 1 ? fact('Attempt', String(item.attempt)) : null,
       item.reason ? fact('Reason', item.reason) : null,
+      item.status === 'parked' && waitingOn(item) ? fact('Waiting on', waitingOn(item)) : null,
       fact('Id', h('code', null, item.id))));
     const content = item.payload && typeof item.payload.content === 'string' ? item.payload.content : '';
     const messages = item.payload && Array.isArray(item.payload.messages) ? item.payload.messages : [];
