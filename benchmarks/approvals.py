@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from attn import AgentConfig, Runtime, SQLiteStore
@@ -46,6 +47,15 @@ from attn.models import ItemStatus
 from attn.store.base import ItemQuery
 
 FAST = AgentConfig(coalesce_window_ms=0)
+
+
+async def until(condition: Callable[[], bool], step_s: float = 0.001) -> None:
+    """Wait until ``condition()`` holds (at most 60 s)."""
+    for _ in range(int(60 / step_s)):
+        if condition():
+            return
+        await asyncio.sleep(step_s)
+    raise TimeoutError("the benchmark waited 60 s for something that did not happen")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -73,16 +83,14 @@ async def flow_arm(
         agent = await rt.add_agent("ops", brain, FAST)
         for n in range(parked):
             await agent.enqueue("task_comment", {"content": "ask", "taskId": f"p{n}"})
-        while len(agent.mailbox.transitions.parked) < parked:
-            await asyncio.sleep(0.001)
+        await until(lambda: len(agent.mailbox.transitions.parked) >= parked)
         gc.collect()
         for n in range(items):
             key = f"item {n}"
             sent[key] = time.perf_counter()
             await agent.enqueue("task_comment", {"content": key, "taskId": f"t{n}"})
             await asyncio.sleep(gap_s)
-        while len(picked) < items:
-            await asyncio.sleep(0.005)
+        await until(lambda: len(picked) >= items)
         await rt.run_until_idle()
     return [(picked[k] - sent[k]) * 1000 for k in sent]
 
@@ -108,13 +116,11 @@ async def resume_samples(folder: Path, samples: int) -> list[float]:
             await agent.enqueue("task_comment", {"content": f"job {n}", "taskId": f"t{n}"})
             approval_id = await asked.get()
             approval = await rt.people.approvals.get(approval_id)
-            while approval.item_id not in agent.mailbox.transitions.parked:
-                await asyncio.sleep(0.001)
+            await until(lambda: approval.item_id in agent.mailbox.transitions.parked)
             await asyncio.sleep(0.01)  # idle: nothing else runs
             start = time.perf_counter()
             await rt.people.approvals.answer(approval_id, option="approve")
-            while approval.item_id not in resumed_at:
-                await asyncio.sleep(0)
+            await until(lambda: approval.item_id in resumed_at, 0.0002)
             out.append((resumed_at[approval.item_id] - start) * 1000)
             await rt.run_until_idle()
     return out
