@@ -116,11 +116,12 @@ async def resume_samples(folder: Path, samples: int) -> list[float]:
             await agent.enqueue("task_comment", {"content": f"job {n}", "taskId": f"t{n}"})
             approval_id = await asked.get()
             approval = await rt.people.approvals.get(approval_id)
-            await until(lambda: approval.item_id in agent.mailbox.transitions.parked)
+            item_id = approval.item_id
+            await until(lambda i=item_id: i in agent.mailbox.transitions.parked)
             await asyncio.sleep(0.01)  # idle: nothing else runs
             start = time.perf_counter()
             await rt.people.approvals.answer(approval_id, option="approve")
-            await until(lambda: approval.item_id in resumed_at, 0.0002)
+            await until(lambda i=item_id: i in resumed_at, 0.0002)
             out.append((resumed_at[approval.item_id] - start) * 1000)
             await rt.run_until_idle()
     return out
