@@ -66,7 +66,7 @@ async def history_part(host: object, item: MailboxItem, focus: Focus) -> str:
     lines: list[str] = []
     for message in messages:
         meta = message.get("metadata") or {}
-        if meta.get("itemId") == item.id:
+        if meta.get("mailboxItemId") == item.id:
             continue
         role = message.get("role")
         who = {"user": f"person {meta.get('userId', '')}".strip(), "assistant": "you"}.get(
