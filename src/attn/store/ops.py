@@ -52,7 +52,15 @@ ACTIVITY_UPDATE_FIELDS = frozenset({"ended_at", "total_tokens", "total_tools", "
 CALLBACK_UPDATE_FIELDS = frozenset({"due_at", "status", "claimed_by", "claimed_at", "data"})
 #: Columns of ``approvals`` that :class:`UpdateApproval` may set.
 APPROVAL_UPDATE_FIELDS = frozenset(
-    {"state", "selected_option", "comment", "answered_by", "answered_at", "notification_id", "context"}
+    {
+        "state",
+        "selected_option",
+        "comment",
+        "answered_by",
+        "answered_at",
+        "notification_id",
+        "context",
+    }
 )
 
 
