@@ -202,11 +202,11 @@ async def serve(
     tiers = [build_tiers(section.brain, dict(section.options)) for section in config.agents]
     sock = bind_socket(host, port)
     try:
-        runtime = Runtime(
-            open_store(database_url), time=config.time_config(), users=config.users
-        )
+        runtime = Runtime(open_store(database_url), time=config.time_config(), users=config.users)
         await runtime.start()
         try:
+            if config.webhook is not None:
+                await runtime.people.start_webhook(config.webhook)
             for section, brain, tier in zip(config.agents, brains, tiers, strict=True):
                 agent_config = config.agent_settings(section).agent_config()
                 agent = await runtime.add_agent(
