@@ -80,7 +80,7 @@ export class ApprovalCard {
         a.relatedTaskId ? fact('Task', h('a', { href: `#/work?task=${encodeURIComponent(a.relatedTaskId)}` },
           h('code', null, a.relatedTaskId))) : null,
         pending ? fact('Expires', this.expiry) : null,
-        a.itemId ? fact('Item', h('code', null, a.itemId)) : null),
+        a.mailboxItemId ? fact('Item', h('code', null, a.mailboxItemId)) : null),
       a.description ? h('p', { class: 'approval-description' }, clip(a.description, 4000)) : null,
       pending ? this.answerForm(options) : this.outcome(options),
       this.note ? h('p', { class: `approval-note approval-note-${this.note.kind}`, role: this.note.kind === 'error' ? 'alert' : 'status' },

@@ -16,7 +16,7 @@ const PAGE = 50;
 const MAX_MESSAGES = 2000;
 
 export class ChatPanel {
-  /** onReveal(itemId): show the mailbox item an activity line is about. */
+  /** onReveal(mailboxItemId): show the mailbox item an activity line is about. */
   constructor(agentName, { onReveal } = {}) {
     this.agentName = agentName;
     this.onReveal = onReveal;
@@ -25,7 +25,7 @@ export class ChatPanel {
     this.view = 'chat';
     this.messages = new Map(); // id → stored message of the current tab
     this.elements = new Map(); // id → its element
-    this.local = []; // {itemId, user, agent}: messages sent from this panel
+    this.local = []; // {mailboxItemId, user, agent}: messages sent from this panel
     this.arrivals = 0;
     this.nextBeforeSeq = null;
     this.generation = 0;
@@ -140,7 +140,7 @@ export class ChatPanel {
     const ordered = [...this.messages.values()].sort((a, b) => rank(a) - rank(b) || (a.arrival || 0) - (b.arrival || 0));
     const used = new Set();
     const nodes = ordered.map((m) => {
-      const sent = m.metadata && m.metadata.itemId ? this.local.find((l) => l.itemId === m.metadata.itemId) : null;
+      const sent = m.metadata && m.metadata.mailboxItemId ? this.local.find((l) => l.mailboxItemId === m.metadata.mailboxItemId) : null;
       const own = sent && (m.role === 'user' ? sent.user : m.role === 'assistant' ? sent.agent : null);
       if (own) {
         used.add(own);
@@ -178,7 +178,7 @@ export class ChatPanel {
     const status = h('span', { class: 'reply-status' }, 'queued…');
     const bubble = h('div', { class: 'chat-message from-agent streaming', 'aria-busy': 'true', dataset: { role: 'assistant' } },
       h('span', { class: 'who' }, this.agentName, ' ', status), replyText);
-    const sent = { itemId: null, user: userBubble, agent: bubble };
+    const sent = { mailboxItemId: null, user: userBubble, agent: bubble };
     this.local.push(sent);
     this.log.append(userBubble, bubble);
     this.scrollToEnd();
@@ -190,9 +190,9 @@ export class ChatPanel {
     try {
       await streamChat(this.agentName, body, {
         onItem: (mailboxItemId) => {
-          sent.itemId = mailboxItemId || null;
-          bubble.dataset.itemId = mailboxItemId || '';
-          userBubble.dataset.itemId = mailboxItemId || '';
+          sent.mailboxItemId = mailboxItemId || null;
+          bubble.dataset.mailboxItemId = mailboxItemId || '';
+          userBubble.dataset.mailboxItemId = mailboxItemId || '';
           status.textContent = 'waiting for attention…';
         },
         onDelta: (delta) => {

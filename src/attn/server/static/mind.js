@@ -50,7 +50,7 @@ export class MindView {
         if (!this.timeline.reveal(id)) notify('That item is not in the loaded part of the timeline; use "Load earlier" or clear the filters.');
       },
     });
-    this.queuePanel = new QueuePanel(name, { statusOf: (id) => this.known.get(id) });
+    this.queuePanel = new QueuePanel();
     this.approvals = new AgentApprovals(name);
     this.build();
     this.countsSoon = throttle(() => this.loadCounts(), 1000);
@@ -130,7 +130,7 @@ export class MindView {
       this.chat.focus();
     }
     await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts(), this.loadTree(),
-      this.chat.load(true), this.approvals.load(), this.queuePanel.loadParked()]);
+      this.chat.load(true), this.approvals.load()]);
   }
 
   /** The spawn tree the agent belongs to (seed 002), linked to its tree view. */
@@ -630,7 +630,6 @@ export class MindView {
     this.unsubscribeTypes();
     this.chat.destroy();
     this.approvals.destroy();
-    this.queuePanel.destroy();
   }
 }
 

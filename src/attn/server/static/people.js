@@ -34,8 +34,8 @@ export async function loadPeople() {
   const [people, kinds] = await Promise.allSettled([api('api/users'), api('api/notification-types')]);
   if (people.status === 'fulfilled' && people.value) {
     users = Array.isArray(people.value.users) ? people.value.users : [];
-    owner = typeof people.value.owner === 'string' ? people.value.owner
-      : (users.find((u) => u.owner) || {}).id || null;
+    const named = people.value.owner;
+    owner = (typeof named === 'string' ? named : named && named.id) || (users.find((u) => u.owner) || {}).id || null;
   }
   if (kinds.status === 'fulfilled' && kinds.value && Array.isArray(kinds.value.types)) {
     for (const kind of kinds.value.types) {

@@ -1,10 +1,9 @@
 // The queue panel of the Agent Mind view (000 §9, UI-02): the queued items
 // by priority then arrival, the deferred ones, and the parked ones (000
 // §13.2): each waits on a person's answer, and links the approval card it
-// waits on. Fed by the /mind snapshot, a listing of the parked items and
-// the live item events (through MindView.applyItem).
+// waits on. Fed by the /mind snapshot (queue, deferred, parked) and the
+// live item events (through MindView.applyItem).
 
-import { agentPath, api, query } from './api.js';
 import { waitingOn } from './approval_card.js';
 import { clip, h, priorityText, replaceChildren, statusChip } from './dom.js';
 import { keyOf } from './timeline.js';
@@ -13,17 +12,13 @@ import { typeBadge } from './types.js';
 const SHOWN = 50;
 
 export class QueuePanel {
-  /** statusOf(id): the last status the view saw for an item (undefined when none). */
-  constructor(agentName, { statusOf } = {}) {
-    this.agentName = agentName;
-    this.statusOf = statusOf || (() => undefined);
+  constructor() {
     this.queue = new Map();
     this.deferred = new Map();
     this.parked = new Map();
     this.unlisted = 0;
     this.unlistedDeferred = 0;
-    this.parkedTotal = 0;
-    this.generation = 0;
+    this.unlistedParked = 0;
     this.list = h('ol', { class: 'queue-list', 'aria-labelledby': 'queue-heading' });
     this.empty = h('p', { class: 'muted' }, 'Nothing is waiting.');
     this.more = h('p', { class: 'muted', hidden: true });
@@ -51,31 +46,15 @@ export class QueuePanel {
     this.deferred = new Map((mind.deferred || []).map((item) => [item.id, item]));
     this.unlisted = Math.max(0, (mind.queueDepth || 0) - this.queue.size);
     this.unlistedDeferred = Math.max(0, (mind.deferredCount || 0) - this.deferred.size);
-    if (Array.isArray(mind.parked)) this.parked = new Map(mind.parked.map((item) => [item.id, item]));
-  }
-
-  /** The parked items, from the mailbox listing (the /mind snapshot does not list them). */
-  async loadParked() {
-    const generation = ++this.generation;
-    try {
-      const data = await api(agentPath(this.agentName, `/mailbox${query({ status: 'parked', limit: SHOWN })}`));
-      if (generation !== this.generation) return;
-      const parked = (data.history || []).map(({ decisions, activity, ...item }) => item)
-        // An item the live events saw leave `parked` since the listing was read stays out.
-        .filter((item) => [undefined, 'parked'].includes(this.statusOf(item.id)));
-      this.parked = new Map(parked.map((item) => [item.id, item]));
-      this.parkedTotal = typeof data.total === 'number' ? data.total : this.parked.size;
-      this.render();
-    } catch {
-      // The timeline shows parked items too; the next load tries again.
-    }
+    this.parked = new Map((mind.parked || []).map((item) => [item.id, item]));
+    this.unlistedParked = Math.max(0, (mind.parkedCount || 0) - this.parked.size);
   }
 
   /** Put an item (a live event or a listing row) where its status says. */
   apply(item) {
     for (const [status, map] of [['queued', this.queue], ['deferred', this.deferred], ['parked', this.parked]]) {
       if (item.status === status) map.set(item.id, item);
-      else if (map.delete(item.id) && status === 'parked') this.parkedTotal = Math.max(0, this.parkedTotal - 1);
+      else map.delete(item.id);
     }
   }
 
@@ -94,11 +73,7 @@ export class QueuePanel {
     const parked = [...this.parked.values()].sort((a, b) => keyOf(a) - keyOf(b));
     replaceChildren(this.parkedList, parked.slice(0, SHOWN).map((item) => entry(item)));
     this.parkedHeading.hidden = parked.length === 0;
-    this.parkedHeading.textContent = `Parked, waiting for a person (${Math.max(parked.length, this.parkedTotal || 0)})`;
-  }
-
-  destroy() {
-    this.generation += 1;
+    this.parkedHeading.textContent = `Parked, waiting for a person (${parked.length + (this.unlistedParked || 0)})`;
   }
 }
 

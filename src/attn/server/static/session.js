@@ -26,12 +26,12 @@ export function notifyParts(content) {
 
 /**
  * The element of one stored message. agentName: whose session;
- * onReveal(itemId): show the item an activity line is about.
+ * onReveal(mailboxItemId): show the item an activity line is about.
  */
 export function messageElement(message, agentName, { onReveal } = {}) {
   const meta = message.metadata || {};
   const time = h('time', { class: 'message-time', datetime: message.createdAt || '' }, timeOfDay(message.createdAt));
-  const data = { messageId: message.id, role: message.role, itemId: meta.itemId || '' };
+  const data = { messageId: message.id, role: message.role, mailboxItemId: meta.mailboxItemId || '' };
   if (message.role === 'activity') {
     const parts = activityParts(message.content);
     const text = parts
@@ -41,8 +41,8 @@ export function messageElement(message, agentName, { onReveal } = {}) {
         h('span', { class: 'activity-arrow', 'aria-hidden': 'true' }, '→'), h('span', { class: 'sr-only' }, 'outcome:'), ' ',
         h('span', { class: 'activity-outcome' }, clip(parts.outcome, 300))]
       : clip(message.content, 600);
-    const reveal = meta.itemId && onReveal
-      ? h('button', { type: 'button', class: 'link-button activity-item', onclick: () => onReveal(meta.itemId) }, 'show item')
+    const reveal = meta.mailboxItemId && onReveal
+      ? h('button', { type: 'button', class: 'link-button activity-item', onclick: () => onReveal(meta.mailboxItemId) }, 'show item')
       : null;
     return h('div', { class: 'session-activity', dataset: data }, h('p', { class: 'activity-text' }, text), ' ', time, ' ', reveal);
   }
