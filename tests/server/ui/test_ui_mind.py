@@ -96,6 +96,7 @@ def test_ui_02_mind_view_header_queue_filters_and_timeline(server: UiServer, pag
             re.compile(r"Completed\s+1"),
             re.compile(r"Merged\s+1"),
             re.compile(r"Deferred\s+1"),
+            re.compile(r"Parked\s+0"),
             re.compile(r"Dropped\s+1"),
         ]
     )

@@ -36,7 +36,7 @@ export class NotificationBell {
       'Mark all read');
     this.list = h('ol', { class: 'bell-list', 'aria-labelledby': 'bell-heading' });
     this.empty = h('p', { class: 'muted bell-empty', hidden: true }, 'No notifications.');
-    this.error = h('p', { class: 'load-error', role: 'alert', hidden: true });
+    this.error = h('p', { class: 'bell-error', role: 'alert', hidden: true });
     this.more = h('button', { type: 'button', class: 'bell-more', hidden: true, onclick: () => this.load(true) },
       'Show older');
     this.panel = h('section', { id: 'bell-panel', class: 'bell-panel', hidden: true, 'aria-labelledby': 'bell-heading' },
@@ -74,6 +74,8 @@ export class NotificationBell {
   open() {
     this.panel.hidden = false;
     this.button.setAttribute('aria-expanded', 'true');
+    // On a narrow screen the panel spans the page just below the bell (people.css).
+    this.panel.style.setProperty('--bell-top', `${Math.round(this.button.getBoundingClientRect().bottom + 6)}px`);
     this.renderPerson();
     this.render();
     this.load();
@@ -93,7 +95,7 @@ export class NotificationBell {
     const generation = ++this.generation;
     const offset = older ? this.notifications.size : 0;
     try {
-      const data = await api(`api/notifications${query({ userId: user, limit: PAGE, offset })}`);
+      const data = await api(`api/notifications${query({ userId: user, limit: PAGE, offset: offset || null })}`);
       if (generation !== this.generation || user !== currentUser()) return;
       const page = data.notifications || [];
       if (!older) {
@@ -227,7 +229,7 @@ export class NotificationBell {
     const title = actionable
       ? h('button', { type: 'button', class: 'link-button bell-title', onclick: () => this.follow(n) }, clip(n.title, 140))
       : h('span', { class: 'bell-title' }, clip(n.title, 140));
-    return h('li', { class: `bell-entry${n.read ? '' : ' unread'}`, dataset: { id: n.id, read: String(Boolean(n.read)), type: n.type } },
+    return h('li', { class: `bell-entry${n.read ? '' : ' bell-unread'}`, dataset: { id: n.id, read: String(Boolean(n.read)), type: n.type } },
       h('span', { class: 'bell-type-icon', 'aria-hidden': 'true', title: kind.label }, kind.icon),
       h('div', { class: 'bell-main' },
         h('div', { class: 'bell-line' }, title,
@@ -239,7 +241,7 @@ export class NotificationBell {
           h('time', { datetime: n.createdAt || '', title: n.createdAt || '' }, ago(n.createdAt)),
           n.metadata && n.metadata.agentId ? [' · ', h('span', { class: 'bell-agent' }, n.metadata.agentId)] : null)),
       n.read ? null : h('button', {
-        type: 'button', class: 'bell-read', 'aria-label': `Mark "${clip(n.title, 60)}" read`, onclick: () => this.markRead(n),
+        type: 'button', class: 'bell-read', 'aria-label': `Mark read: ${clip(n.title, 60)}`, onclick: () => this.markRead(n),
       }, 'Mark read'));
   }
 }

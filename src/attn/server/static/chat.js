@@ -36,7 +36,7 @@ export class ChatPanel {
     };
     this.earlier = h('button', { type: 'button', class: 'link-button session-earlier', hidden: true, onclick: () => this.load(false) },
       'Load earlier messages');
-    this.loadError = h('p', { class: 'load-error', role: 'alert', hidden: true });
+    this.loadError = h('p', { class: 'chat-load-error', role: 'alert', hidden: true });
     this.input = h('textarea', {
       id: 'chat-input', name: 'text', rows: '2', required: true, maxlength: '20000',
       placeholder: `Message ${agentName}…`,

@@ -127,7 +127,8 @@ export class MindView {
   async load() {
     if (this.openChat) {
       this.openChat = false;
-      this.chat.focus();
+      // After the router moved the keyboard to the page (app.js, hashchange).
+      setTimeout(() => this.chat.focus(), 0);
     }
     await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts(), this.loadTree(),
       this.chat.load(true), this.approvals.load()]);
