@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from attn.brains.llm.people import NEW_MESSAGE_MARK
 from attn.models import COMPLETION_MARKER
 from attn.testing import demo_team, demo_tree
 from attn.testing.fake_provider import FakeToolCall, ReceivedRequest, Turn
@@ -49,6 +50,7 @@ def demo_responder(request: ReceivedRequest) -> Turn:
     messages = history[demo_tree.item_start(history) :]
     tools = {_tool_name(t) for t in body.get("tools") or []}
     first = _text_of(next((m for m in messages if m.get("role") == "user"), {}))
+    first = first.split(NEW_MESSAGE_MARK)[-1]  # a chat opens with the main session so far
     turns = sum(1 for m in messages if m.get("role") == "assistant")
     if not tools:  # the tier 1 judge: one word
         return Turn(text="continue", chunks=1)
