@@ -1,25 +1,25 @@
 // The Agent Mind view of one agent (000 §9, UI-02..06): the attention state
 // header with the current focus and how long it has run, the controls, the
 // approvals it waits on, the queue (queue.js), category and status filter
-// chips with counts, the mailbox timeline and the chat panel on its main
-// session. One scrollable page, kept current by live events.
+// chips with counts (filters.js), the mailbox timeline and the chat panel on
+// its main session. One scrollable page, kept current by live events.
 
 import { ApiError, agentPath, api, query } from './api.js';
 import { AgentApprovals } from './approvals.js';
 import { ChatPanel } from './chat.js';
+import { AgentControls } from './controls.js';
 import {
-  STATE_LABELS, STATUSES, STATUS_LABELS, TERMINAL, clip, formatDuration, h, priorityText,
-  replaceChildren, secondsSince, throttle,
+  STATE_LABELS, TERMINAL, clip, formatDuration, h, priorityText, replaceChildren, secondsSince, throttle,
 } from './dom.js';
+import { ALL_STATUSES, FilterPanel } from './filters.js';
 import { messageOf, notify } from './notices.js';
 import { QueuePanel } from './queue.js';
 import { Timeline, keyOf } from './timeline.js';
 import { runBadge, treeHash } from './treeparts.js';
-import { allCategories, allTypes, categoryLabel, onTypesChanged, typeBadge, typeOf } from './types.js';
+import { onTypesChanged, typeBadge } from './types.js';
 
 const PAGE = 50;
 const KNOWN_LIMIT = 50_000;
-const ALL_STATUSES = STATUSES.join(',');
 const PICKS = new Set(['pick', 'triage']);
 
 export class MindView {
@@ -29,15 +29,13 @@ export class MindView {
     this.openChat = openChat;
     this.title = `${name} · Agent Mind`;
     this.crumbs = [{ label: 'Agents', href: '#/' }, { label: name }];
-    this.filter = { category: null, type: null, status: null };
     this.mind = null;
     this.mindFailed = false;
     this.known = new Map(); // item id → last status seen (terminal statuses are final)
-    this.counts = null;
     this.exhausted = false;
     this.total = null;
     this.timelineBusy = false;
-    this.generation = { mind: 0, timeline: 0, counts: 0 };
+    this.generation = { mind: 0, timeline: 0 };
     /** Changes events made to the attention state; a /mind snapshot older than one is dropped. */
     this.liveChanges = 0;
     this.destroyed = false;
@@ -52,8 +50,10 @@ export class MindView {
     });
     this.queuePanel = new QueuePanel();
     this.approvals = new AgentApprovals(name);
+    this.filters = new FilterPanel(name, () => this.filtersChanged());
+    this.controls = new AgentControls(name, { reload: () => this.loadMind(), reloadSoon: () => this.mindSoon() });
     this.build();
-    this.countsSoon = throttle(() => this.loadCounts(), 1000);
+    this.countsSoon = throttle(() => this.filters.loadCounts(), 1000);
     this.reconcileSoon = throttle(() => this.reconcile(), 1500);
     this.mindSoon = throttle(() => this.loadMind(), 400);
     this.treeSoon = throttle(() => this.loadTree(), 1000);
@@ -75,37 +75,14 @@ export class MindView {
       type: 'button', class: 'icon-button', title: 'Reload from the server',
       'aria-label': 'Reload from the server', onclick: () => this.load(),
     }, h('span', { 'aria-hidden': 'true' }, '↻'));
-    this.buttons = {
-      start: h('button', { type: 'button', onclick: () => this.control('start') }, 'Start'),
-      stop: h('button', { type: 'button', onclick: () => this.control('stop') }, 'Stop'),
-      pause: h('button', { type: 'button', onclick: () => this.control('pause') }, 'Pause'),
-      resume: h('button', { type: 'button', onclick: () => this.control('resume') }, 'Resume'),
-      cancel: h('button', { type: 'button', class: 'danger', onclick: () => this.confirmCancel() }, 'Cancel current work…'),
-    };
     this.loadError = h('p', { class: 'load-error', role: 'alert', hidden: true });
     const header = h('header', { class: 'attention panel', 'aria-labelledby': 'mind-heading' },
       h('div', { class: 'attention-top' },
         h('h1', { id: 'mind-heading' }, name, h('span', { class: 'sr-only' }, ' — Agent Mind')),
         this.stateBadge, this.flags, reload),
-      this.description, this.treeLine, this.loadError, this.focusLine, this.depthLine,
-      h('div', { class: 'controls', role: 'group', 'aria-label': 'Agent controls' },
-        this.buttons.start, this.buttons.stop, this.buttons.pause, this.buttons.resume,
-        this.buttons.cancel));
+      this.description, this.treeLine, this.loadError, this.focusLine, this.depthLine, this.controls.el);
 
     const queue = this.queuePanel.el;
-
-    this.categoryChips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Filter by category' });
-    this.typeSelect = h('select', { id: 'type-filter' });
-    this.typeSelect.addEventListener('change', () => this.setFilter({ type: this.typeSelect.value || null }));
-    this.statusChips = h('div', { class: 'chips', role: 'group', 'aria-label': 'Filter by status' });
-    const filters = h('section', { class: 'filters panel', 'aria-labelledby': 'filters-heading' },
-      h('h2', { id: 'filters-heading' }, 'Filters'),
-      h('div', { class: 'filter-row' }, h('span', { class: 'filter-name', 'aria-hidden': 'true' }, 'Category'),
-        this.categoryChips),
-      h('div', { class: 'filter-row' }, h('label', { class: 'filter-name', for: 'type-filter' }, 'Type'),
-        this.typeSelect),
-      h('div', { class: 'filter-row' }, h('span', { class: 'filter-name', 'aria-hidden': 'true' }, 'Status'),
-        this.statusChips));
 
     this.loadEarlierButton = h('button', { type: 'button', class: 'load-earlier', onclick: () => this.loadEarlier() },
       'Load earlier…');
@@ -116,8 +93,7 @@ export class MindView {
       this.timelineEmpty, this.timeline.el, this.timelineInfo, this.loadEarlierButton);
 
     this.el = h('div', { class: 'mind', dataset: { agent: name } },
-      header, this.approvals.el, queue, this.chat.el, filters, history);
-    this.renderFilters();
+      header, this.approvals.el, queue, this.chat.el, this.filters.el, history);
     this.renderHeader();
   }
 
@@ -130,7 +106,7 @@ export class MindView {
       // After the router moved the keyboard to the page (app.js, hashchange).
       setTimeout(() => this.chat.focus(), 0);
     }
-    await Promise.all([this.loadMind(), this.loadTimeline(true), this.loadCounts(), this.loadTree(),
+    await Promise.all([this.loadMind(), this.loadTimeline(true), this.filters.loadCounts(), this.loadTree(),
       this.chat.load(true), this.approvals.load()]);
   }
 
@@ -189,7 +165,7 @@ export class MindView {
   }
 
   mailboxQuery(extra) {
-    const { category, type, status } = this.filter;
+    const { category, type, status } = this.filters.filter;
     return agentPath(this.name, `/mailbox${query({ category, type, status: status || ALL_STATUSES, ...extra })}`);
   }
 
@@ -283,30 +259,6 @@ export class MindView {
     for (const entry of history) {
       const { decisions, activity, ...item } = entry;
       this.applyItem(item, { decisions, activity, fromPage: true });
-    }
-  }
-
-  async loadCounts() {
-    const generation = ++this.generation.counts;
-    const categories = allCategories();
-    const { category, type, status } = this.filter;
-    const count = (params) => api(agentPath(this.name, `/mailbox${query({ ...params, limit: 1 })}`))
-      .then((data) => data.total);
-    try {
-      const [byCategory, byStatus] = await Promise.all([
-        Promise.all(categories.map((c) => count({ category: c, status: status || ALL_STATUSES }))),
-        Promise.all(STATUSES.map((s) => count({ category, type, status: s }))),
-      ]);
-      if (generation !== this.generation.counts || this.destroyed) return;
-      this.counts = {
-        category: Object.fromEntries(categories.map((c, i) => [c, byCategory[i]])),
-        status: Object.fromEntries(STATUSES.map((s, i) => [s, byStatus[i]])),
-        allCategories: byCategory.reduce((a, b) => a + b, 0),
-        allStatuses: byStatus.reduce((a, b) => a + b, 0),
-      };
-      this.renderCounts();
-    } catch {
-      // Counts stay as they were; the next change retries.
     }
   }
 
@@ -433,11 +385,7 @@ export class MindView {
   }
 
   matches(item) {
-    const { category, type, status } = this.filter;
-    if (status && item.status !== status) return false;
-    if (type && item.sourceType !== type) return false;
-    if (category && typeOf(item.sourceType).category !== category) return false;
-    return true;
+    return this.filters.matches(item);
   }
 
   /** Whether a row with this key belongs in the loaded part of the timeline. */
@@ -483,55 +431,11 @@ export class MindView {
     const depth = this.queuePanel.depth;
     this.depthLine.dataset.depth = String(depth);
     this.depthLine.textContent = `Queue: ${depth} ${depth === 1 ? 'item' : 'items'} waiting`;
-    const b = this.buttons;
-    b.start.disabled = !mind || running;
-    b.stop.disabled = !mind || !running;
-    b.pause.disabled = !mind || !running || paused;
-    b.resume.disabled = !mind || !paused;
-    b.cancel.disabled = !mind || !running || !focus;
+    this.controls.render(mind);
   }
 
   renderQueue() {
     this.queuePanel.render();
-  }
-
-  renderFilters() {
-    const categories = allCategories();
-    const { category, status } = this.filter;
-    replaceChildren(this.categoryChips,
-      chip('All', null, category === null, () => this.setFilter({ category: null, type: null }), 'category'),
-      categories.map((c) => chip(categoryLabel(c), c, category === c,
-        () => this.setFilter({ category: c, type: null }), 'category')));
-    replaceChildren(this.statusChips,
-      chip('All', null, status === null, () => this.setFilter({ status: null }), 'status'),
-      STATUSES.map((s) => chip(STATUS_LABELS[s], s, status === s, () => this.setFilter({ status: s }), 'status',
-        h('span', { class: `status-dot status-${s}`, 'aria-hidden': 'true' }))));
-    const types = allTypes().filter((t) => !category || t.category === category);
-    const groups = new Map();
-    for (const t of types) {
-      if (!groups.has(t.category)) groups.set(t.category, []);
-      groups.get(t.category).push(t);
-    }
-    replaceChildren(this.typeSelect,
-      h('option', { value: '' }, category ? `All ${categoryLabel(category).toLowerCase()} types` : 'All types'),
-      [...groups.entries()].map(([c, list]) => h('optgroup', { label: categoryLabel(c) },
-        list.map((t) => h('option', { value: t.name }, `${t.icon || ''} ${t.label}`.trim())))));
-    this.typeSelect.value = this.filter.type || '';
-    this.renderCounts();
-  }
-
-  renderCounts() {
-    const counts = this.counts;
-    for (const button of this.el.querySelectorAll('.chips .chip')) {
-      const { group, value } = button.dataset;
-      let n = null;
-      if (counts) {
-        if (group === 'category') n = value ? counts.category[value] : counts.allCategories;
-        else n = value ? counts.status[value] : counts.allStatuses;
-      }
-      const span = button.querySelector('.count');
-      span.textContent = n === null || n === undefined ? '' : String(n);
-    }
   }
 
   renderTimelineInfo() {
@@ -551,7 +455,7 @@ export class MindView {
   }
 
   typesChanged() {
-    this.renderFilters();
+    this.filters.render();
     this.countsSoon();
     for (const id of this.timeline.ids()) {
       const record = this.timeline.get(id);
@@ -563,62 +467,12 @@ export class MindView {
     this.renderHeader();
   }
 
-  setFilter(change) {
-    Object.assign(this.filter, change);
-    this.renderFilters();
+  filtersChanged() {
     this.timeline.clear();
     this.exhausted = false;
     this.total = null;
     this.loadTimeline(true);
-    this.loadCounts();
-  }
-
-  // ------------------------------------------------------------- actions
-
-  async control(action) {
-    const button = this.buttons[action];
-    button.disabled = true;
-    try {
-      await api(agentPath(this.name, `/control/${action}`), { method: 'POST' });
-      const done = { start: 'started', stop: 'stopped', pause: 'paused', resume: 'resumed' }[action];
-      notify(`${this.name} ${done}.`);
-    } catch (error) {
-      notify(`Could not ${action} ${this.name}: ${messageOf(error)}`, 'error');
-    }
-    await this.loadMind();
-  }
-
-  confirmCancel() {
-    const focus = this.mind && this.mind.currentFocus;
-    if (!focus) return;
-    const dialog = document.getElementById('cancel-dialog');
-    const what = document.getElementById('cancel-what');
-    replaceChildren(what, `${this.name} is working on `, typeBadge(focus.sourceType), ' ',
-      h('q', null, clip(focus.summary, 120)),
-      '. Cancelling stops this work for good; the item is completed as cancelled.');
-    const reason = document.getElementById('cancel-reason');
-    reason.value = 'cancelled by user';
-    const onClose = async () => {
-      dialog.removeEventListener('close', onClose);
-      if (dialog.returnValue !== 'cancel') {
-        this.buttons.cancel.focus();
-        return;
-      }
-      try {
-        const result = await api(agentPath(this.name, '/cancel'), {
-          method: 'POST', body: { reason: reason.value.trim() || 'cancelled by user' },
-        });
-        notify(result && result.mailboxItemId ? `Cancelling ${result.mailboxItemId}.` : 'Nothing was being processed.');
-      } catch (error) {
-        notify(`Could not cancel: ${messageOf(error)}`, 'error');
-      }
-      this.mindSoon();
-      this.buttons.cancel.focus();
-    };
-    dialog.returnValue = '';
-    dialog.addEventListener('close', onClose);
-    dialog.showModal();
-    dialog.querySelector('button[value="keep"]').focus();
+    this.filters.loadCounts();
   }
 
   destroy() {
@@ -631,12 +485,6 @@ export class MindView {
     this.unsubscribeTypes();
     this.chat.destroy();
     this.approvals.destroy();
+    this.filters.destroy();
   }
-}
-
-function chip(label, value, pressed, onclick, group, marker = null) {
-  return h('button', {
-    type: 'button', class: 'chip', 'aria-pressed': String(pressed),
-    dataset: { group, value: value || '' }, onclick,
-  }, marker, h('span', { class: 'chip-label' }, label), ' ', h('span', { class: 'count' }));
 }
