@@ -138,7 +138,7 @@ def main() -> None:
         server.open_gate("ada", CHAT)
         page.get_by_label("Message").fill(CHAT)
         page.get_by_role("button", name="Send").click()
-        expect(page.locator(".from-agent .text")).to_have_text(f"Working on it… {REPLY}")
+        expect(page.locator(".from-agent .text").last).to_have_text(f"Working on it… {REPLY}")
         resumed = page.locator(f".row[data-id='{ids['resumed']}']")
         expect(resumed).to_have_attribute("data-status", "processing")
         drive_after_chat(server, ids)

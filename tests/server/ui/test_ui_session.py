@@ -100,5 +100,7 @@ def test_ppl_17_chat_shows_notify_messages_and_mind_shows_activity(
         "assistant",
     ]
     expect(log.locator(".session-activity")).to_have_count(0)
-    page.get_by_role("tab", name="Mind").click()
+    page.get_by_role("tab", name="Chat").press("ArrowRight")  # the keyboard moves between tabs
+    expect(page.get_by_role("tab", name="Mind")).to_be_focused()
+    expect(page.get_by_role("tab", name="Mind")).to_have_attribute("aria-selected", "true")
     expect(log.locator(".session-activity")).to_have_count(2)

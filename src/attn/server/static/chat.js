@@ -57,7 +57,8 @@ export class ChatPanel {
     });
     this.el = h('section', { class: 'chat panel', 'aria-labelledby': 'chat-heading' },
       h('h2', { id: 'chat-heading' }, `Chat with ${agentName}`),
-      h('div', { class: 'session-tabs', role: 'tablist', 'aria-label': 'Main session' }, this.tabs.chat, this.tabs.mind),
+      h('div', { class: 'session-tabs', role: 'tablist', 'aria-label': 'Main session', onkeydown: (event) => this.arrow(event) },
+        this.tabs.chat, this.tabs.mind),
       h('p', { class: 'hint' }, 'Your message is queued as a chat item (priority 0); the reply streams in here. Mind adds what the agent did meanwhile.'),
       this.loadError, this.earlier, this.log, this.form);
     this.paintTabs();
@@ -68,6 +69,15 @@ export class ChatPanel {
       type: 'button', role: 'tab', class: 'session-tab', id: `session-tab-${view}`, 'aria-controls': 'chat-log',
       dataset: { view }, onclick: () => this.show(view),
     }, label);
+  }
+
+  /** Left and right arrows move between the tabs (the tabs pattern of WAI-ARIA). */
+  arrow(event) {
+    if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+    event.preventDefault();
+    const next = this.view === 'chat' ? 'mind' : 'chat';
+    this.show(next);
+    this.tabs[next].focus();
   }
 
   paintTabs() {

@@ -12,13 +12,13 @@ import {
   STATE_LABELS, TERMINAL, clip, formatDuration, h, priorityText, replaceChildren, secondsSince, throttle,
 } from './dom.js';
 import { ALL_STATUSES, FilterPanel } from './filters.js';
+import { HistoryPanel } from './history.js';
 import { messageOf, notify } from './notices.js';
 import { QueuePanel } from './queue.js';
-import { Timeline, keyOf } from './timeline.js';
+import { keyOf } from './timeline.js';
 import { runBadge, treeHash } from './treeparts.js';
 import { onTypesChanged, typeBadge } from './types.js';
 
-const PAGE = 50;
 const KNOWN_LIMIT = 50_000;
 const PICKS = new Set(['pick', 'triage']);
 
@@ -32,29 +32,23 @@ export class MindView {
     this.mind = null;
     this.mindFailed = false;
     this.known = new Map(); // item id → last status seen (terminal statuses are final)
-    this.exhausted = false;
-    this.total = null;
-    this.timelineBusy = false;
-    this.generation = { mind: 0, timeline: 0 };
+    this.generation = { mind: 0 };
     /** Changes events made to the attention state; a /mind snapshot older than one is dropped. */
     this.liveChanges = 0;
     this.destroyed = false;
-    this.timeline = new Timeline(name, {
-      onExpandStale: (id) => this.refreshAround(id),
-      onMissing: () => notify('That item is not in the loaded part of the timeline; use "Load earlier" or clear the filters.'),
+    this.history = new HistoryPanel(name, {
+      mailboxQuery: (extra) => this.mailboxQuery(extra),
+      applyItem: (item, extra) => this.applyItem(item, extra),
     });
-    this.chat = new ChatPanel(name, {
-      onReveal: (id) => {
-        if (!this.timeline.reveal(id)) notify('That item is not in the loaded part of the timeline; use "Load earlier" or clear the filters.');
-      },
-    });
+    this.timeline = this.history.timeline;
+    this.chat = new ChatPanel(name, { onReveal: (id) => this.history.reveal(id) });
     this.queuePanel = new QueuePanel();
     this.approvals = new AgentApprovals(name);
     this.filters = new FilterPanel(name, () => this.filtersChanged());
     this.controls = new AgentControls(name, { reload: () => this.loadMind(), reloadSoon: () => this.mindSoon() });
     this.build();
     this.countsSoon = throttle(() => this.filters.loadCounts(), 1000);
-    this.reconcileSoon = throttle(() => this.reconcile(), 1500);
+    this.reconcileSoon = throttle(() => this.history.reconcile(), 1500);
     this.mindSoon = throttle(() => this.loadMind(), 400);
     this.treeSoon = throttle(() => this.loadTree(), 1000);
     this.ticker = setInterval(() => this.tick(), 1000);
@@ -84,16 +78,8 @@ export class MindView {
 
     const queue = this.queuePanel.el;
 
-    this.loadEarlierButton = h('button', { type: 'button', class: 'load-earlier', onclick: () => this.loadEarlier() },
-      'Load earlier…');
-    this.timelineInfo = h('p', { class: 'timeline-info muted' });
-    this.timelineEmpty = h('p', { class: 'muted', hidden: true }, 'No items match these filters.');
-    const history = h('section', { class: 'history panel', 'aria-labelledby': 'history-heading' },
-      h('h2', { id: 'history-heading' }, 'Mailbox timeline'),
-      this.timelineEmpty, this.timeline.el, this.timelineInfo, this.loadEarlierButton);
-
     this.el = h('div', { class: 'mind', dataset: { agent: name } },
-      header, this.approvals.el, queue, this.chat.el, this.filters.el, history);
+      header, this.approvals.el, queue, this.chat.el, this.filters.el, this.history.el);
     this.renderHeader();
   }
 
@@ -106,7 +92,7 @@ export class MindView {
       // After the router moved the keyboard to the page (app.js, hashchange).
       setTimeout(() => this.chat.focus(), 0);
     }
-    await Promise.all([this.loadMind(), this.loadTimeline(true), this.filters.loadCounts(), this.loadTree(),
+    await Promise.all([this.loadMind(), this.history.load(true), this.filters.loadCounts(), this.loadTree(),
       this.chat.load(true), this.approvals.load()]);
   }
 
@@ -167,99 +153,6 @@ export class MindView {
   mailboxQuery(extra) {
     const { category, type, status } = this.filters.filter;
     return agentPath(this.name, `/mailbox${query({ category, type, status: status || ALL_STATUSES, ...extra })}`);
-  }
-
-  /** Load the newest page (reset) or the next older one. */
-  async loadTimeline(reset) {
-    const generation = ++this.generation.timeline;
-    // An older page continues after the oldest row shown: the cursor is its seq,
-    // so rows that arrive or complete meanwhile are neither repeated nor skipped.
-    const oldest = this.timeline.minKey();
-    const cursor = !reset && oldest !== null && oldest < Number.MAX_SAFE_INTEGER ? String(oldest) : undefined;
-    const fromStart = cursor === undefined;
-    this.timelineBusy = true;
-    this.renderTimelineInfo();
-    try {
-      const data = await api(this.mailboxQuery({ limit: PAGE, cursor }));
-      if (generation !== this.generation.timeline || this.destroyed) return;
-      this.applyPage(data.history || [], fromStart && !data.nextCursor, reset);
-      this.total = data.total;
-      if (!data.nextCursor) this.exhausted = true;
-      else if (reset) this.exhausted = false;
-    } catch (error) {
-      if (generation !== this.generation.timeline || this.destroyed) return;
-      // An unknown agent is said once, in the header.
-      if (!(error instanceof ApiError && error.code === 'unknown_agent')) {
-        notify(`Could not load the timeline: ${messageOf(error)}`, 'error');
-      }
-    } finally {
-      if (generation === this.generation.timeline) this.timelineBusy = false;
-      this.renderTimelineInfo();
-    }
-  }
-
-  loadEarlier() {
-    if (this.timelineBusy) return;
-    this.loadTimeline(false);
-  }
-
-  /** Bring the newest page up to date (activity summaries, decisions) after live events. */
-  async reconcile() {
-    if (this.timelineBusy || this.destroyed) return;
-    const generation = this.generation.timeline;
-    try {
-      const data = await api(this.mailboxQuery({ limit: PAGE }));
-      if (generation !== this.generation.timeline || this.timelineBusy || this.destroyed) return;
-      this.applyPage(data.history || [], !data.nextCursor, false);
-      this.total = data.total;
-      this.renderTimelineInfo();
-    } catch {
-      // The next event or reload tries again; the live data stays shown.
-    }
-  }
-
-  /** Re-read the page around one row (its activity summary was missing). */
-  async refreshAround(id) {
-    const record = this.timeline.get(id);
-    if (!record) return;
-    const index = this.timeline.order.indexOf(record);
-    // The page starts ten rows newer than this one (a cursor lists rows below a seq).
-    const start = this.timeline.order[Math.max(0, index - 10)];
-    const cursor = start && start.key < Number.MAX_SAFE_INTEGER ? String(start.key + 1) : undefined;
-    try {
-      const data = await api(this.mailboxQuery({ limit: 30, cursor }));
-      if (this.destroyed) return;
-      for (const entry of data.history || []) {
-        const { decisions, activity, ...item } = entry;
-        if (this.timeline.has(item.id)) this.applyItem(item, { decisions, activity });
-      }
-    } catch {
-      // The row keeps what it shows.
-    }
-  }
-
-  /**
-   * Apply one page of the listing. Rows in the page's key range that the
-   * server no longer lists there are stale and go; a reset also drops rows
-   * older than the page, and so does a `complete` page (the whole listing).
-   * Rows newer than the page's newest (live arrivals after the server read
-   * it) stay.
-   */
-  applyPage(history, complete, reset) {
-    const ids = new Set(history.map((item) => item.id));
-    const maxKey = history.length ? keyOf(history[0]) : Infinity;
-    const minKey = history.length ? keyOf(history[history.length - 1]) : -Infinity;
-    for (const id of this.timeline.ids()) {
-      if (ids.has(id)) continue;
-      const { key } = this.timeline.get(id);
-      const inRange = key <= maxKey && key >= minKey;
-      const older = key < minKey;
-      if (inRange || ((reset || complete) && older) || (reset && !history.length)) this.timeline.remove(id);
-    }
-    for (const entry of history) {
-      const { decisions, activity, ...item } = entry;
-      this.applyItem(item, { decisions, activity, fromPage: true });
-    }
   }
 
   // ------------------------------------------------------------- live events
@@ -339,7 +232,7 @@ export class MindView {
       this.renderQueue();
       this.countsSoon();
       this.reconcileSoon();
-      this.renderTimelineInfo();
+      this.history.renderInfo();
     }
     if (header || items) this.renderHeader();
     if (control) this.mindSoon();
@@ -357,7 +250,7 @@ export class MindView {
       this.mind.currentFocus = item.status === 'processing' ? item : this.mind.currentFocus;
     }
     if (this.matches(item)) {
-      if (this.timeline.has(item.id) || this.accepts(keyOf(item)) || decisions) {
+      if (this.timeline.has(item.id) || this.history.accepts(keyOf(item)) || decisions) {
         this.timeline.upsert(item, { decisions, activity });
       }
     } else {
@@ -386,12 +279,6 @@ export class MindView {
 
   matches(item) {
     return this.filters.matches(item);
-  }
-
-  /** Whether a row with this key belongs in the loaded part of the timeline. */
-  accepts(key) {
-    const oldest = this.timeline.minKey();
-    return this.exhausted || oldest === null || key >= oldest;
   }
 
   // ------------------------------------------------------------- rendering
@@ -438,16 +325,6 @@ export class MindView {
     this.queuePanel.render();
   }
 
-  renderTimelineInfo() {
-    const shown = this.timeline.size;
-    this.timelineEmpty.hidden = shown > 0 || this.timelineBusy;
-    this.loadEarlierButton.hidden = this.exhausted && !this.timelineBusy;
-    this.loadEarlierButton.disabled = this.timelineBusy;
-    this.loadEarlierButton.textContent = this.timelineBusy ? 'Loading…' : 'Load earlier…';
-    const total = typeof this.total === 'number' ? Math.max(this.total, shown) : null;
-    this.timelineInfo.textContent = total === null ? '' : `Showing ${shown} of ${total} items`;
-  }
-
   tick() {
     for (const span of this.el.querySelectorAll('.elapsed[data-since]')) {
       if (span.dataset.since) span.textContent = `for ${formatDuration(secondsSince(span.dataset.since))}`;
@@ -468,10 +345,8 @@ export class MindView {
   }
 
   filtersChanged() {
-    this.timeline.clear();
-    this.exhausted = false;
-    this.total = null;
-    this.loadTimeline(true);
+    this.history.clear();
+    this.history.load(true);
     this.filters.loadCounts();
   }
 
@@ -486,5 +361,6 @@ export class MindView {
     this.chat.destroy();
     this.approvals.destroy();
     this.filters.destroy();
+    this.history.destroy();
   }
 }
