@@ -6,7 +6,7 @@
 
 import { ApiError, api, query } from './api.js';
 import { ApprovalCard } from './approval_card.js';
-import { clip, h, replaceChildren, throttle } from './dom.js';
+import { clip, h, replaceChildren } from './dom.js';
 import { messageOf } from './notices.js';
 
 const CLOSED = ['approved', 'rejected', 'expired', 'cancelled'];
@@ -78,7 +78,6 @@ export class ApprovalsView {
     this.pendingEmpty = h('p', { class: 'muted', hidden: true }, 'Nothing is waiting for an answer.');
     this.closedEmpty = h('p', { class: 'muted', hidden: true }, 'No approval has been answered yet.');
     this.single = h('div', { class: 'approval-single' });
-    this.loadSoon = throttle(() => this.load(), 500);
     this.el = approvalId
       ? h('section', { class: 'approvals' },
         h('h1', null, 'Approval'), this.error, this.single,
@@ -105,7 +104,6 @@ export class ApprovalsView {
         if (generation !== this.generation) return;
         this.pending = pending.approvals;
         this.closed = closed.approvals;
-        this.pendingTotal = pending.total;
         this.closedTotal = closed.total;
         this.render();
       }
@@ -175,7 +173,6 @@ export class ApprovalsView {
 
   destroy() {
     this.generation += 1;
-    this.loadSoon.cancel();
     this.cards.destroy();
   }
 }

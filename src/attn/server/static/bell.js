@@ -126,7 +126,7 @@ export class NotificationBell {
         const n = data.notification;
         if (n.userId !== user) continue;
         if (!this.notifications.has(n.id)) {
-          this.notifications = new Map([[n.id, n], ...this.notifications]);
+          this.notifications = new Map([[n.id, n], ...this.notifications].slice(0, MAX_SHOWN));
           if (this.unread !== null && !n.read) this.unread += 1;
           if (this.total !== null) this.total += 1;
           this.announcer.textContent = `New notification: ${clip(n.title, 120)}`;
