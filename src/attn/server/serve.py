@@ -202,9 +202,7 @@ async def serve(
     tiers = [build_tiers(section.brain, dict(section.options)) for section in config.agents]
     sock = bind_socket(host, port)
     try:
-        runtime = Runtime(
-            open_store(database_url), time=config.time_config(), users=config.users
-        )
+        runtime = Runtime(open_store(database_url), time=config.time_config(), users=config.users)
         await runtime.start()
         try:
             for section, brain, tier in zip(config.agents, brains, tiers, strict=True):
