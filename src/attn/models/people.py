@@ -221,7 +221,7 @@ class Approval:
         return {
             "id": self.id,
             "agentId": self.agent_id,
-            "itemId": self.item_id,
+            "mailboxItemId": self.item_id,
             "userId": self.user_id,
             "title": self.title,
             "description": self.description,
@@ -253,7 +253,7 @@ class SessionMessage:
         content: the text (for a ``notify_user`` message, with its
             ``<!-- notify_context: … -->`` comment).
         created_at: when it was written (UTC).
-        metadata: JSON: ``userId`` (the person), ``itemId`` (the item it came
+        metadata: JSON: ``userId`` (the person), ``mailboxItemId`` (the item it came
             from), ``notifyUser``/``priority``/``taskId``/``requirementId`` for
             notify messages, ``activityLog`` and ``sourceType`` for activity lines.
         seq: commit order within the store, assigned by the store (pages by it).

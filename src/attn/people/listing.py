@@ -119,7 +119,7 @@ def _notification_metadata(approval: Approval) -> JSON:
     return {
         "agentId": approval.agent_id,
         "approvalId": approval.id,
-        "itemId": approval.item_id,
+        "mailboxItemId": approval.item_id,
         "taskId": approval.related_task_id,
         "options": [o.to_dict() for o in approval.options],
         "allowFreeform": approval.allow_freeform,

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import httpx
+
 from attn.clock import Clock
-from attn.config.people import Users
+from attn.config.people import Users, WebhookConfig
 from attn.core.attention import Ended
 from attn.core.events import EventBus
+from attn.errors import InvalidInput
 from attn.models.people import MAIN_SESSION, Notification, SessionRole
 from attn.people import checks
 from attn.people.approvals import Approvals
@@ -26,6 +29,7 @@ from attn.people.hosting import PeopleAgent, PeopleHost
 from attn.people.notifications import Notifications
 from attn.people.session import MainSession
 from attn.people.types import NotificationTypes
+from attn.people.webhook import WebhookSink
 from attn.store.base import InsertNotification, InsertSessionMessage, Store, WriteOp
 from attn.types import JSON
 
@@ -59,6 +63,8 @@ class People:
             store, clock, bus, host, self.notifications, self.sessions.last_person
         )
         self._attached: set[str] = set()
+        #: The notification webhook (PPL-09), once :meth:`start_webhook` ran.
+        self.webhook: WebhookSink | None = None
 
     @property
     def users(self) -> Users:
@@ -182,8 +188,29 @@ class People:
         """Wait for the background work started so far (resumes, cancels)."""
         await self.approvals.settle()
 
-    def close(self) -> None:
+    async def start_webhook(
+        self, config: WebhookConfig, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> WebhookSink:
+        """Push notifications to ``config.url`` from now on, and what a previous run
+        left pending (PPL-09). ``transport``: an httpx transport (tests).
+
+        Raises:
+            InvalidInput: a webhook runs already, or its secret variable is not set.
+        """
+        if self.webhook is not None:
+            raise InvalidInput("a notification webhook runs already")
+        sink = WebhookSink(self._store, self._clock, config, transport=transport)
+        self.notifications.webhook_types = config.types
+        self.notifications.listeners.append(sink.kick)
+        self.webhook = sink
+        await sink.start()
+        return sink
+
+    async def aclose(self) -> None:
+        """Stop timers, background work and the webhook."""
         self.approvals.close()
+        if self.webhook is not None:
+            await self.webhook.close()
 
 
 __all__ = ["People"]

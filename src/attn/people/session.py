@@ -126,7 +126,7 @@ class MainSession:
             if item.status is not ItemStatus.COMPLETED:
                 return found
             person = item.metadata.get("senderId")
-            meta: JSON = {"itemId": item.id}
+            meta: JSON = {"mailboxItemId": item.id}
             if isinstance(person, str):
                 meta["userId"] = person
                 self.last_person[agent_id] = person
@@ -138,7 +138,7 @@ class MainSession:
             if outcome is None:
                 return found
             text = f"[ACTIVITY: {item.source_type}] {one_line(item.summary)} → {outcome}"
-            meta = {"activityLog": True, "sourceType": item.source_type, "itemId": item.id}
+            meta = {"activityLog": True, "sourceType": item.source_type, "mailboxItemId": item.id}
             found.append(self.message(agent_id, SessionRole.ACTIVITY, text, meta))
         for message in found:
             self.published(message)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from attn.core.registry import TypeRegistry
+from attn.people import People
 from attn.runtime import views
 from attn.store.base import Store
 
@@ -21,6 +22,15 @@ class AgentViews:
     name: str
     _store: Store
     _registry: TypeRegistry
+    _people: People | None
+
+    async def main_session(self, limit: int = 30) -> list[dict[str, Any]]:
+        """The newest ``limit`` (1..500) messages of this agent's main session, oldest
+        first, activity lines included (000 §20; the LLM brain's chat history)."""
+        if self._people is None:
+            return []
+        found = await self._people.sessions.page(self.name, limit=limit)
+        return [m.to_dict() for m in found]
 
     async def mailbox_timeline(
         self,

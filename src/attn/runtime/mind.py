@@ -27,12 +27,14 @@ async def mind(
     """The Agent Mind snapshot of one agent, as JSON.
 
     Keys: ``agentId``, ``description``, ``state``, ``running``, ``paused``,
-    ``currentFocus`` (the item, plus its ``label`` and ``taskId``; None
-    when idle), ``queue`` (claim order), ``queueDepth``, ``deferred``,
-    ``deferredCount``, ``recentDecisions`` (the last :data:`RECENT_DECISIONS`,
-    newest first) and ``lastTriage`` (``{"at", "deliberation"}`` of the last
-    deliberation, or None). ``queue`` and ``deferred`` list at most 1,000 items
-    (and about 4 MB of JSON) each; ``queueDepth`` and ``deferredCount`` count them all.
+    ``currentFocus`` (the item, plus its ``label`` and ``taskId``; None when
+    idle), ``queue`` (claim order), ``queueDepth``, ``deferred``,
+    ``deferredCount``, ``parked`` and ``parkedCount`` (items waiting on a
+    person's answer; each ``reason`` names the approvals), ``recentDecisions``
+    (the last :data:`RECENT_DECISIONS`, newest first) and ``lastTriage``
+    (``{"at", "deliberation"}`` of the last deliberation, or None). ``queue``,
+    ``deferred`` and ``parked`` list at most 1,000 items (and about 4 MB of
+    JSON) each; the counts count them all.
     """
     focus = controller.focus_item
     return {
@@ -46,6 +48,8 @@ async def mind(
         "queueDepth": mailbox.depth,
         "deferred": views.bounded(mailbox.deferred_items()),
         "deferredCount": mailbox.deferred_count,
+        "parked": views.bounded(mailbox.parked_items()),
+        "parkedCount": len(mailbox.transitions.parked),
         "recentDecisions": await mailbox.recent_decisions(RECENT_DECISIONS),
         "lastTriage": last_triage(controller),
     }

@@ -113,7 +113,7 @@ class Runtime:
         if self._closed:
             return
         self._closed = True
-        self.people.close()
+        await self.people.aclose()
         await self.time.close()
         await asyncio.gather(*(agent.close() for agent in self._agents.values()))
         if self._started:

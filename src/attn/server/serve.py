@@ -205,6 +205,8 @@ async def serve(
         runtime = Runtime(open_store(database_url), time=config.time_config(), users=config.users)
         await runtime.start()
         try:
+            if config.webhook is not None:
+                await runtime.people.start_webhook(config.webhook)
             for section, brain, tier in zip(config.agents, brains, tiers, strict=True):
                 agent_config = config.agent_settings(section).agent_config()
                 agent = await runtime.add_agent(

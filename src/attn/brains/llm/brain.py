@@ -37,10 +37,11 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from attn.brains.llm.conversation import assistant, last_called, opening, user
+from attn.brains.llm.conversation import answer_text, assistant, last_called, opening, user
 from attn.brains.llm.host import BrainHost, ToolProvider
 from attn.brains.llm.marker import MarkerFilter
 from attn.brains.llm.offered import offered, tool_specs
+from attn.brains.llm.people import answers_message, history_part
 from attn.brains.llm.prompt import (
     Identity,
     context_block,
@@ -55,7 +56,7 @@ from attn.brains.llm.turn import TurnResult, model_turn
 from attn.brains.providers.base import ModelClient, ModelRequest, StopAction
 from attn.brains.providers.retry import RetryPolicy
 from attn.core.focus import Focus, Reply
-from attn.models import COMPLETION_MARKER, MailboxItem
+from attn.models import MailboxItem
 from attn.types import JSON
 
 #: Between the texts of two model turns of one answer (streamed and replied alike).
@@ -133,7 +134,8 @@ class LLMBrain:
 
     async def __call__(self, item: MailboxItem, focus: Focus) -> Reply | None:
         """Work on ``item`` until the model answers, the turn limit, or a stop."""
-        work = _Loop(self, item, focus)
+        history = await history_part(self._host, item, focus)
+        work = _Loop(self, item, focus, history)
         try:
             return await work.run()
         finally:
@@ -156,7 +158,7 @@ class _Loop:
         "tools",
     )
 
-    def __init__(self, brain: LLMBrain, item: MailboxItem, focus: Focus) -> None:
+    def __init__(self, brain: LLMBrain, item: MailboxItem, focus: Focus, history: str) -> None:
         self.brain = brain
         self.item = item
         self.focus = focus
@@ -176,7 +178,7 @@ class _Loop:
             else None
         )
         conversation = opening(
-            focus.session, lambda: first_message(item, focus.batch, focus.batch_context)
+            focus.session, lambda: history + first_message(item, focus.batch, focus.batch_context)
         )
         self.conversation = conversation
         #: The long-term memories shown in the context block, and the length of the
@@ -220,6 +222,9 @@ class _Loop:
         session = focus.session
         found = bool(session.get("markerFound", False))
         specs = tool_specs(self.tools)
+        answered = answers_message(session)  # resumed by a person's answer (000 §13.2)
+        if answered:
+            self._hold_merge(answered)
         while True:
             decision = await focus.yield_point()  # before every model request
             if decision.stop:
@@ -275,8 +280,8 @@ class _Loop:
             action = stop.action if stop is not None else StopAction.INCOMPLETE
             if action == StopAction.TOOLS and result.calls:
                 outcome = await run_tool_calls(result.calls, self.tools, focus, self)
-                if outcome.stop is not None:
-                    return None
+                if outcome.stop is not None or focus.parking:
+                    return None  # parked: the answer resumes this conversation
                 if outcome.cancelled:
                     return await self._stopped()
                 for text in outcome.merged:
@@ -349,7 +354,7 @@ class _Loop:
         """``on_text`` for one turn: marker filtered, the turn separator first."""
         focus = self.focus
         started = False
-        earlier = bool(self._answer())
+        earlier = bool(answer_text(self.conversation))
 
         def on_text(delta: str) -> None:
             nonlocal started
@@ -365,24 +370,11 @@ class _Loop:
 
     def _reply(self) -> Reply:
         """The reply, also kept in the activity log (non-chat answers are seen there)."""
-        answer = self._answer()
+        answer = answer_text(self.conversation)
         self.focus.log(
             "text", answer[:MAX_LOGGED_CHARS] if len(answer) > MAX_LOGGED_CHARS else answer
         )
         return Reply(answer)
-
-    def _answer(self) -> str:
-        """The model's text since the last user message, marker removed."""
-        texts: list[str] = []
-        for message in reversed(self.conversation):
-            role = message.get("role") if isinstance(message, dict) else None
-            if role == "user":
-                break
-            if role == "assistant":
-                text = str(message.get("content") or "").replace(COMPLETION_MARKER, "")
-                if text:
-                    texts.append(text)
-        return TURN_SEPARATOR.join(reversed(texts))
 
     async def _context(self) -> str | None:
         host = self.brain._host

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from attn.models import COMPLETION_MARKER
 from attn.types import JSON
 
 #: The result given to a tool call that never finished (deterministic: no time, no id).
@@ -102,6 +103,21 @@ def repair(messages: list[JSON]) -> list[JSON]:
     return repaired
 
 
+def answer_text(messages: list[JSON]) -> str:
+    """The model's text since the last user message, completion marker removed,
+    turns joined by a blank line."""
+    texts: list[str] = []
+    for message in reversed(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "user":
+            break
+        if role == "assistant":
+            text = str(message.get("content") or "").replace(COMPLETION_MARKER, "")
+            if text:
+                texts.append(text)
+    return "\n\n".join(reversed(texts))
+
+
 def last_called(messages: list[JSON], prefix: str) -> bool:
     """True when the last assistant message called a tool whose name starts with ``prefix``."""
     last = next((m for m in reversed(messages) if m.get("role") == "assistant"), {})
@@ -115,6 +131,7 @@ def unanswered(messages: list[JSON]) -> bool:
 
 __all__ = [
     "INTERRUPTED_RESULT",
+    "answer_text",
     "assistant",
     "last_called",
     "repair",

@@ -96,6 +96,8 @@ def settlement_of(attempt: Attempt | None, item: MailboxItem) -> Settlement:
     if final is not None and final.action == YieldAction.PREEMPT:
         reason = f"preempted: {final.reason}"
         return Settlement(item, True, ResultOutcome.INTERRUPTED, partial, reason, ids)
+    if item.status == ItemStatus.PARKED:  # waits on a person (000 §13.2): this turn is over
+        return Settlement(item, True, ResultOutcome.INTERRUPTED, partial, item.reason or "", ids)
     if item.status == ItemStatus.COMPLETED:
         reply = attempt.reply
         return Settlement(item, True, ResultOutcome.COMPLETED, reply or partial, "", ids)
