@@ -168,7 +168,7 @@ def session_command(
 ) -> None:
     """Show an agent's main session: people's chat, its replies and notify messages, and
     with --mind one activity line per processed non-chat item."""
-    params = {"view": "mind" if mind else "chat", "limit": limit, "before": before}
+    params = {"view": "mind" if mind else "chat", "limit": limit, "beforeSeq": before}
     page = call(url, token, "GET", agent_path(agent, "/session"), params=params)
     if as_json:
         print_json(page)
@@ -177,11 +177,10 @@ def session_command(
     messages: list[dict[str, Any]] = page.get("messages", [])
     if not messages:
         out.print(Text(f"{agent}: the main session is empty", style="dim"))
-    if page.get("nextBefore") is not None:
+    if page.get("nextBeforeSeq") is not None:
         more = " --mind" if mind else ""
-        out.print(
-            Text(f"older: attn session {agent}{more} --before {page['nextBefore']}", style="dim")
-        )
+        older = page["nextBeforeSeq"]
+        out.print(Text(f"older: attn session {agent}{more} --before {older}", style="dim"))
     for message in messages:
         out.print(session_line(message))
 

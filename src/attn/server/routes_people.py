@@ -19,8 +19,8 @@ Mounted by :func:`attn.server.app.create_app` with :func:`people_router`::
     POST /api/approvals/{approvalId}/cancel      {reason?} -> {approval, resumed}
     GET  /api/agents/{agentId}/session           the main session, oldest first; ?view=chat
                                                  (default: without activity lines) or mind
-                                                 (all), ?before= (a seq), ?limit= (50, at
-                                                 most 500) -> {messages, nextBefore}
+                                                 (all), ?beforeSeq=, ?limit= (50, at most
+                                                 500) -> {messages, nextBeforeSeq}
     POST /api/agents/{agentId}/notify            notify_user from outside -> 201 {notification}
 
 Every route goes through :class:`attn.people.People` (``runtime.people``), so
@@ -97,7 +97,7 @@ _WIRE_NAMES = {
     "states": "state",
     "agent_id": "agentId",
     "item_id": "mailboxItemId",
-    "before_seq": "before",
+    "before_seq": "beforeSeq",
     "target user": "targetUserId",
     "answerer": "userId",
 }
@@ -271,9 +271,14 @@ def people_router(runtime: Runtime) -> APIRouter:
             Literal["chat", "mind"],
             Query(description="chat: without activity lines; mind: every message"),
         ] = "chat",
-        before: Annotated[
+        before_seq: Annotated[
             int | None,
-            Query(ge=1, le=MAX_SEQ, description="a seq: only older messages (nextBefore)"),
+            Query(
+                alias="beforeSeq",
+                ge=1,
+                le=MAX_SEQ,
+                description="a seq: only older messages (nextBeforeSeq)",
+            ),
         ] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_SESSION_PAGE)] = DEFAULT_SESSION_PAGE,
     ) -> dict[str, Any]:
@@ -283,7 +288,9 @@ def people_router(runtime: Runtime) -> APIRouter:
         agent = runtime.get_agent(name).name
         mind = view == "mind"
         sessions = people.sessions
-        found = await sessions.page(agent, before_seq=before, limit=limit, include_activity=mind)
+        found = await sessions.page(
+            agent, before_seq=before_seq, limit=limit, include_activity=mind
+        )
         more = False
         if len(found) == limit:
             older = await sessions.page(
@@ -292,7 +299,7 @@ def people_router(runtime: Runtime) -> APIRouter:
             more = bool(older)
         return {
             "messages": [m.to_dict() for m in found],
-            "nextBefore": found[0].seq if more else None,
+            "nextBeforeSeq": found[0].seq if more else None,
         }
 
     @router.post("/api/agents/{agentId}/notify", **created(shapes.NotificationAnswerView))

@@ -231,6 +231,7 @@ class ApprovalView(_Out):
 
     id: str
     agentId: str
+    mailboxItemId: str
     userId: str
     title: str
     description: str
@@ -285,11 +286,11 @@ class SessionMessageView(_Out):
 
 
 class SessionPageView(_Out):
-    """``GET /api/agents/{agentId}/session``: one page, oldest first; pass ``nextBefore``
-    as ``before`` for the page before it (null at the start)."""
+    """``GET /api/agents/{agentId}/session``: one page, oldest first; pass ``nextBeforeSeq``
+    as ``beforeSeq`` for the page before it (null at the start)."""
 
     messages: list[SessionMessageView]
-    nextBefore: int | None
+    nextBeforeSeq: int | None
 
 
 __all__ = [
