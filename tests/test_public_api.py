@@ -21,6 +21,18 @@ from attn import errors
 
 #: The facade's ``__all__``: changes to it are deliberate.
 FACADE = [
+    "Approval",
+    "ApprovalClosed",
+    "ApprovalNotFound",
+    "ApprovalState",
+    "Notification",
+    "NotificationNotFound",
+    "People",
+    "PeopleToolset",
+    "SessionMessage",
+    "UnknownUser",
+    "User",
+    "Users",
     "IdempotencyConflict",
     "ChannelMessageNotFound",
     "NotAMember",

@@ -24,6 +24,10 @@ directly only by attn itself and by tests.
 - Spawn trees of retained agents (``runtime.tree``, :class:`Tree`, seed 002):
   :class:`TreeAgent` nodes, :class:`WakePolicy`, RESULT outcomes
   (:class:`ResultOutcome`).
+- People (``runtime.people``, :class:`People`, 000 §12, §13, §20):
+  :class:`Notification`, :class:`Approval` (:class:`ApprovalState`),
+  :class:`SessionMessage` of an agent's main session, and the people of
+  ``attn.toml`` (:class:`Users`, :class:`User`).
 - Records: :class:`MailboxItem`, :class:`Decision`, :class:`Activity`,
   :class:`PendingCallback`, :class:`Channel`, :class:`ChannelMessage`,
   :class:`Delegation` and their enums.
@@ -45,6 +49,7 @@ from attn.brains import EchoBrain, ScriptBrain, build_brain
 from attn.channels import Channels, SendReceipt
 from attn.clock import Clock, SystemClock
 from attn.config import AgentConfig, CatchUp, TimeConfig
+from attn.config.people import User, Users
 from attn.core.attention import InterruptClassifier, InterruptRules
 from attn.core.deliberation import DeliberationResult, Deliberator, MemoryUpdate
 from attn.core.events import Event, EventBus
@@ -57,6 +62,8 @@ from attn.errors import (
     ActivityNotFound,
     AgentExists,
     AgentNotRunning,
+    ApprovalClosed,
+    ApprovalNotFound,
     AttnError,
     CallbackNotFound,
     ChannelMessageNotFound,
@@ -74,6 +81,7 @@ from attn.errors import (
     ModelError,
     ModelStreamError,
     NotAMember,
+    NotificationNotFound,
     OptionError,
     PayloadTooLarge,
     ProtectedItem,
@@ -88,10 +96,13 @@ from attn.errors import (
     UnknownAgent,
     UnknownChannel,
     UnknownItemType,
+    UnknownUser,
 )
 from attn.models import (
     Activity,
     ActivityLog,
+    Approval,
+    ApprovalState,
     AttentionState,
     CallbackStatus,
     CallbackType,
@@ -105,15 +116,18 @@ from attn.models import (
     DeliveryOutcome,
     ItemStatus,
     MailboxItem,
+    Notification,
     PendingCallback,
     ResultOutcome,
+    SessionMessage,
     TreeAgent,
     TreeAgentState,
     WakePolicy,
 )
+from attn.people import People
 from attn.runtime import Agent, Runtime
 from attn.store import SQLiteStore, Store, open_store
-from attn.tools import CombinedToolset, MailboxToolset, TimeToolset, Toolset
+from attn.tools import CombinedToolset, MailboxToolset, PeopleToolset, TimeToolset, Toolset
 from attn.tree import Tree
 from attn.version import __version__
 
@@ -138,6 +152,10 @@ __all__ = [
     "AgentConfig",
     "AgentExists",
     "AgentNotRunning",
+    "Approval",
+    "ApprovalClosed",
+    "ApprovalNotFound",
+    "ApprovalState",
     "AttentionState",
     "AttnError",
     "Brain",
@@ -187,9 +205,13 @@ __all__ = [
     "ModelError",
     "ModelStreamError",
     "NotAMember",
+    "Notification",
+    "NotificationNotFound",
     "OptionError",
     "PayloadTooLarge",
     "PendingCallback",
+    "People",
+    "PeopleToolset",
     "PostgresStore",
     "Priority",
     "ProtectedItem",
@@ -205,6 +227,7 @@ __all__ = [
     "SendReceipt",
     "SendRefused",
     "ServeError",
+    "SessionMessage",
     "Store",
     "StoreClosed",
     "StoreError",
@@ -221,6 +244,9 @@ __all__ = [
     "UnknownAgent",
     "UnknownChannel",
     "UnknownItemType",
+    "UnknownUser",
+    "User",
+    "Users",
     "Verdict",
     "WakePolicy",
     "YieldAction",

@@ -32,22 +32,22 @@ def test_status_upgrade_status_on_a_new_sqlite_file(runner: CliRunner, tmp_path:
     url = f"sqlite:///{tmp_path / 'new.db'}"
     before = attn(runner, "db", "status", "--database", url)
     assert before.exit_code == 0, before.output
-    assert "none yet; 'attn db upgrade' creates it at 0006" in before.stdout
+    assert "none yet; 'attn db upgrade' creates it at 0007" in before.stdout
     assert not (tmp_path / "new.db").exists()  # status creates nothing
     upgraded = attn(runner, "db", "upgrade", "--database", url)
     assert upgraded.exit_code == 0, upgraded.output
     assert (
-        "from an empty database to 0006 (6 migration(s): 0001, 0002, 0003, 0004, 0005, 0006)"
+        "from an empty database to 0007 (7 migration(s): 0001, 0002, 0003, 0004, 0005, 0006, 0007)"
         in upgraded.stdout
     )
     assert migrate.current(url) == migrate.head()
     again = attn(runner, "db", "upgrade", "--database", url)
-    assert again.stdout.strip().endswith("is at 0006 (head); nothing to do")
+    assert again.stdout.strip().endswith("is at 0007 (head); nothing to do")
     status = json.loads(attn(runner, "db", "status", "--database", url, "--json").stdout)
     assert status == {
         "database": url,
-        "current": "0006",
-        "head": "0006",
+        "current": "0007",
+        "head": "0007",
         "pending": [],
         "upToDate": True,
         "known": True,
@@ -69,19 +69,19 @@ def test_an_older_schema_lists_and_applies_what_is_missing(
     status = json.loads(attn(runner, "db", "status", "--database", url, "--json").stdout)
     assert (status["current"], status["pending"], status["upToDate"]) == (
         "0001",
-        ["0002", "0003", "0004", "0005", "0006"],
+        ["0002", "0003", "0004", "0005", "0006", "0007"],
         False,
     )
     text = attn(runner, "db", "status", "--database", url).stdout
     assert (
-        "0001; 5 migration(s) to apply (0002, 0003, 0004, 0005, 0006): run 'attn db upgrade'"
+        "0001; 6 migration(s) to apply (0002, 0003, 0004, 0005, 0006, 0007): run 'attn db upgrade'"
         in text
     )
     result = json.loads(attn(runner, "db", "upgrade", "--database", url, "--json").stdout)
     assert (result["from"], result["applied"], result["current"]) == (
         "0001",
-        ["0002", "0003", "0004", "0005", "0006"],
-        "0006",
+        ["0002", "0003", "0004", "0005", "0006", "0007"],
+        "0007",
     )
 
 
@@ -128,8 +128,8 @@ def test_srv22_upgrade_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> Non
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
-    assert "migrating to 0006" in done.stderr
-    assert "6/6" in done.stderr
+    assert "migrating to 0007" in done.stderr
+    assert "7/7" in done.stderr
     assert "upgraded" in done.stdout
 
 
@@ -138,10 +138,10 @@ def test_status_and_upgrade_on_postgresql(runner: CliRunner, fresh_pg_url: str) 
     before = json.loads(attn(runner, "db", "status", "--database", fresh_pg_url, "--json").stdout)
     assert (before["current"], before["pending"]) == (
         None,
-        ["0001", "0002", "0003", "0004", "0005", "0006"],
+        ["0001", "0002", "0003", "0004", "0005", "0006", "0007"],
     )
     upgraded = attn(runner, "db", "upgrade", "--database", fresh_pg_url)
     assert upgraded.exit_code == 0, upgraded.output
-    assert "to 0006 (6 migration(s): 0001, 0002, 0003, 0004, 0005, 0006)" in upgraded.stdout
+    assert "to 0007 (7 migration(s): 0001, 0002, 0003, 0004, 0005, 0006, 0007)" in upgraded.stdout
     after = json.loads(attn(runner, "db", "status", "--database", fresh_pg_url, "--json").stdout)
-    assert (after["current"], after["upToDate"]) == ("0006", True)
+    assert (after["current"], after["upToDate"]) == ("0007", True)

@@ -120,13 +120,16 @@ async def test_upgrading_an_empty_postgres_schema_matches_the_schema(fresh_pg_ur
             "agent_decisions",
             "agent_settings",
             "alembic_version",
+            "approvals",
             "channel_messages",
             "channels",
             "delegations",
             "mailbox_items",
             "memories",
             "pending_callbacks",
+            "session_messages",
             "tree_agents",
+            "user_notifications",
         ]
 
     await migrate._pg_run(url, check)
@@ -241,3 +244,99 @@ async def test_0003_numbers_existing_decisions_and_continues_on_postgres(
         await store.close()
     # PostgreSQL had no insertion order: existing rows are numbered by created_at, id.
     assert found == [newest.id, "dec_1", "dec_3", "dec_2"]
+
+
+_PEOPLE_TABLES = {"user_notifications", "approvals", "session_messages"}
+
+
+def _insert_0006_node(connection: sa.Connection, stamp: Any = str) -> None:
+    connection.execute(
+        sa.text(
+            "INSERT INTO tree_agents (id, tree_id, path, created_at)"
+            " VALUES ('lead', 'lead', '/root', :at)"
+        ),
+        {"at": stamp("2026-01-02T03:04:05.000000+00:00")},
+    )
+
+
+def _tables(connection: sa.Connection) -> set[str]:
+    return set(sa.inspect(connection).get_table_names())
+
+
+def _downgrade_and_upgrade_again(connection: sa.Connection) -> None:
+    """0007 → 0006 drops the people tables and keeps the rest; head again matches the schema."""
+    from alembic import command
+
+    command.downgrade(migrate.alembic_config(connection), "0006")
+    assert not _tables(connection) & _PEOPLE_TABLES
+    nodes = connection.exec_driver_sql("SELECT id, path FROM tree_agents").all()
+    assert [tuple(n) for n in nodes] == [("lead", "/root")]
+    _upgrade_to(connection, "head")
+    assert _diff(connection) == []
+
+
+async def _people_round_trip(store: Any) -> None:
+    """The 0006 node is still there, and people records can be written and read."""
+    from attn.store.base import InsertApproval, InsertNotification, InsertSessionMessage
+
+    from .people_records import approval, message, notification
+
+    node = await store.get_tree_agent("lead")
+    assert node is not None and node.path == "/root"
+    asked, bell = approval(), notification()
+    results = await store.write(
+        [InsertApproval(asked), InsertNotification(bell), InsertSessionMessage(message())]
+    )
+    assert results[:2] == [asked, bell]
+    assert await store.find_approvals() == [asked]
+    assert await store.find_notifications() == [bell]
+    assert await store.find_session_messages("alice") == [results[2]]
+
+
+async def test_0007_adds_the_people_tables_keeps_0006_rows_and_downgrades_on_sqlite(
+    tmp_path: Path,
+) -> None:
+    from attn.store.sqlite import SQLiteStore
+
+    db = tmp_path / "old.db"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    try:
+        with engine.begin() as connection:
+            _upgrade_to(connection, "0006")
+            assert not _tables(connection) & _PEOPLE_TABLES
+            _insert_0006_node(connection)
+        store = SQLiteStore(db)
+        await store.open()  # migrates to head
+        try:
+            await _people_round_trip(store)
+        finally:
+            await store.close()
+        assert migrate.current(f"sqlite:///{db}") == "0007"
+        with engine.begin() as connection:
+            _downgrade_and_upgrade_again(connection)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_0007_adds_the_people_tables_keeps_0006_rows_and_downgrades_on_postgres(
+    fresh_pg_url: str,
+) -> None:
+    from datetime import datetime
+
+    from attn.store.postgres import PostgresStore
+
+    def old(connection: sa.Connection) -> None:
+        _upgrade_to(connection, "0006")
+        assert not _tables(connection) & _PEOPLE_TABLES
+        _insert_0006_node(connection, datetime.fromisoformat)
+
+    await migrate._pg_run(fresh_pg_url, old)
+    store = PostgresStore(fresh_pg_url)
+    await store.open()  # migrates to head
+    try:
+        await _people_round_trip(store)
+    finally:
+        await store.close()
+    assert await asyncio.to_thread(migrate.current, fresh_pg_url) == "0007"
+    await migrate._pg_run(fresh_pg_url, _downgrade_and_upgrade_again)

@@ -1,5 +1,6 @@
 """The records attn keeps: mailbox items, decisions, activities, pending callbacks,
-long-term memories, channels and their messages, spawn trees.
+long-term memories, channels and their messages, spawn trees, and people's
+notifications, approvals and main sessions.
 
 Plain dataclasses and enums with no behaviour beyond their wire form
 (``to_dict()``, camelCase keys). Every layer may import them; they import
@@ -33,6 +34,17 @@ from attn.models.memories import (
     MAX_MEMORY_RESULTS,
     Memory,
 )
+from attn.models.people import (
+    MAIN_SESSION,
+    ActionType,
+    Approval,
+    ApprovalOption,
+    ApprovalState,
+    Notification,
+    NotificationPriority,
+    SessionMessage,
+    SessionRole,
+)
 from attn.models.tree import (
     DEFAULT_CAPACITY,
     EXECUTION_TYPE,
@@ -53,6 +65,7 @@ __all__ = [
     "DEFAULT_CAPACITY",
     "EXECUTION_TYPE",
     "MAIL_TYPE",
+    "MAIN_SESSION",
     "MAX_CHANNEL_MEMBERS",
     "MAX_CHANNEL_NAME_CHARS",
     "MAX_CHANNEL_TEXT_CHARS",
@@ -67,9 +80,13 @@ __all__ = [
     "ROOT_PATH",
     "TERMINAL_STATUSES",
     "TREE_TYPES",
+    "ActionType",
     "Activity",
     "ActivityLog",
     "AgentRunState",
+    "Approval",
+    "ApprovalOption",
+    "ApprovalState",
     "AttentionState",
     "CallbackStatus",
     "CallbackType",
@@ -88,9 +105,13 @@ __all__ = [
     "MailboxItem",
     "Memory",
     "MessageKind",
+    "Notification",
+    "NotificationPriority",
     "PendingCallback",
     "ResultOutcome",
     "SenderKind",
+    "SessionMessage",
+    "SessionRole",
     "TreeAgent",
     "TreeAgentState",
     "WakePolicy",

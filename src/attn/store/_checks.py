@@ -21,6 +21,7 @@ from typing import Any
 from attn.errors import InvalidInput, StoreError
 from attn.models import ItemStatus
 from attn.store._channels import check_channel_op
+from attn.store._people import PEOPLE_OPS, check_people_op
 from attn.store._tree import check_tree_op
 from attn.store._values import (
     ACTIVITY_COLUMNS,
@@ -131,6 +132,8 @@ def _check_op(op: WriteOp) -> None:
         check_channel_op(op)
     elif isinstance(op, PutTreeAgent):
         check_tree_op(op)
+    elif isinstance(op, PEOPLE_OPS):
+        check_people_op(op)
     else:
         raise StoreError(f"unknown write op {type(op).__name__}")
 
@@ -179,7 +182,8 @@ def check_write(ops: Sequence[WriteOp], *, serializable: bool = False) -> None:
         StoreError: ``ops`` is not a sequence of write ops, or an op breaks
             a rule; the message names the record and the field.
         InvalidInput: a :class:`~attn.store.ops.PutTreeAgent`'s node breaks
-            its rules (:func:`attn.store._tree.check_tree_agent`).
+            its rules (:func:`attn.store._tree.check_tree_agent`), or a people
+            op breaks its rules (:func:`attn.store._people.check_people_op`).
     """
     kind: type = type(ops)
     # The common list or tuple skips the slower ABC check.

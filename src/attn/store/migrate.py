@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 #: The newest revision; a test pins it to the migration scripts' head. Stores
 #: compare with it to skip importing Alembic when the schema is current.
-HEAD_REVISION = "0006"
+HEAD_REVISION = "0007"
 
 #: Advisory lock (two-int4 form) held while migrating PostgreSQL: class "atnm", key 1.
 PG_MIGRATE_LOCK = (0x61746E6D, 1)

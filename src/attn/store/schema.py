@@ -5,7 +5,7 @@ test compares the migrated database with this metadata. The hot path does not
 use SQLAlchemy; it talks to the drivers directly with the same column names.
 
 Instants are ISO 8601 text on SQLite and ``timestamptz`` on PostgreSQL; JSON
-columns are text on both. Spec: 000 §6.2, plus attn's ``seq``, ``attempt``,
+columns are text on both. Spec: 000 §6.2, §12.1, plus attn's ``seq``, ``attempt``,
 ``redelivered``, ``idempotency_key``, ``session`` and ``reason``.
 """
 
@@ -239,4 +239,78 @@ tree_agents = sa.Table(
     sa.Index("idx_tree_agents_path", "tree_id", "path", unique=True),
     # A tree's nodes in find order (created_at, then id).
     sa.Index("idx_tree_agents_tree", "tree_id", "created_at"),
+)
+
+# -- people: notifications, approvals, main sessions (000 §12, §13, §20) ----------------
+
+user_notifications = sa.Table(
+    "user_notifications",
+    metadata,
+    # 000 §12.1's columns, plus the webhook delivery state.
+    sa.Column("id", sa.Text(), primary_key=True),
+    sa.Column("user_id", sa.Text(), nullable=False),
+    sa.Column("type", sa.Text(), nullable=False),
+    sa.Column("title", sa.Text(), nullable=False),
+    sa.Column("body", sa.Text(), nullable=False, server_default=""),
+    sa.Column("priority", sa.Text(), nullable=False, server_default="normal"),
+    sa.Column("read", sa.Boolean(), nullable=False, server_default=sa.false()),
+    # navigate, open_chat or none.
+    sa.Column("action_type", sa.Text(), nullable=False, server_default="none"),
+    # JSON: {"path"} or {"agentId", "sessionId"}; NULL for none.
+    sa.Column("action_target", sa.Text()),
+    sa.Column("metadata", sa.Text(), nullable=False, server_default="{}"),
+    sa.Column("created_at", Instant, nullable=False),
+    # NULL: no webhook configured when it was made; else pending, delivered or failed.
+    sa.Column("webhook", sa.Text()),
+    # A person's bell, newest first; mark all read.
+    sa.Index("idx_notifications_user", "user_id", "created_at"),
+    # The webhook sender's queue: webhook = 'pending', oldest first.
+    sa.Index("idx_notifications_webhook", "webhook", "created_at"),
+)
+
+approvals = sa.Table(
+    "approvals",
+    metadata,
+    sa.Column("id", sa.Text(), primary_key=True),
+    sa.Column("agent_id", sa.Text(), nullable=False),
+    # The mailbox item parked on it.
+    sa.Column("item_id", sa.Text(), nullable=False),
+    sa.Column("user_id", sa.Text(), nullable=False),
+    sa.Column("title", sa.Text(), nullable=False),
+    sa.Column("description", sa.Text(), nullable=False, server_default=""),
+    # The choices: a JSON list of {"id", "label", "description"}.
+    sa.Column("options", sa.Text(), nullable=False),
+    sa.Column("allow_freeform", sa.Boolean(), nullable=False, server_default=sa.false()),
+    sa.Column("priority", sa.Text(), nullable=False, server_default="high"),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Column("expires_at", Instant),
+    sa.Column("related_task_id", sa.Text()),
+    sa.Column("state", sa.Text(), nullable=False, server_default="pending"),
+    sa.Column("selected_option", sa.Text()),
+    sa.Column("comment", sa.Text(), nullable=False, server_default=""),
+    sa.Column("answered_by", sa.Text()),
+    sa.Column("answered_at", Instant),
+    sa.Column("notification_id", sa.Text()),
+    # JSON the asking brain keeps with it.
+    sa.Column("context", sa.Text(), nullable=False, server_default="{}"),
+    sa.Index("idx_approvals_agent_state", "agent_id", "state"),
+    sa.Index("idx_approvals_item", "item_id"),
+    # Every agent's pending approvals, oldest first (restart, expiry).
+    sa.Index("idx_approvals_state", "state", "created_at"),
+)
+
+session_messages = sa.Table(
+    "session_messages",
+    metadata,
+    # One counter over all sessions, in commit order (as channel_messages.seq).
+    sa.Column("seq", RowKey, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.Text(), nullable=False, unique=True),
+    sa.Column("agent_id", sa.Text(), nullable=False),
+    sa.Column("session_id", sa.Text(), nullable=False),
+    # user, assistant or activity.
+    sa.Column("role", sa.Text(), nullable=False),
+    sa.Column("content", sa.Text(), nullable=False),
+    sa.Column("metadata", sa.Text(), nullable=False, server_default="{}"),
+    sa.Column("created_at", Instant, nullable=False),
+    sa.Index("idx_session_messages_session", "agent_id", "session_id", "seq"),
 )

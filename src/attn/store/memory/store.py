@@ -47,10 +47,11 @@ from attn.store._memories import check_search
 from attn.store._tree import check_tree_lookup
 from attn.store.base import ItemQuery, StoreStatistics, Timeline, WriteOp
 from attn.store.memory import channels, reads, tree, writes
+from attn.store.memory.people import PeopleReads
 from attn.store.memory.tables import Tables
 
 
-class MemoryStore:
+class MemoryStore(PeopleReads):
     """Keeps everything in dicts; lost when the process ends."""
 
     backend = "memory"
@@ -96,7 +97,8 @@ class MemoryStore:
 
         Raises:
             StoreError: an op breaks a rule (nothing is applied).
-            InvalidInput: a tree node breaks its rules (nothing is applied).
+            InvalidInput: a tree node or a people record breaks its rules
+                (nothing is applied).
             StoreClosed: the store is closed.
         """
         self._check()

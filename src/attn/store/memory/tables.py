@@ -20,6 +20,7 @@ from attn.models import (
     PendingCallback,
     TreeAgent,
 )
+from attn.models.people import Approval, Notification, SessionMessage
 
 
 @dataclass(slots=True)
@@ -54,6 +55,13 @@ class Tables:
         delegations: delegations by id.
         tree_agents: spawn-tree nodes by id.
         tree_paths: node id by ``(tree_id, path)`` (the unique index).
+        notifications: user notifications by id.
+        approvals: approvals by id.
+        sessions: each ``(agent_id, session_id)``'s messages in ``seq`` order
+            (the ``(agent_id, session_id, seq)`` index).
+        session_ids: the ids of every session message (the unique ``id``).
+        session_seq: the last session message ``seq`` assigned (one counter
+            over all sessions).
     """
 
     items: dict[str, MailboxItem] = field(default_factory=dict)
@@ -79,6 +87,11 @@ class Tables:
     delegations: dict[str, Delegation] = field(default_factory=dict)
     tree_agents: dict[str, TreeAgent] = field(default_factory=dict)
     tree_paths: dict[tuple[str, str], str] = field(default_factory=dict)
+    notifications: dict[str, Notification] = field(default_factory=dict)
+    approvals: dict[str, Approval] = field(default_factory=dict)
+    sessions: dict[tuple[str, str], list[SessionMessage]] = field(default_factory=dict)
+    session_ids: set[str] = field(default_factory=set)
+    session_seq: int = 0
 
     def index_due(self, callback: PendingCallback) -> None:
         """Remember ``callback``'s due time if it is pending with one."""

@@ -18,6 +18,7 @@ from typing import Any
 from attn.errors import StoreError
 from attn.models import MAX_MEMORIES_PER_AGENT, CallbackStatus, Memory, PendingCallback
 from attn.store._memories import entry_words
+from attn.store._people import PEOPLE_OPS
 from attn.store.base import (
     DeleteCallback,
     DeleteMemory,
@@ -38,7 +39,7 @@ from attn.store.base import (
     UpdateItem,
     WriteOp,
 )
-from attn.store.memory import channels, tree
+from attn.store.memory import channels, people, tree
 from attn.store.memory.tables import Tables
 
 
@@ -74,6 +75,7 @@ def check_keys(tables: Tables, ops: Sequence[WriteOp]) -> None:
                 new_keys.add(key)
     channels.check_keys(tables, ops)
     tree.check_keys(tables, ops)
+    people.check_keys(tables, ops)
 
 
 def apply(tables: Tables, op: WriteOp) -> Any:
@@ -162,6 +164,8 @@ def _apply_time(tables: Tables, op: WriteOp) -> Any:
         return channels.apply(tables, op)
     if isinstance(op, PutTreeAgent):
         return tree.put(tables, op.agent)
+    if isinstance(op, PEOPLE_OPS):
+        return people.apply(tables, op)
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 

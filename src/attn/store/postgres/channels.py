@@ -1,6 +1,7 @@
 """Channels on PostgreSQL: the statements, rows ↔ records, the writes and the reads.
 
-A message insert first takes a transaction-scoped advisory lock (``atns``),
+A message insert first takes a transaction-scoped advisory lock (``atns``,
+:data:`~attn.store.postgres.queries.SEQ_LOCK`, also taken by session message inserts),
 so inserts commit one at a time and ``seq`` (a bigserial over all channels)
 follows commit order: a history page's ``before`` cursor never skips a
 message that commits later with a smaller ``seq``. Under the lock it looks for
@@ -45,7 +46,7 @@ from attn.store._channels import (
     undelivered,
     unknown_channel,
 )
-from attn.store.postgres.queries import SEND_LOCK_CLASS
+from attn.store.postgres.queries import SEQ_LOCK
 
 if TYPE_CHECKING:
     from attn.store.postgres.writes import Connection
@@ -68,7 +69,6 @@ INSERT INTO channels ({_CHANNEL}) VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (key) DO UPDATE SET name = EXCLUDED.name, members = EXCLUDED.members
 RETURNING kind, created_at, created_by
 """
-_LOCK_SENDS = f"SELECT pg_advisory_xact_lock({SEND_LOCK_CLASS}, 0)"
 _MESSAGE_BY_KEY = (
     f"SELECT {_MESSAGE} FROM channel_messages WHERE sender_id = $1 AND idempotency_key = $2"
 )
@@ -209,7 +209,7 @@ def insert_message(message: ChannelMessage) -> Call:
     key = message.idempotency_key
 
     async def call(conn: Connection) -> tuple[ChannelMessage, bool]:
-        await conn.execute(_LOCK_SENDS)
+        await conn.execute(SEQ_LOCK)
         if key is not None:
             row = await conn.fetchrow(_MESSAGE_BY_KEY, message.sender_id, key)
             if row is not None:

@@ -16,10 +16,16 @@ from __future__ import annotations
 NOTIFY_CHANNEL = "attn_mailbox"
 
 #: First key of attn's advisory locks ("atnc": claims, "atnh": hosting, "atns":
-#: channel message sends; "atnm", migrations, is taken by :mod:`attn.store.migrate`).
+#: channel and session message inserts; "atnm", migrations, is taken by
+#: :mod:`attn.store.migrate`).
 CLAIM_LOCK_CLASS = 0x61746E63
 HOST_LOCK_CLASS = 0x61746E68
 SEND_LOCK_CLASS = 0x61746E73
+
+#: Taken (transaction-scoped) before a channel message or a session message is
+#: inserted, so their ``seq`` follows commit order. One lock for both tables, so
+#: no two transactions ever wait for each other in opposite orders.
+SEQ_LOCK = f"SELECT pg_advisory_xact_lock({SEND_LOCK_CLASS}, 0)"
 
 ITEM_COLUMNS = (
     "id, agent_id, source_type, priority, status, payload, metadata, queued_at, started_at,"

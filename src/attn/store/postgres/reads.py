@@ -20,6 +20,7 @@ from attn.store._memories import check_search
 from attn.store.base import ItemQuery, Timeline
 from attn.store.postgres import codec, memories, queries
 from attn.store.postgres.channels import ChannelReads
+from attn.store.postgres.people import PeopleReads
 from attn.store.postgres.tree import TreeReads
 
 Pool: TypeAlias = "asyncpg.Pool[asyncpg.Record]"
@@ -33,7 +34,7 @@ DRIVER_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-class PostgresReads(ChannelReads, TreeReads, ABC):
+class PostgresReads(ChannelReads, TreeReads, PeopleReads, ABC):
     """Queries of the :class:`~attn.store.base.Store` protocol; the store supplies the pool."""
 
     @abstractmethod

@@ -178,7 +178,8 @@ class PostgresStore(PostgresReads):
         Raises:
             StoreError: an op is malformed (nothing is sent) or the database
                 refused one (the transaction is rolled back); cause chained.
-            InvalidInput: a tree node breaks its rules (nothing is sent).
+            InvalidInput: a tree node or a people record breaks its rules
+                (nothing is sent).
             StoreClosed: the store is closed.
         """
         pool = self._require()

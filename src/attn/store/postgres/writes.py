@@ -16,6 +16,7 @@ import asyncpg
 
 from attn.errors import StoreError
 from attn.models import MailboxItem, Memory
+from attn.store._people import PEOPLE_OPS
 from attn.store._values import json_text
 from attn.store.base import (
     DeleteCallback,
@@ -37,7 +38,7 @@ from attn.store.base import (
     UpdateItem,
     WriteOp,
 )
-from attn.store.postgres import channels, codec, memories, queries, tree
+from attn.store.postgres import channels, codec, memories, people, queries, tree
 
 Connection: TypeAlias = (
     "asyncpg.Connection[asyncpg.Record] | asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -56,7 +57,7 @@ class Step:
     rows: tuple[tuple[Any, ...], ...] = ()
     item: MailboxItem | None = None
     memory: Memory | None = None
-    #: Runs the op's own statements and answers its result (channel and tree writes).
+    #: Runs the op's own statements and answers its result (channel, tree and people writes).
     call: channels.Call | None = None
 
 
@@ -136,6 +137,9 @@ def _compile_channel(op: WriteOp) -> Step:
         return Step("call", "", True, call=channels.put_delegation(op.delegation))
     if isinstance(op, PutTreeAgent):  # two statements: a look-up, then the upsert
         return Step("call", "", False, call=tree.put_tree_agent(op.agent))
+    if isinstance(op, PEOPLE_OPS):
+        call, single = people.compile_op(op)
+        return Step("call", "", single, call=call)
     raise StoreError(f"unknown write op {type(op).__name__}")
 
 

@@ -31,13 +31,14 @@ from attn.store.sqlite.channels import ChannelReads
 from attn.store.sqlite.connect import open_connections
 from attn.store.sqlite.group_commit import GroupCommit
 from attn.store.sqlite.host import HostLock
+from attn.store.sqlite.people import PeopleReads
 from attn.store.sqlite.tree import TreeReads
 
 _SYNCHRONOUS = ("NORMAL", "FULL")
 _T = TypeVar("_T")
 
 
-class SQLiteStore(ChannelReads, TreeReads):
+class SQLiteStore(ChannelReads, TreeReads, PeopleReads):
     """Mailbox items, decisions, activities and logs in one SQLite file.
 
     Args:
@@ -166,7 +167,8 @@ class SQLiteStore(ChannelReads, TreeReads):
         Raises:
             StoreError: an op is invalid or the database refused it; nothing of
                 this call is applied (cause chained).
-            InvalidInput: a tree node breaks its rules; nothing is applied.
+            InvalidInput: a tree node or a people record breaks its rules;
+                nothing is applied.
             StoreClosed: the store is closed.
         """
         result: list[Any] = await self._submit_write(ops)
@@ -183,7 +185,8 @@ class SQLiteStore(ChannelReads, TreeReads):
         Returns:
             A future of the results, resolved after commit; it fails with
             :class:`~attn.errors.StoreError` (or ``StoreClosed``, or
-            ``InvalidInput`` for a bad tree node) instead of raising here.
+            ``InvalidInput`` for a bad tree node or people record) instead of
+            raising here.
         """
         try:
             return self._submit_write(ops, behind=True)

@@ -15,6 +15,7 @@ from typing import Any
 
 from attn.errors import StoreError
 from attn.models import CallbackStatus, ItemStatus, MailboxItem, PendingCallback
+from attn.store._people import PEOPLE_OPS
 from attn.store._values import json_text
 from attn.store.base import (
     DeleteCallback,
@@ -36,7 +37,7 @@ from attn.store.base import (
     UpdateItem,
     WriteOp,
 )
-from attn.store.sqlite import channels, codec, memories, queries, tree
+from attn.store.sqlite import channels, codec, memories, people, queries, tree
 from attn.store.sqlite.codec import Row
 
 #: One compiled write op as the writer thread runs it, on its cursor inside a transaction.
@@ -261,6 +262,10 @@ def compile_ops(ops: Sequence[WriteOp]) -> tuple[list[Run | InsertRow], list[Fin
             finishers.append(finish)
         elif isinstance(op, _WithResult):
             step, done = _with_result(op)
+            runs.append(step)
+            finishers.append(done)
+        elif isinstance(op, PEOPLE_OPS):
+            step, done = people.compile_op(op)
             runs.append(step)
             finishers.append(done)
         else:
