@@ -40,7 +40,8 @@ def _styled(value: object, styles: dict[str, str]) -> str:
 def notification_table(page: dict[str, Any], user: str | None) -> Table:
     """A page of notifications: id, when, type, priority, title, read or not."""
     shown: list[dict[str, Any]] = page.get("notifications", [])
-    whose = f"{user}: " if user else ""
+    person = user or (shown[0].get("userId") if shown else None)  # None: the owner's
+    whose = f"{person}: " if person else ""
     title = (
         f"{whose}{page.get('unreadCount', 0)} unread; "
         f"{len(shown)} of {page.get('totalCount', len(shown))} shown"
@@ -143,7 +144,7 @@ def session_line(message: dict[str, Any]) -> Text:
     """``12:00:01.000 user  hello`` (an activity line dim)."""
     role = str(message.get("role", "?"))
     line = Text(clock_text(message.get("createdAt")), style="dim")
-    line.append(f" {role:<9}", style=ROLE_STYLES.get(role, ""))
+    line.append(f" {role:<10}", style=ROLE_STYLES.get(role, ""))
     line.append(str(message.get("content", "")), style="dim" if role == "activity" else "")
     return line
 
