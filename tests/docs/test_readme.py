@@ -46,3 +46,23 @@ def test_spawn_tree_example_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == shown.lstrip("\n")
+
+
+def test_people_example_runs(tmp_path: Path) -> None:
+    """Issue 15's example: a parked deploy, a chat served meanwhile, the answer resumes it."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Agents that ask people: notifications and approvals", 1)[1]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    shown = section.split("```text", 1)[1].split("```", 1)[0]
+    script = tmp_path / "people_example.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown.lstrip("\n")

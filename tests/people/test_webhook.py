@@ -61,7 +61,7 @@ async def _until(condition: Callable[[], bool], clock: FakeClock | None = None) 
         if condition():
             return
         if clock is not None:
-            clock.advance(1)
+            await clock.advance(1)
         await asyncio.sleep(0.01)
     raise AssertionError("the webhook did not get there")
 

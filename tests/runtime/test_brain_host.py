@@ -48,6 +48,7 @@ CHANNEL_TOOLS = (
 #: The channel tools of 000 §21's DELIBERATION_ALLOWED_TOOLS.
 DELIBERATION_CHANNEL_TOOLS = CHANNEL_TOOLS[:4]
 TREE_TOOLS = ("Agent", "SendMessage", "WaitAgent", "ListAgents", "InspectAgent", "InterruptAgent")
+PEOPLE_TOOLS = ("notify_user", "request_user_approval")
 #: The tree tools allowed while deliberating: sending and observing, never spawning.
 DELIBERATION_TREE_TOOLS = ("SendMessage", "ListAgents", "InspectAgent")
 
@@ -149,6 +150,7 @@ async def test_user_tools_are_offered_after_attns_own(runtime: Runtime) -> None:
         *MEMORY_TOOLS,
         *CHANNEL_TOOLS,
         *TREE_TOOLS,
+        *PEOPLE_TOOLS,
         "add",
     )
     await agent.send_message("hi")

@@ -18,6 +18,7 @@ from attn.tools import (
     MailboxToolset,
     MemoryToolset,
     Param,
+    PeopleToolset,
     TimeToolset,
     TreeToolset,
     tool,
@@ -195,11 +196,13 @@ async def test_an_agents_tools_are_its_mailbox_time_memory_channel_and_tree_tool
             + MemoryToolset(runtime.store, "alice", clock).names()
             + ChannelToolset(runtime.channels, "alice").names()
             + TreeToolset(runtime.tree, "alice").names()
+            + PeopleToolset(runtime.people, "alice").names()
         )
         await agent.send_message("hi", session_id="ses-3")
         [focused] = seen
         assert isinstance(focused, CombinedToolset)  # in no tree: no read-only guard
-        mailbox, time, memory, channels, tree = focused.toolsets
+        mailbox, time, memory, channels, tree, people = focused.toolsets
+        assert isinstance(people, PeopleToolset) and people.focus is not None
         assert isinstance(mailbox, MailboxToolset) and mailbox.agent is agent
         assert isinstance(time, TimeToolset) and time.session_id == "ses-3"
         assert isinstance(memory, MemoryToolset) and memory.agent_id == "alice"
@@ -221,6 +224,7 @@ def test_the_public_names_are_pinned() -> None:
             "MemoryToolset",
             "MemoryUpdateArgument",
             "Param",
+            "PeopleToolset",
             "ReadOnlyTools",
             "TimeToolset",
             "ToolDefinition",

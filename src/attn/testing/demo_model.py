@@ -16,7 +16,10 @@ protocol, so a newcomer sees the LLM brain at work with no network and no key:
   delegates to ada and ben, who answer on ``group:demo`` with ``@lead``;
 * a chat that asks for **helpers**, tree mail and a RESULT are the spawn-tree
   work of :mod:`attn.testing.demo_tree`: the planner spawns ``research`` and
-  ``outline`` with ``Agent``, and their RESULTs wake it to sum them up.
+  ``outline`` with ``Agent``, and their RESULTs wake it to sum them up;
+* a chat that asks to **deploy** is the people work of
+  :mod:`attn.testing.demo_people`: the agent asks for approval, its chat
+  parks, and the person's answer resumes it.
 
 Spec: issue 12 point 8 (the demo team on the fake provider); seed 002 (the
 demo tree).
@@ -27,8 +30,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from attn.brains.llm.people import NEW_MESSAGE_MARK
 from attn.models import COMPLETION_MARKER
-from attn.testing import demo_team, demo_tree
+from attn.testing import demo_people, demo_team, demo_tree
 from attn.testing.fake_provider import FakeToolCall, ReceivedRequest, Turn
 
 #: Model turns of one piece of (non-chat) work.
@@ -49,6 +53,7 @@ def demo_responder(request: ReceivedRequest) -> Turn:
     messages = history[demo_tree.item_start(history) :]
     tools = {_tool_name(t) for t in body.get("tools") or []}
     first = _text_of(next((m for m in messages if m.get("role") == "user"), {}))
+    first = first.split(NEW_MESSAGE_MARK)[-1]  # a chat opens with the main session so far
     turns = sum(1 for m in messages if m.get("role") == "assistant")
     if not tools:  # the tier 1 judge: one word
         return Turn(text="continue", chunks=1)
@@ -60,6 +65,8 @@ def demo_responder(request: ReceivedRequest) -> Turn:
         question = first.rsplit("\n\n", 1)[-1].strip()
         if demo_team.asks_the_team(question, tools):
             return demo_team.team_chat(question, me, messages, turns)
+        if demo_people.asks_to_deploy(question, tools):
+            return demo_people.respond(question, messages, turns)
         return _chat(first, turns, tools)
     if "(callback_result," in first:
         return demo_team.answer_back(first)

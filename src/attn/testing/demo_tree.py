@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from attn.brains.llm.people import NEW_MESSAGE_MARK
 from attn.models import COMPLETION_MARKER
 from attn.testing.demo_team import TEAM_PACE_S, tool_results
 from attn.testing.fake_provider import FakeToolCall, Turn
@@ -46,7 +47,8 @@ def item_start(messages: list[dict[str, Any]]) -> int:
     that describes a mailbox item (0 when there is none)."""
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if message.get("role") == "user" and _text(message).startswith("Mailbox item "):
+        text = _text(message).split(NEW_MESSAGE_MARK)[-1]  # after a chat's main session
+        if message.get("role") == "user" and text.startswith("Mailbox item "):
             return index
     return 0
 

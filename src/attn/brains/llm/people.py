@@ -20,6 +20,8 @@ from attn.brains.llm.scenarios import Scenario, scenario_for
 from attn.core.focus import Focus
 from attn.models import MailboxItem
 
+#: Ends the main session shown before a chat item: the item's own message follows.
+NEW_MESSAGE_MARK = "=== The new message ===\n"
 #: Most main-session messages shown before a chat item.
 HISTORY_MESSAGES = 30
 #: Most characters of that history (the newest are kept).
@@ -81,8 +83,14 @@ async def history_part(host: object, item: MailboxItem, focus: Focus) -> str:
         body = "…" + body[-HISTORY_CHARS:]
     return (
         "Your main session so far (oldest first: people's chat, your notify_user messages, "
-        "and [ACTIVITY] lines of your other work):\n" + body + "\n\n=== The new message ===\n"
+        "and [ACTIVITY] lines of your other work):\n" + body + "\n\n" + NEW_MESSAGE_MARK
     )
 
 
-__all__ = ["HISTORY_CHARS", "HISTORY_MESSAGES", "answers_message", "history_part"]
+__all__ = [
+    "HISTORY_CHARS",
+    "HISTORY_MESSAGES",
+    "NEW_MESSAGE_MARK",
+    "answers_message",
+    "history_part",
+]
