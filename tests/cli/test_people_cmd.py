@@ -17,6 +17,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
+from attn.cli.events import render_event
 from attn.cli.main import app
 from tests.server.people_api import PeopleApi, api
 
@@ -185,22 +186,20 @@ async def test_a_server_that_is_not_running_is_one_line(runner: CliRunner) -> No
     assert result.stderr.startswith("attn: cannot reach the attn server at http://127.0.0.1:9")
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ["notifications"],
-        ["notifications", "list"],
-        ["notifications", "read"],
-        ["notifications", "read-all"],
-        ["approvals"],
-        ["approvals", "list"],
-        ["approvals", "show"],
-        ["approvals", "answer"],
-        ["approvals", "cancel"],
-        ["session"],
-    ],
-)
-def test_every_command_has_help_with_an_example(runner: CliRunner, command: list[str]) -> None:
-    result = runner.invoke(app, [*command, "--help"])
-    assert result.exit_code == 0, result.output
-    assert "Example" in result.stdout and f"attn {command[0]}" in result.stdout
+def test_attn_tail_shows_people_events_on_one_line() -> None:
+    def line(event: str, data: dict[str, Any], agent: str | None = "ops") -> str:
+        frame = {"event": event, "agentId": agent, "at": "2026-01-01T00:00:00+00:00"}
+        return render_event({**frame, "data": data}).plain
+
+    shown = {"id": "ntf_1", "userId": "ann", "priority": "high", "title": "[b]Deploy?[/b]"}
+    assert line("notification", {"notification": shown}).endswith(
+        "notification      ntf_1 for ann (high): [b]Deploy?[/b]"
+    )
+    read = {"userId": "ann", "ids": None, "unreadCount": 0}
+    assert line("notification:read", read, None).endswith("ann read all; 0 unread")
+    assert " - " in line("notification:read", read, None)  # no agent
+    approval = {"id": "apr_1", "state": "approved", "selectedOption": "approve", "title": "Go?"}
+    answered = line("approval:answered", {"approval": approval, "resumed": True})
+    assert answered.endswith("apr_1 approved (approve): Go?  resumed")
+    said = line("session:message", {"message": {"role": "assistant", "content": "done\nok"}})
+    assert said.endswith("assistant: done ok")
