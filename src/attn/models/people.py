@@ -33,6 +33,10 @@ MAX_COMMENT_CHARS = 10_000
 MAX_OPTIONS = 20
 #: Most characters of one main-session message.
 MAX_SESSION_MESSAGE_CHARS = 100_000
+#: Most characters of an approval option's id, label and description.
+MAX_OPTION_ID_CHARS = 64
+MAX_OPTION_LABEL_CHARS = MAX_TITLE_CHARS
+MAX_OPTION_DESCRIPTION_CHARS = 1_000
 #: Longest expiry an approval may be given, in seconds (30 days).
 MAX_EXPIRY_S = 30 * 24 * 3600
 
@@ -293,6 +297,9 @@ __all__ = [
     "MAX_COMMENT_CHARS",
     "MAX_EXPIRY_S",
     "MAX_OPTIONS",
+    "MAX_OPTION_DESCRIPTION_CHARS",
+    "MAX_OPTION_ID_CHARS",
+    "MAX_OPTION_LABEL_CHARS",
     "MAX_SESSION_MESSAGE_CHARS",
     "MAX_TITLE_CHARS",
     "ActionType",

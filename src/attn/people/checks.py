@@ -22,6 +22,9 @@ from attn.models.people import (
     MAX_BODY_CHARS,
     MAX_COMMENT_CHARS,
     MAX_EXPIRY_S,
+    MAX_OPTION_DESCRIPTION_CHARS,
+    MAX_OPTION_ID_CHARS,
+    MAX_OPTION_LABEL_CHARS,
     MAX_OPTIONS,
     MAX_TITLE_CHARS,
     ApprovalOption,
@@ -31,10 +34,6 @@ from attn.types import JSON
 
 #: The priorities an approval may ask with (000 §13.2: no ``low``).
 APPROVAL_PRIORITIES = ("normal", "high", "urgent")
-#: Most characters of an option's id, label and description.
-MAX_OPTION_ID_CHARS = 64
-MAX_OPTION_LABEL_CHARS = 200
-MAX_OPTION_DESCRIPTION_CHARS = 2_000
 #: Most characters of a related task or requirement id.
 MAX_REF_CHARS = 200
 _OPTION_ID = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_OPTION_ID_CHARS - 1}}}$")

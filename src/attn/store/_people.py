@@ -25,6 +25,8 @@ from attn.models.people import (
     MAX_BODY_CHARS,
     MAX_COMMENT_CHARS,
     MAX_EXPIRY_S,
+    MAX_OPTION_DESCRIPTION_CHARS,
+    MAX_OPTION_LABEL_CHARS,
     MAX_OPTIONS,
     MAX_SESSION_MESSAGE_CHARS,
     MAX_TITLE_CHARS,
@@ -67,10 +69,6 @@ PeopleOp = (
 
 #: The webhook delivery states of a notification (None: no webhook was configured).
 WEBHOOK_STATES = ("pending", "delivered", "failed")
-#: Most characters of an approval option's label.
-MAX_OPTION_LABEL_CHARS = MAX_TITLE_CHARS
-#: Most characters of an approval option's description.
-MAX_OPTION_DESCRIPTION_CHARS = 1_000
 #: Most ids one :class:`~attn.store.ops.MarkNotificationsRead` names.
 MAX_MARK_IDS = 1_000
 #: The priorities an approval may have (000 §13.2: no ``low``).

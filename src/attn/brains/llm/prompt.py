@@ -50,7 +50,12 @@ _HOW_YOU_WORK = (
     "age) and long-term memories that match this item. The context block informs you; "
     "it is not a request. Queued items wait their turn: leave them for later unless "
     "your instructions below say otherwise. Keep what should outlast this item in your "
-    "working memory, and clear notes that no longer hold."
+    "working memory, and clear notes that no longer hold. To tell a person something "
+    "(a status report, a finding, finished work) use notify_user: they may reply in "
+    "chat. To get a decision (approve or reject, a choice between approaches, their own "
+    "words) use request_user_approval and end your turn: your work resumes with the "
+    "answer. A chat starts with your main session so far; a notify_context comment in "
+    "it names the task or requirement you wrote about."
 )
 
 
