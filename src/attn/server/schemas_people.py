@@ -19,8 +19,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
-from attn.models.people import MAX_BODY_CHARS, MAX_COMMENT_CHARS, MAX_TITLE_CHARS
-from attn.people.checks import MAX_OPTION_ID_CHARS, MAX_REF_CHARS
+from attn.models.people import (
+    MAX_BODY_CHARS,
+    MAX_COMMENT_CHARS,
+    MAX_OPTION_ID_CHARS,
+    MAX_TITLE_CHARS,
+)
+from attn.people.checks import MAX_REF_CHARS
 from attn.server.schemas import check_json
 from attn.server.schemas_control import check_utf8_strings
 
