@@ -47,6 +47,7 @@ class PeopleApi:
         self.app: Any = None
         self.http: httpx.AsyncClient | None = None
         self.url = ""
+        self._asks = 0
         self._stack: contextlib.AsyncExitStack | None = None
 
     @property
@@ -107,11 +108,13 @@ class PeopleApi:
     async def ask(self, text: str = "ask") -> list[str]:
         """Enqueue ``text`` for ``ops`` as a task comment; return the approvals it asked."""
         before = len(self.ops.asked)
+        self._asks += 1  # a task of its own: comments on one task would merge
+        payload = {"content": text, "taskId": f"t{self._asks}"}
         await self.call(
             "POST",
             "/api/agents/ops/mailbox",
             202,
-            json={"sourceType": "task_comment", "payload": {"content": text, "taskId": "t1"}},
+            json={"sourceType": "task_comment", "payload": payload},
         )
         await self.settled()
         return self.ops.asked[before:]

@@ -215,7 +215,7 @@ async def test_the_session_chat_and_mind_views_page_by_seq(api: PeopleApi) -> No
             "POST",
             "/api/agents/helper/mailbox",
             202,
-            json={"sourceType": "task_comment", "payload": {"content": f"c{n}", "taskId": "t"}},
+            json={"sourceType": "task_comment", "payload": {"content": f"c{n}", "taskId": f"t{n}"}},
         )
     await api.settled()
     chat = await api.session("helper")
