@@ -107,6 +107,11 @@ COMMANDS = [
             "watch",
         )
     ),
+    ["notifications"],
+    *(["notifications", name] for name in ("list", "read", "read-all")),
+    ["approvals"],
+    *(["approvals", name] for name in ("list", "show", "answer", "cancel")),
+    ["session"],
 ]
 
 

@@ -304,3 +304,19 @@ async def test_asking_with_bad_arguments_stores_nothing_and_parks_nothing(rt: Ru
     assert item.status == ItemStatus.COMPLETED
     assert (await rt.people.approvals.page())[1] == 0
     assert (await rt.people.notifications.page()).total_count == 0
+
+
+async def test_an_answer_marks_its_bell_entry_read_and_says_so_live(rt: Runtime) -> None:
+    from attn.core.events import NOTIFICATIONS_READ, Event
+
+    asker = Asker(rt)
+    await rt.add_agent("ops", asker, FAST)
+    await rt.get_agent("ops").enqueue("task_comment", {"content": "ask", "taskId": "t1"})
+    await settled(rt)
+    events: list[Event] = []
+    rt.bus.subscribe(events.append)
+    approval = await rt.people.approvals.get(asker.asked[0])
+    assert (await rt.people.notifications.page()).unread_count == 1
+    await rt.people.approvals.answer(approval.id, option="approve")
+    (read,) = [e for e in events if e.type == NOTIFICATIONS_READ]
+    assert read.data == {"userId": "user", "ids": [approval.notification_id], "unreadCount": 0}

@@ -1,6 +1,6 @@
 """How ``attn tail`` shows one event: a coloured line per WebSocket event frame.
 
-Spec: 000 §5 (WebSocket events); acceptance SRV-20.
+Spec: 000 §5 (WebSocket events), §12.5 (people's); acceptance SRV-20.
 """
 
 from __future__ import annotations
@@ -40,7 +40,17 @@ EVENT_STYLES: dict[str, str] = {
     "tree:removed": "bold red",
     "tree:agent-state": "yellow",
     "tree:result": "bold cyan",
+    "notification": "bold yellow",
+    "notification:read": "dim",
+    "approval:requested": "bold magenta",
+    "approval:answered": "magenta",
+    "session:message": "cyan",
 }
+
+_PEOPLE_EVENTS = frozenset(
+    {"notification", "notification:read", "approval:requested", "approval:answered"}
+    | {"session:message"}
+)
 
 #: Colour of each delivery outcome (A2A-06).
 OUTCOME_STYLES: dict[str, str] = {
@@ -201,8 +211,39 @@ def _describe_tree(event: str, data: dict[str, Any]) -> Text:
     return text
 
 
+def _describe_people(event: str, data: dict[str, Any]) -> Text:
+    """``ntf_… for ann (high): title``, ``apr_… pending: title``, a session line."""
+    text = Text()
+    if event == "notification":
+        shown = data.get("notification") or {}
+        text.append(str(shown.get("id", "?")), style="bold")
+        text.append(f" for {shown.get('userId', '?')} ({shown.get('priority', '?')}): ")
+        text.append(shorten(shown.get("title"), 80))
+    elif event == "notification:read":
+        ids = data.get("ids")
+        which = ", ".join(str(i) for i in ids[:3]) if isinstance(ids, list) else "all"
+        unread = data.get("unreadCount", "?")
+        text.append(f"{data.get('userId', '?')} read {which}; {unread} unread")
+    elif event == "session:message":
+        message = data.get("message") or {}
+        text.append(f"{message.get('role', '?')}: ", style="bold")
+        text.append(shorten(message.get("content"), 90))
+    else:  # approval:requested, approval:answered
+        approval = data.get("approval") or {}
+        text.append(str(approval.get("id", "?")), style="bold")
+        text.append(f" {approval.get('state', '?')}")
+        if approval.get("selectedOption"):
+            text.append(f" ({approval['selectedOption']})")
+        text.append(f": {shorten(approval.get('title'), 70)}")
+        if data.get("resumed"):
+            text.append("  resumed", style="green")
+    return text
+
+
 def describe(event: str, data: dict[str, Any]) -> Text:
     """A short, coloured description of one event's data."""
+    if event in _PEOPLE_EVENTS:
+        return _describe_people(event, data)
     if event.startswith("tree:"):
         return _describe_tree(event, data)
     if event.startswith("channel:") or event == "agent:status-logged":

@@ -13,7 +13,20 @@ from typing import Annotated
 
 import typer
 
-from attn.cli import channel, chat, commands, config_cmd, control, db, tail, time, trace, tree
+from attn.cli import (
+    approvals,
+    channel,
+    chat,
+    commands,
+    config_cmd,
+    control,
+    db,
+    people,
+    tail,
+    time,
+    trace,
+    tree,
+)
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
 from attn.version import __version__
@@ -166,6 +179,9 @@ chat.register(app)
 channel.register(app)
 # `attn tree …` (spawn trees: roots, children, mail, RESULTs, turns): src/attn/cli/tree.py.
 tree.register(app)
+# `attn notifications …`, `attn session` (cli/people.py); `attn approvals …` (cli/approvals.py).
+people.register(app)
+approvals.register(app)
 # `attn cancel`, `attn control` (cli/control.py); `attn db …` (cli/db.py); `attn config check`.
 control.register(app)
 db.register(app)

@@ -275,6 +275,8 @@ class Approvals:
             self._forget(current.item_id)
         data = {"approval": closed.to_dict(), "resumed": resumed}
         self._emit(APPROVAL_ANSWERED, closed, data)
+        if current.notification_id is not None:  # its bell entry was marked read with it
+            await self._notifications.told_read(current.user_id, [current.notification_id])
         return closed, resumed
 
     async def _resume(

@@ -209,7 +209,7 @@ class Notifications:
         found = await self.get(notification_id)
         if not found.read:
             await self._store.write([MarkNotificationsRead(found.user_id, (found.id,))])
-            await self._told_read(found.user_id, [found.id])
+            await self.told_read(found.user_id, [found.id])
         return await self.get(found.id)
 
     async def mark_all_read(self, user_id: object = None) -> int:
@@ -222,10 +222,11 @@ class Notifications:
         changed = await self._store.write([MarkNotificationsRead(person, None)])
         count = int(changed[0])
         if count:
-            await self._told_read(person, None)
+            await self.told_read(person, None)
         return count
 
-    async def _told_read(self, user_id: str, ids: list[str] | None) -> None:
+    async def told_read(self, user_id: str, ids: list[str] | None) -> None:
+        """Emit ``notification:read`` for notifications of ``user_id`` just marked read."""
         if self._bus.active:
             unread = await self._store.count_notifications(user_id, unread_only=True)
             data = {"userId": user_id, "ids": ids, "unreadCount": unread}

@@ -47,7 +47,7 @@ class NotificationType:
             "label": self.label,
             "icon": self.icon,
             "defaultPriority": str(self.priority),
-            "action": str(self.action),
+            "defaultAction": str(self.action),
             "category": self.category,
         }
 

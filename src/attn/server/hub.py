@@ -21,12 +21,14 @@ an agent the event concerns: a message's sender and recipients, a channel's
 members, a delegation's two agents (:func:`channel_facets`). Spawn-tree events
 (``tree:*``) also reach the connections subscribed to their tree (``trees``) or
 to another agent they concern (:func:`~attn.server.tree_live.tree_facets`).
+People's events (``notification``, ``notification:read``, ``approval:*``) reach
+every subscribed connection (:mod:`attn.server.people_live`).
 
 The hub lives on the server's event loop; an event emitted on another thread
 is handed over with ``call_soon_threadsafe``.
 
 Spec: 000 §5 (WebSocket events), §19 (event forwarding); acceptance SRV-10..SRV-12;
-issue 13 point 5 (a channel's messages live); seed 002 (trees live).
+issue 13 point 5 (a channel's messages live); seed 002 (trees live); issue 15 (people).
 """
 
 from __future__ import annotations
@@ -92,12 +94,13 @@ class Connection:
         return len(self._queue)
 
     def wants(self, entry: _Entry) -> bool:
-        """True when ``entry`` matches the subscription: its agent is subscribed, or
-        its channel, its tree or another agent it concerns is."""
+        """True when ``entry`` matches the subscription: it is a people event (every
+        subscriber gets those), its agent is subscribed, or its channel, its tree or
+        another agent it concerns is."""
         agents = self.agents
         if agents is None:
             return False
-        if agents == ALL or entry.agent_id in agents:
+        if entry.everyone or agents == ALL or entry.agent_id in agents:
             return True
         if entry.channel_key is not None and entry.channel_key in self.channels:
             return True

@@ -1,6 +1,7 @@
 """One event of the live hub: its number, what it concerns, its shared JSON frame.
 
-Spec: 000 §5 (WebSocket events); issue 13 point 5 (channels); seed 002 (trees).
+Spec: 000 §5 (WebSocket events), §12.5 (people's events); issue 13 point 5
+(channels); seed 002 (trees); issue 15 (people).
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from typing import Any
 
 from attn.jsontext import dumps_shown
 from attn.server.channel_live import NO_AGENTS, channel_facets
+from attn.server.people_live import PEOPLE_EVENTS, people_agent
 
 
 class Entry:
     """One published event; its JSON frame is built on first use and shared.
 
     Besides its agent, an event may concern a channel (``channel_key``), a tree
-    (``tree_id``) and other agents (``agents``); :meth:`Connection.wants
+    (``tree_id``) and other agents (``agents``), or every subscriber (``everyone``:
+    people's events, :mod:`attn.server.people_live`); :meth:`Connection.wants
     <attn.server.hub.Connection.wants>` matches subscriptions against them.
     """
 
@@ -27,6 +30,7 @@ class Entry:
         "at",
         "channel_key",
         "data",
+        "everyone",
         "name",
         "seq",
         "tree_id",
@@ -37,6 +41,8 @@ class Entry:
     ) -> None:
         self.seq = seq
         self.name = name
+        self.everyone = name in PEOPLE_EVENTS
+        agent_id = people_agent(name, agent_id)
         self.agent_id = agent_id
         self.at = at
         self.data = data
