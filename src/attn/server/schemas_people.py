@@ -173,7 +173,7 @@ class NotificationTypeView(_Out):
     label: str
     icon: str
     defaultPriority: str
-    action: str
+    defaultAction: str
     category: str
 
 
