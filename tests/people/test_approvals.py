@@ -320,3 +320,18 @@ async def test_an_answer_marks_its_bell_entry_read_and_says_so_live(rt: Runtime)
     await rt.people.approvals.answer(approval.id, option="approve")
     (read,) = [e for e in events if e.type == NOTIFICATIONS_READ]
     assert read.data == {"userId": "user", "ids": [approval.notification_id], "unreadCount": 0}
+
+
+async def test_a_free_text_answer_is_neither_a_yes_nor_a_no(rt: Runtime) -> None:
+    """'NO, do not deploy' typed as free text must not approve (newcomer, issue 15)."""
+    asker = Asker(rt, allow_freeform=True)
+    await rt.add_agent("ops", asker, FAST)
+    await rt.get_agent("ops").enqueue("task_comment", {"content": "ask", "taskId": "t1"})
+    await settled(rt)
+    closed, _ = await rt.people.approvals.answer(asker.asked[0], comment="NO, wait for me")
+    assert closed.state.value == "answered" and not closed.approved
+    await settled(rt)
+    ((_, answers),) = asker.resumed
+    answer = answers[asker.asked[0]]
+    assert (answer["approved"], answer["selected_option"]) == (False, None)
+    assert answer["comment"] == "NO, wait for me" and asker.actions == []

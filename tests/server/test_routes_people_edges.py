@@ -163,7 +163,8 @@ async def test_a_free_text_answer_is_taken_when_the_approval_allows_it(api: Peop
     answered = await api.call(
         "POST", f"/api/approvals/{approval_id}/answer", 200, json={"comment": "use staging"}
     )
-    assert answered["approval"]["state"] == "approved"
+    assert answered["approval"]["state"] == "answered"  # neither a yes nor a no
+    assert answered["approval"]["approved"] is False
     assert answered["approval"]["selectedOption"] is None
     assert answered["approval"]["comment"] == "use staging"
     await api.settled()

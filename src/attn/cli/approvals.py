@@ -30,7 +30,7 @@ from attn.cli.people_show import approval_lines, approval_table, closed_line
 from attn.cli.tree_control import call
 
 #: The states an approval can be in.
-STATES = ("pending", "approved", "rejected", "expired", "cancelled")
+STATES = ("pending", "approved", "rejected", "answered", "expired", "cancelled")
 #: Largest ``--limit`` of ``attn approvals list`` (the server's).
 MAX_APPROVAL_LIMIT = 1000
 

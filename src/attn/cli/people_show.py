@@ -24,6 +24,7 @@ STATE_STYLES = {
     "pending": "bold yellow",
     "approved": "green",
     "rejected": "red",
+    "answered": "cyan",
     "expired": "magenta",
     "cancelled": "dim",
 }

@@ -64,11 +64,19 @@ class ActionType(StrEnum):
 
 
 class ApprovalState(StrEnum):
-    """The lifecycle of an approval: ``pending`` until its one answer."""
+    """The lifecycle of an approval: ``pending`` until its one answer.
+
+    ``approved``: an option other than ``reject`` was chosen (a choice between
+    approaches is a go-ahead with that choice); ``rejected``: ``reject``;
+    ``answered``: free text only; ``expired``, ``cancelled``: nobody answered.
+    """
 
     PENDING = "pending"
     APPROVED = "approved"
     REJECTED = "rejected"
+    #: Answered in the person's own words, with no option: neither yes nor no;
+    #: the work reads ``comment`` (approved is False).
+    ANSWERED = "answered"
     EXPIRED = "expired"
     CANCELLED = "cancelled"
 
@@ -212,7 +220,8 @@ class Approval:
     def outcome(self) -> JSON:
         """What the parked work resumes with: ``{"approvalId", "status",
         "approved", "selected_option", "comment"}`` (000 §13.2's answer, with
-        ``status`` the state: ``approved``, ``rejected``, ``expired``, ``cancelled``)."""
+        ``status`` the state: ``approved``, ``rejected``, ``answered``, ``expired``,
+        ``cancelled``)."""
         return {
             "approvalId": self.id,
             "status": str(self.state),

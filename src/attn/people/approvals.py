@@ -171,7 +171,8 @@ class Approvals:
         Args:
             approval_id: the approval's id.
             option: the chosen option's id (``reject`` rejects; any other
-                approves); None only for a free-text answer.
+                approves); None only for a free-text answer (state ``answered``,
+                not approved: the work reads the comment).
             comment: free text (at most 10,000 characters).
             by: the answering person's id; None: the owner.
 
@@ -191,7 +192,12 @@ class Approvals:
         async with self._lock:
             current = await self._pending(approval_id)
             chosen = checks.answer_option(current.options, current.allow_freeform, option, text)
-            state = ApprovalState.REJECTED if chosen == "reject" else ApprovalState.APPROVED
+            if chosen is None:  # their own words: neither a yes nor a no
+                state = ApprovalState.ANSWERED
+            elif chosen == "reject":
+                state = ApprovalState.REJECTED
+            else:
+                state = ApprovalState.APPROVED
             return await self._close(current, state, chosen, text, person)
 
     async def cancel(self, approval_id: object, *, reason: object = "") -> tuple[Approval, bool]:

@@ -36,7 +36,7 @@ MAX_TYPE_CHARS = 64
 
 Priority = Literal["low", "normal", "high", "urgent"]
 ActionTypeName = Literal["navigate", "open_chat", "none"]
-ApprovalStateName = Literal["pending", "approved", "rejected", "expired", "cancelled"]
+ApprovalStateName = Literal["pending", "approved", "rejected", "answered", "expired", "cancelled"]
 
 _UserId = Field(default=None, min_length=1, max_length=MAX_USER_ID_CHARS)
 _Ref = Field(default=None, min_length=1, max_length=MAX_REF_CHARS)

@@ -57,7 +57,10 @@ def respond(question: str, messages: list[dict[str, Any]], turns: int) -> Turn:
             text=f"Done: {what} is deployed, as you approved.", chunks=4, pace_s=TEAM_PACE_S
         )
     status = answer.get("status")
-    reason = "you rejected it" if status == "ok" else f"the request was {status}"
+    if answer.get("comment") and status == "ok":
+        reason = f"you answered {answer['comment']!r}"
+    else:
+        reason = "you rejected it" if status == "ok" else f"the request was {status}"
     return Turn(text=f"I did not deploy {what}: {reason}.", chunks=4, pace_s=TEAM_PACE_S)
 
 

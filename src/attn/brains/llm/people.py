@@ -43,7 +43,7 @@ def answers_message(session: dict[str, Any]) -> str | None:
         told.append(approval_id)
         shown = {
             "status": "ok"
-            if outcome.get("status") in ("approved", "rejected")
+            if outcome.get("status") in ("approved", "rejected", "answered")
             else outcome.get("status"),
             "approved": outcome.get("approved"),
             "selected_option": outcome.get("selected_option"),

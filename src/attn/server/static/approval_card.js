@@ -12,7 +12,7 @@ import { messageOf, notify } from './notices.js';
 import { approvalIdsOf, currentUser, personName } from './people.js';
 
 const STATE_LABELS = {
-  pending: 'Pending', approved: 'Approved', rejected: 'Rejected', expired: 'Expired', cancelled: 'Cancelled',
+  pending: 'Pending', approved: 'Approved', rejected: 'Rejected', answered: 'Answered in words', expired: 'Expired', cancelled: 'Cancelled',
 };
 
 /** The UI address of one approval. */
@@ -22,7 +22,7 @@ export function approvalHash(id) {
 
 /** A state chip of an approval: its name in words and a colour. */
 export function approvalStateChip(state) {
-  return h('span', { class: `approval-state approval-${state}`, dataset: { state } }, STATE_LABELS[state] || state);
+  return h('span', { class: `approval-state state-${state}`, dataset: { state } }, STATE_LABELS[state] || state);
 }
 
 export class ApprovalCard {

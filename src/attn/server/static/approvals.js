@@ -9,7 +9,7 @@ import { ApprovalCard } from './approval_card.js';
 import { clip, h, replaceChildren } from './dom.js';
 import { messageOf } from './notices.js';
 
-const CLOSED = ['approved', 'rejected', 'expired', 'cancelled'];
+const CLOSED = ['approved', 'rejected', 'answered', 'expired', 'cancelled'];
 const PAGE = 100;
 
 /** `?state=a&state=b…` plus other filters. */
