@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from attn import Runtime
 from attn.config.people import User, Users
 from attn.core.events import NOTIFICATION, SESSION_MESSAGE, Event
-from attn.errors import InvalidInput, NotificationNotFound, UnknownUser
+from attn.errors import InvalidInput, NotificationNotFound, UnknownAgent, UnknownUser
 from attn.store.base import Store
 from attn.testing import FakeClock
 from tests.people.conftest import FAST, Asker, settled, snapshot
@@ -150,3 +151,37 @@ async def test_a_parked_item_gets_a_waiting_line_and_its_resumed_work_an_outcome
     lines = [m.content for m in await rt.people.sessions.page("ops")]
     assert lines[0].startswith("[ACTIVITY: task_comment] ask → waiting for a person's answer")
     assert lines[1] == "[ACTIVITY: task_comment] ask → processed: resumed with approved"
+
+
+async def test_a_parked_chat_is_in_the_main_session_before_what_came_after_it(
+    rt: Runtime,
+) -> None:
+    """The person's message is stored when its chat parks, not when it completes, so
+    the session keeps the order things happened in (newcomer, issue 15)."""
+    asker = Asker(rt)
+    await rt.add_agent("ops", asker, FAST)
+    agent = rt.get_agent("ops")
+    chat = asyncio.ensure_future(agent.send_message("ask"))
+    await asker.asking.wait()
+    await settled(rt)
+    await rt.people.notify_user("ops", "Waiting", "for your answer")
+    await rt.people.approvals.answer(asker.asked[0], option="approve")
+    assert (await chat).text == "resumed with approved"
+    chat_view = await rt.people.sessions.page("ops", include_activity=False)
+    assert [(m.role.value, m.content.splitlines()[0]) for m in chat_view] == [
+        ("user", "ask"),
+        ("assistant", "**Waiting**"),
+        ("assistant", "resumed with approved"),
+    ]
+
+
+async def test_notify_user_refuses_an_unknown_agent_and_a_ref_that_breaks_the_comment(
+    rt: Runtime,
+) -> None:
+    await rt.add_agent("ops", Asker(rt), FAST)
+    before = await snapshot(rt, "ops")
+    with pytest.raises(UnknownAgent):
+        await rt.people.notify_user("ghost", "t", "b")
+    with pytest.raises(InvalidInput):
+        await rt.people.notify_user("ops", "t", "b", related_task_id="t1 --> <script>")
+    assert await snapshot(rt, "ops") == before

@@ -36,6 +36,7 @@ from attn.types import JSON
 APPROVAL_PRIORITIES = ("normal", "high", "urgent")
 #: Most characters of a related task or requirement id.
 MAX_REF_CHARS = 200
+_REF = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.:/#-]{{0,{MAX_REF_CHARS - 1}}}$")
 _OPTION_ID = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_OPTION_ID_CHARS - 1}}}$")
 
 
@@ -71,10 +72,18 @@ def priority(
 
 
 def ref(value: object, what: str) -> str | None:
-    """An optional task or requirement id (1..200 characters)."""
+    """An optional task or requirement id: 1..200 letters, digits and ``_ . : / # -``
+    (it goes into a ``notify_context`` comment and a UI path, so no ``<``, ``>``,
+    spaces or quotes)."""
     if value is None:
         return None
-    return check_text(value, what, max_len=MAX_REF_CHARS).strip()
+    text = check_text(value, what, max_len=MAX_REF_CHARS).strip()
+    if not _REF.match(text):
+        raise InvalidInput(
+            f"{what} must be 1-{MAX_REF_CHARS} letters, digits, '_', '.', ':', '/', '#' "
+            f"or '-', got {shown(value)}"
+        )
+    return text
 
 
 def metadata(value: object) -> JSON:

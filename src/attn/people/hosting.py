@@ -14,6 +14,7 @@ from typing import Protocol
 
 from attn.core.attention import EndHook
 from attn.core.mailbox import Mailbox
+from attn.models import MailboxItem
 
 
 class PeopleAgent(Protocol):
@@ -27,6 +28,11 @@ class PeopleAgent(Protocol):
     @property
     def mailbox(self) -> Mailbox:
         """The agent's mailbox."""
+        ...
+
+    @property
+    def focus_item(self) -> MailboxItem | None:
+        """The item the agent works on, or None when idle."""
         ...
 
     def add_end_hook(self, hook: EndHook) -> None:

@@ -21,7 +21,7 @@ from attn.clock import Clock
 from attn.config.people import Users, WebhookConfig
 from attn.core.attention import Ended
 from attn.core.events import EventBus
-from attn.errors import InvalidInput
+from attn.errors import InvalidInput, UnknownAgent, shown
 from attn.models.people import MAIN_SESSION, Notification, SessionRole
 from attn.people import checks
 from attn.people.approvals import Approvals
@@ -56,6 +56,7 @@ class People:
     ) -> None:
         self._store = store
         self._clock = clock
+        self._host = host
         self.types = types if types is not None else NotificationTypes()
         self.notifications = Notifications(store, clock, bus, users or Users(), self.types)
         self.sessions = MainSession(store, clock, bus)
@@ -107,8 +108,12 @@ class People:
             The stored notification.
 
         Raises:
-            InvalidInput, UnknownUser: nothing is stored. StoreError.
+            UnknownAgent: no hosted agent has that name. InvalidInput, UnknownUser:
+                nothing is stored. StoreError.
         """
+        agent = self._host.find_agent(agent_id) if isinstance(agent_id, str) else None
+        if agent is None:
+            raise UnknownAgent(f"unknown agent {shown(agent_id)}: no hosted agent has that name")
         users = self.users
         if target_user_id is None:
             await self.sessions.remember_people(agent_id)
@@ -153,8 +158,16 @@ class People:
                 "userId": person,
             },
         )
-        await self._store.write([InsertNotification(notification), InsertSessionMessage(message)])
-        self.sessions.published(message)
+        focus = agent.focus_item
+        earlier = self.sessions.chat_lines(agent_id, focus) if focus is not None else []
+        ops: list[WriteOp] = [InsertSessionMessage(m) for m in [*earlier, message]]
+        try:
+            await self._store.write([InsertNotification(notification), *ops])
+        except BaseException:
+            self.sessions.logged.difference_update(m.metadata["mailboxItemId"] for m in earlier)
+            raise
+        for line in (*earlier, message):
+            self.sessions.published(line)
         self.notifications.published(notification)
         return notification
 
@@ -176,6 +189,7 @@ class People:
 
         agent.add_end_hook(hook)
         agent.mailbox.transitions.on_parked_dropped = approvals.on_parked_dropped
+        await self.sessions.remember_logged(name, agent.mailbox.parked_items())
         await approvals.attach(agent)
         self._attached.add(name)
 

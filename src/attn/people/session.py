@@ -22,7 +22,7 @@ from attn.core.events import SESSION_MESSAGE, Event, EventBus
 from attn.errors import InvalidInput
 from attn.ids import new_id
 from attn.limits import check_int
-from attn.models import ItemStatus
+from attn.models import ItemStatus, MailboxItem
 from attn.models.people import (
     MAIN_SESSION,
     MAX_SESSION_MESSAGE_CHARS,
@@ -89,6 +89,8 @@ class MainSession:
         self._bus = bus
         #: agent id → the person who last chatted with it (000 §25.1's fallback).
         self.last_person: dict[str, str] = {}
+        #: Chat items not completed yet whose person's message is stored already.
+        self.logged: set[str] = set()
 
     def message(
         self, agent_id: str, role: SessionRole, content: str, metadata: JSON | None = None
@@ -123,16 +125,14 @@ class MainSession:
         item = ended.item
         found: list[SessionMessage] = []
         if item.source_type in CHAT_TYPES:
-            if item.status is not ItemStatus.COMPLETED:
+            if item.status not in (ItemStatus.COMPLETED, ItemStatus.PARKED):
                 return found
-            person = item.metadata.get("senderId")
-            meta: JSON = {"mailboxItemId": item.id}
-            if isinstance(person, str):
-                meta["userId"] = person
-                self.last_person[agent_id] = person
-            found.append(self.message(agent_id, SessionRole.USER, item.content, meta))
-            if ended.reply:
-                found.append(self.message(agent_id, SessionRole.ASSISTANT, ended.reply, meta))
+            found += self.chat_lines(agent_id, item)
+            if item.status is ItemStatus.COMPLETED:
+                self.logged.discard(item.id)
+                if ended.reply:
+                    meta: JSON = {"mailboxItemId": item.id, **self._person(item)}
+                    found.append(self.message(agent_id, SessionRole.ASSISTANT, ended.reply, meta))
         else:
             outcome = outcome_of(ended)
             if outcome is None:
@@ -143,6 +143,36 @@ class MainSession:
         for message in found:
             self.published(message)
         return found
+
+    def chat_lines(self, agent_id: str, item: MailboxItem) -> list[SessionMessage]:
+        """The person's message of chat ``item``, once: when its turn ends, or
+        earlier (it parks, or the agent writes to the session meanwhile), so the
+        session keeps the order things happened in."""
+        if item.source_type not in CHAT_TYPES or item.id in self.logged:
+            return []
+        self.logged.add(item.id)
+        meta: JSON = {"mailboxItemId": item.id, **self._person(item)}
+        person = meta.get("userId")
+        if isinstance(person, str):
+            self.last_person[agent_id] = person
+        return [self.message(agent_id, SessionRole.USER, item.content, meta)]
+
+    @staticmethod
+    def _person(item: MailboxItem) -> JSON:
+        person = item.metadata.get("senderId")
+        return {"userId": person} if isinstance(person, str) else {}
+
+    async def remember_logged(self, agent_id: str, items: list[MailboxItem]) -> None:
+        """After a restart: which of these chat items' messages are stored already."""
+        chats = {i.id for i in items if i.source_type in CHAT_TYPES}
+        if not chats:
+            return
+        recent = await self._store.find_session_messages(
+            agent_id, MAIN_SESSION, limit=MAX_SESSION_PAGE, include_activity=False
+        )
+        for message in recent:
+            if message.role is SessionRole.USER and message.metadata.get("mailboxItemId") in chats:
+                self.logged.add(str(message.metadata["mailboxItemId"]))
 
     async def page(
         self,
