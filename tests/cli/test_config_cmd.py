@@ -258,3 +258,16 @@ def test_config_check_says_where_each_key_is_read_from_never_its_value(
         "needed": True,
     }
     assert secret not in json.dumps(data)
+
+
+def test_a_webhook_secret_that_is_not_set_is_a_problem_as_serve_says(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook = (
+        '\n[notifications.webhook]\nurl = "http://127.0.0.1:9/hook"\nsecret_env = "HOOK_SECRET"\n'
+    )
+    monkeypatch.delenv("HOOK_SECRET", raising=False)
+    result = check(runner, GOOD + hook)
+    assert result.exit_code == 1
+    assert "notifications.webhook.secret_env" in result.output and "HOOK_SECRET" in result.output
+    assert check(runner, GOOD + hook, env={"HOOK_SECRET": "s"}).exit_code == 0

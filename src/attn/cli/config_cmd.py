@@ -91,6 +91,11 @@ def check(path: Path | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         problems.append(
             _problem("server.host", exc.message, None if var else line("server", "host"), var)
         )
+    hook = config.webhook
+    if hook is not None and hook.secret_env is not None and not os.environ.get(hook.secret_env):
+        where = line("notifications", "webhook", "secret_env")
+        message = f"the webhook's secret_env {hook.secret_env} is not set in the environment"
+        problems.append(_problem("notifications.webhook.secret_env", message, where))
     facts = {
         "source": config.source,
         "agents": [agent.name for agent in config.agents],

@@ -3,7 +3,8 @@
 A notification made while a webhook is configured is stored with
 ``webhook = "pending"`` in its own transaction, so the push survives a
 restart: the sink sends what is pending when it starts, then each new one as
-it is stored, in order. Each POST carries the JSON ``{"notification": …}``,
+it is stored, oldest first, at most :data:`WORKERS` at once (a notification
+being retried holds back only its own worker). Each POST carries the JSON ``{"notification": …}``,
 the headers ``X-Attn-Notification-Id`` (also ``Idempotency-Key``: a receiver
 drops repeats by it), ``X-Attn-Delivery-Attempt`` and, with a secret,
 ``X-Attn-Signature: sha256=<hex HMAC-SHA256 of the body>``. A 2xx answer marks
@@ -38,6 +39,8 @@ log = logging.getLogger("attn.people.webhook")
 #: First retry delay, and the longest, in seconds.
 FIRST_RETRY_S = 1.0
 MAX_RETRY_S = 300.0
+#: Pushes in flight at once: one receiver failing on a notification holds one of them.
+WORKERS = 4
 #: Statuses worth another try.
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 
@@ -48,7 +51,7 @@ def signature(secret: str, body: bytes) -> str:
 
 
 class WebhookSink:
-    """Pushes stored notifications to one URL, in order, each until delivered or failed.
+    """Pushes stored notifications to one URL, oldest first, each until delivered or failed.
 
     Args:
         store: where each delivery's state is written.
@@ -82,7 +85,7 @@ class WebhookSink:
         self._client = httpx.AsyncClient(timeout=config.timeout_s, transport=transport)
         self._queue: asyncio.Queue[Notification] = asyncio.Queue()
         self._queued: set[str] = set()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         #: How each notification ended: id → ``delivered`` or ``failed`` (this process).
         self.outcomes: dict[str, str] = {}
 
@@ -96,18 +99,19 @@ class WebhookSink:
         """Queue what a previous run left pending, then deliver in the background."""
         for notification in await self._store.find_webhook_pending(limit=10_000):
             self.kick(notification)
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="attn:webhook")
+        loop = asyncio.get_running_loop()
+        while len(self._tasks) < WORKERS:
+            self._tasks.append(loop.create_task(self._run(), name="attn:webhook"))
 
     async def idle(self) -> None:
         """Wait until every queued notification was delivered or failed."""
         await self._queue.join()
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
         await self._client.aclose()
 
     async def _run(self) -> None:
