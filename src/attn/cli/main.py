@@ -148,6 +148,10 @@ def serve(
                     f"  tree:        {hint}attn send planner 'spawn two helpers to plan the "
                     f"launch'; {hint}attn tail planner   (their results wake it)"
                 )
+                typer.echo(
+                    f"  approval:    {hint}attn send --no-wait ada 'deploy v2'; "
+                    f"{hint}attn approvals list   (answer at {info.url}/#/approvals)"
+                )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
 

@@ -40,22 +40,30 @@ _REF = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.:/#-]{{0,{MAX_REF_CHARS - 1}}}$")
 _OPTION_ID = re.compile(rf"^[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_OPTION_ID_CHARS - 1}}}$")
 
 
+def _no_nul(text: str, what: str) -> str:
+    if "\x00" in text:
+        raise InvalidInput(f"{what} must not hold NUL characters")
+    return text
+
+
 def title(value: object) -> str:
-    """A one-line title of 1..200 characters (surrounding spaces removed)."""
-    text = check_text(value, "title", max_len=MAX_TITLE_CHARS).strip()
+    """A one-line title of 1..200 characters (surrounding spaces removed), no NUL."""
+    text = _no_nul(check_text(value, "title", max_len=MAX_TITLE_CHARS).strip(), "title")
     if "\n" in text or "\r" in text:
         raise InvalidInput("title must be one line")
     return text
 
 
 def body(value: object, what: str = "body") -> str:
-    """Text of at most 20,000 characters ('' allowed; None is '')."""
-    return check_optional_text(value, what, max_len=MAX_BODY_CHARS) or ""
+    """Text of at most 20,000 characters, no NUL ('' allowed; None is '')."""
+    return _no_nul(check_optional_text(value, what, max_len=MAX_BODY_CHARS) or "", what)
 
 
 def comment(value: object) -> str:
     """A free-text answer of at most 10,000 characters ('' allowed; None is '')."""
-    return check_optional_text(value, "comment", max_len=MAX_COMMENT_CHARS) or ""
+    return _no_nul(
+        check_optional_text(value, "comment", max_len=MAX_COMMENT_CHARS) or "", "comment"
+    )
 
 
 def priority(
