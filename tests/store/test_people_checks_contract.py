@@ -29,6 +29,7 @@ from attn.models.people import (
     MAX_SESSION_MESSAGE_CHARS,
     MAX_TITLE_CHARS,
     ApprovalOption,
+    ApprovalState,
 )
 from attn.store.base import (
     InsertApproval,
@@ -53,6 +54,9 @@ SEEDED_APPROVAL = approval(id="apr_seed", item_id="mbx_seed")
 SEEDED_MESSAGE = message(id="msg_seed")
 NAIVE = datetime(2026, 1, 2, 3, 4, 5)
 LONE = "lone \ud800"
+
+#: More states than a filter may name.
+TOO_MANY_STATES = ("pending",) * (4 * len(ApprovalState) + 1)
 
 
 def _options(n: int) -> tuple[ApprovalOption, ...]:
@@ -209,7 +213,10 @@ BAD_OPS: list[tuple[Any, str]] = [
     (UpdateApproval("apr_seed", {"state": "approved"}, ("waiting",)), "state guard"),
     (UpdateApproval("apr_seed", {"state": "approved"}, ()), "state guard"),
     (UpdateApproval("apr_seed", {"state": "approved"}, "pending"), "state guard"),  # type: ignore[arg-type]
-    (UpdateApproval("apr_seed", {"state": "approved"}, ("pending",) * 6), "state guard"),
+    (
+        UpdateApproval("apr_seed", {"state": "approved"}, ("pending",) * (len(ApprovalState) + 1)),
+        "state guard",
+    ),
     (MarkNotificationsRead(""), "user id"),
     (MarkNotificationsRead(None), "user id"),  # type: ignore[arg-type]
     (MarkNotificationsRead("ada", ["ntf_seed"]), "ids"),  # type: ignore[arg-type]
@@ -294,7 +301,7 @@ READS: list[tuple[str, Callable[[Store], Awaitable[Any]]]] = [
     ("find_approvals states waiting", lambda s: s.find_approvals(states=("waiting",))),
     ("find_approvals states str", lambda s: s.find_approvals(states="pending")),
     ("find_approvals states None", lambda s: s.find_approvals(states=[None])),
-    ("find_approvals states many", lambda s: s.find_approvals(states=("pending",) * 21)),
+    ("find_approvals states many", lambda s: s.find_approvals(states=TOO_MANY_STATES)),
     ("find_approvals agent ''", lambda s: s.find_approvals(agent_id="")),
     ("find_approvals item 5", lambda s: s.find_approvals(item_id=5)),
     ("count_approvals states x", lambda s: s.count_approvals(states=("x",))),
