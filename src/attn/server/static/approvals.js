@@ -100,10 +100,19 @@ export class ApprovalsView {
         if (generation !== this.generation) return;
         this.showOne(data.approval);
       } else {
+        this.heard = new Map();
         const [pending, closed] = await Promise.all([newest(['pending']), newest(CLOSED)]);
         if (generation !== this.generation) return;
-        this.pending = pending.approvals;
-        this.closed = closed.approvals;
+        // Events told while the pages loaded are newer than them: they win.
+        const heard = this.heard;
+        const fresh = (list) => list.map((a) => heard.get(a.id) || a);
+        const told = [...heard.values()];
+        const ids = (list) => new Set(list.map((a) => a.id));
+        const known = new Set([...ids(pending.approvals), ...ids(closed.approvals)]);
+        const extra = told.filter((a) => !known.has(a.id));
+        this.pending = [...fresh(pending.approvals), ...extra].filter((a) => a.state === 'pending');
+        this.closed = [...fresh(closed.approvals), ...extra, ...fresh(pending.approvals)]
+          .filter((a, i, all) => a.state !== 'pending' && all.findIndex((b) => b.id === a.id) === i);
         this.closedTotal = closed.total;
         this.render();
       }
@@ -156,6 +165,7 @@ export class ApprovalsView {
       if (frame.event !== 'approval:requested' && frame.event !== 'approval:answered') continue;
       const approval = data.approval;
       if (!approval) continue;
+      this.heard?.set(approval.id, approval);
       if (this.approvalId) {
         if (approval.id === this.approvalId) this.showOne(approval);
         continue;
@@ -183,6 +193,7 @@ export class AgentApprovals {
     this.agentId = agentId;
     this.generation = 0;
     this.shown = []; // approvals, oldest first; answered ones stay until the next load
+    this.heard = new Map(); // approvals events told of while a load was in flight
     this.cards = new CardSet(() => this.render());
     this.list = h('div', { class: 'approval-list' });
     this.heading = h('h2', { id: 'agent-approvals-heading' }, 'Waiting for a person');
@@ -194,10 +205,17 @@ export class AgentApprovals {
 
   async load() {
     const generation = ++this.generation;
+    this.heard = new Map();
     try {
       const data = await newest(['pending'], { agentId: this.agentId });
       if (generation !== this.generation) return;
-      this.shown = data.approvals;
+      // What events told meanwhile is newer than the page: a request made while it
+      // loaded must not vanish when the page (fetched before it) arrives.
+      const byId = new Map(data.approvals.map((a) => [a.id, a]));
+      for (const [id, approval] of this.heard) {
+        if (byId.has(id) || approval.state === 'pending') byId.set(id, approval);
+      }
+      this.shown = [...byId.values()];
       this.render();
     } catch {
       // The agent's header says when the agent cannot be read.
@@ -210,6 +228,7 @@ export class AgentApprovals {
       const approval = frame.data && frame.data.approval;
       if (!approval || approval.agentId !== this.agentId) continue;
       if (frame.event !== 'approval:requested' && frame.event !== 'approval:answered') continue;
+      this.heard.set(approval.id, approval);
       const known = this.shown.some((a) => a.id === approval.id);
       if (known) this.shown = this.shown.map((a) => (a.id === approval.id ? approval : a));
       else if (approval.state === 'pending') this.shown = [...this.shown, approval];
