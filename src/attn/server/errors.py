@@ -47,6 +47,10 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.NotificationNotFound: 404,
     e.ApprovalNotFound: 404,
     e.ApprovalClosed: 409,
+    e.RunNotFound: 404,
+    e.FileboxMessageNotFound: 404,
+    e.TaskNotWaiting: 409,
+    e.RunOwned: 403,
     e.ProtectedItem: 409,
     e.MailboxFull: 429,
     e.MemoryFull: 429,
@@ -67,6 +71,8 @@ EXTRA_FIELDS: tuple[tuple[type[e.AttnError], str, str], ...] = (
     (e.SendRefused, "reason", "reason"),
     (e.ApprovalClosed, "state", "state"),
     (e.ApprovalClosed, "approval", "approval"),
+    (e.TaskNotWaiting, "status", "status"),
+    (e.RunOwned, "owner", "owner"),
 )
 
 #: Codes for errors raised by the HTTP layer itself, not by attn.

@@ -1,0 +1,153 @@
+"""Supervisor contact: a worker asks its leader for a decision (seed 003, FILE-10).
+
+Two forms are read from a worker's output, one line each:
+
+* the seed's text line, at the start of the line (after spaces)::
+
+      @supervisor need_confirmation: Deploy v2 to production?
+      @supervisor need_input: Which branch should I use?
+      @supervisor need_selection: Which region? | eu-west | us-east
+
+  For ``need_selection`` the options follow the question, each after a ``|``.
+
+* a JSON event line (pi-crew's ``supervisor_contact`` event, which
+  :mod:`attn.filebox.client` writes)::
+
+      {"type": "supervisor_contact", "kind": "need_selection", "message": "Which region?",
+       "options": ["eu-west", "us-east"], "questionId": "q_…", "taskId": "build"}
+
+  ``type`` may also be ``crew_supervisor_contact``; ``reason`` (pi-crew's
+  field) stands in for ``kind``: ``approval`` is a confirmation,
+  ``decision_needed`` a selection when options are given (else a confirmation),
+  ``clarification``, ``error_escalation`` and ``custom`` ask for input.
+
+Anything else is ordinary output: a line that mentions ``@supervisor`` in the
+middle, an unknown kind, JSON of another type, broken JSON. The parser never
+raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ContactKind = Literal["need_confirmation", "need_input", "need_selection"]
+CONTACT_KINDS: tuple[ContactKind, ...] = ("need_confirmation", "need_input", "need_selection")
+
+#: pi-crew's ``reason`` values and the kind each one asks for.
+_REASONS: dict[str, ContactKind] = {
+    "approval": "need_confirmation",
+    "clarification": "need_input",
+    "error_escalation": "need_input",
+    "custom": "need_input",
+}
+_JSON_TYPES = frozenset({"supervisor_contact", "crew_supervisor_contact"})
+_TEXT = re.compile(r"\s*@supervisor\s+([a-z_]+):\s*(.*?)\s*")
+
+#: Longest question text kept (characters); longer ones are cut with an ellipsis.
+MAX_QUESTION_CHARS = 4_000
+#: Most options of a selection, and the longest option.
+MAX_OPTIONS = 20
+MAX_OPTION_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Contact:
+    """One supervisor contact: its kind, the question, options (selection), and the
+    worker's own question id and task id when it gave them."""
+
+    kind: ContactKind
+    text: str
+    options: tuple[str, ...] = ()
+    question_id: str | None = None
+    task_id: str | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "options": list(self.options)}
+
+
+def parse_contact(line: str) -> Contact | None:
+    """The contact on ``line``, or None when the line is ordinary output."""
+    try:
+        if line.lstrip().startswith("{"):
+            return _from_json(line)
+        return _from_text(line)
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def _from_text(line: str) -> Contact | None:
+    match = _TEXT.fullmatch(line.rstrip("\r\n"))
+    if match is None or match.group(1) not in CONTACT_KINDS:
+        return None
+    kind: ContactKind = match.group(1)  # type: ignore[assignment]
+    text, options = match.group(2), ()
+    if kind == "need_selection":
+        parts = [p.strip() for p in text.split("|")]
+        text, options = parts[0], tuple(p for p in parts[1:] if p)
+    return _made(kind, text, options)
+
+
+def _from_json(line: str) -> Contact | None:
+    raw = json.loads(line)
+    if not isinstance(raw, dict) or raw.get("type") not in _JSON_TYPES:
+        return None
+    options_raw = raw.get("options")
+    options = tuple(o for o in options_raw if isinstance(o, str) and o.strip()) if isinstance(options_raw, list) else ()
+    kind = raw.get("kind")
+    if kind is None and isinstance(raw.get("reason"), str):
+        reason = raw["reason"]
+        kind = ("need_selection" if options else "need_confirmation") if reason == "decision_needed" else _REASONS.get(reason)
+    if kind not in CONTACT_KINDS:
+        return None
+    text = raw.get("message", raw.get("text"))
+    if not isinstance(text, str):
+        return None
+    question = raw.get("questionId")
+    task = raw.get("taskId")
+    data = raw.get("data")
+    return _made(
+        kind,
+        text,
+        options,
+        question_id=question if isinstance(question, str) and 0 < len(question) <= 128 else None,
+        task_id=task if isinstance(task, str) and task else None,
+        data=data if isinstance(data, dict) else {},
+    )
+
+
+def _made(kind: ContactKind, text: str, options: tuple[str, ...], **rest: Any) -> Contact | None:
+    text = text.strip()
+    if not text:
+        return None
+    if len(text) > MAX_QUESTION_CHARS:
+        text = text[: MAX_QUESTION_CHARS - 1] + "…"
+    options = tuple(dict.fromkeys(o.strip()[:MAX_OPTION_CHARS] for o in options))[:MAX_OPTIONS]
+    if kind == "need_selection" and not options:
+        return None
+    return Contact(kind, text, options, **rest)
+
+
+def contact_line(
+    kind: ContactKind,
+    text: str,
+    *,
+    options: tuple[str, ...] = (),
+    question_id: str | None = None,
+    task_id: str | None = None,
+) -> str:
+    """The JSON event line for a contact (what :mod:`attn.filebox.client` prints)."""
+    record: dict[str, Any] = {"type": "supervisor_contact", "kind": kind, "message": text}
+    if options:
+        record["options"] = list(options)
+    if question_id:
+        record["questionId"] = question_id
+    if task_id:
+        record["taskId"] = task_id
+    return json.dumps(record, ensure_ascii=False)
+
+
+__all__ = ["CONTACT_KINDS", "Contact", "ContactKind", "contact_line", "parse_contact"]

@@ -1,0 +1,290 @@
+"""One run's mailbox: append, read with statuses, acknowledge, replay, validate.
+
+Spec: seed 003 ("Mailbox file structure", "Message structure", "Corrupt JSONL
+Handling"); FILE-01..05, FILE-11, FILE-12.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from attn.echo import shown
+from attn.errors import FileboxMessageNotFound
+from attn.filebox.delivery import Delivery, load_delivery, save_delivery
+from attn.filebox.jsonl import LineProblem, TailReader, append_line, encode_line, folder_lock, parse_line, rewrite_atomically
+from attn.filebox.paths import BOXES, Box, RunPaths
+from attn.filebox.records import (
+    FileboxMessage,
+    Kind,
+    Priority,
+    Status,
+    iso,
+    message_of,
+    message_problem,
+    with_delivery,
+)
+from attn.ids import new_id
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationReport:
+    """What :meth:`RunMailbox.validate` found: problems per line, files rewritten."""
+
+    problems: list[LineProblem] = field(default_factory=list)
+    torn: list[str] = field(default_factory=list)
+    delivery_corrupt: bool = False
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.problems or self.torn or self.delivery_corrupt)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "problems": [p.to_dict() for p in self.problems],
+            "torn": self.torn,
+            "deliveryCorrupt": self.delivery_corrupt,
+            "repaired": self.repaired,
+        }
+
+
+class RunMailbox:
+    """The mailbox files of one run.
+
+    Args:
+        paths: the run's paths.
+        now: the time source for ``createdAt`` and delivery times.
+        fsync: fsync each append and each delivery change (default True).
+    """
+
+    def __init__(self, paths: RunPaths, now: Callable[[], datetime], *, fsync: bool = True) -> None:
+        self.paths = paths
+        self._now = now
+        self.fsync = fsync
+        self._readers: dict[Path, TailReader] = {}
+
+    # ------------------------------------------------------------ writing
+
+    def append(
+        self,
+        box: Box,
+        *,
+        sender: str,
+        to: str,
+        body: str,
+        kind: Kind = "message",
+        priority: Priority = "normal",
+        task_id: str | None = None,
+        data: dict[str, Any] | None = None,
+        message_id: str | None = None,
+    ) -> FileboxMessage:
+        """Append one message to ``box`` (the run's, or ``task_id``'s own) and return it.
+
+        The caller checked the values. When this returns, the line is written
+        (and fsynced unless ``fsync`` is off).
+
+        Raises:
+            UnsafePath: a bad task id or a symbolic link on the way.
+            OSError: the write failed; nothing is reported stored.
+        """
+        self.paths.ensure(task_id if box != "steering" else None)
+        message = FileboxMessage(
+            id=message_id or new_id("fbm"),
+            run_id=self.paths.run_id,
+            box=box,
+            direction="outbox" if box == "outbox" else "inbox",
+            kind=kind,
+            sender=sender,
+            to=to,
+            body=body,
+            status="queued",
+            priority=priority,
+            created_at=iso(self._now()),
+            task_id=task_id,
+            data=dict(data or {}),
+        )
+        path = self.paths.check(self.paths.box(box, task_id))
+        append_line(
+            path,
+            encode_line(message.to_dict()),
+            lock=self.paths.mailbox_lock,
+            fsync=self.fsync,
+            quarantine=self.paths.quarantine,
+        )
+        return message
+
+    def set_status(self, ids: Iterable[str], status: Status) -> list[FileboxMessage]:
+        """Move each message forward to ``status`` under the mailbox lock; the changed ones.
+
+        Raises:
+            FileboxMessageNotFound: an id no mailbox file of the run holds (nothing changed).
+        """
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        self.paths.ensure()
+        with folder_lock(self.paths.mailbox_lock):
+            known = {m.id: m for m in self._all_raw()}
+            missing = [mid for mid in wanted if mid not in known]
+            if missing:
+                raise FileboxMessageNotFound(
+                    f"run {shown(self.paths.run_id)} has no message {shown(missing[0])}"
+                )
+            record = load_delivery(self.paths.check(self.paths.delivery))
+            at = iso(self._now())
+            changed = [mid for mid in wanted if record.advance(mid, status, at)]
+            if changed or record.corrupt:
+                save_delivery(self.paths.delivery, record, at=at, fsync=self.fsync)
+        return [with_delivery(known[mid], record.entries.get(mid)) for mid in changed]
+
+    def acknowledge(self, message_id: str) -> FileboxMessage:
+        """Mark one message acknowledged; acknowledging twice changes nothing.
+
+        Raises:
+            FileboxMessageNotFound: no such message in the run.
+        """
+        changed = self.set_status([message_id], "acknowledged")
+        return changed[0] if changed else self.get(message_id)
+
+    def replay(self, task_id: str | None = None) -> list[FileboxMessage]:
+        """Every inbox message not yet acknowledged, oldest first, now marked delivered (FILE-12).
+
+        ``task_id`` narrows it to what is that task's: the run inbox's messages to
+        it (or to everyone, ``"*"``) and its own inbox.
+        """
+        pending = [m for m in self.inbox_for(task_id) if m.status != "acknowledged"]
+        if pending:
+            self.set_status([m.id for m in pending if m.status == "queued"], "delivered")
+        return [m for m in self.inbox_for(task_id) if m.id in {p.id for p in pending}]
+
+    # ------------------------------------------------------------ reading
+
+    def messages(self, box: Box | None = None, task_id: str | None = None) -> list[FileboxMessage]:
+        """The messages of ``box`` (all three when None), the run's or ``task_id``'s,
+        with their delivery status, oldest first (file order within one time)."""
+        boxes = BOXES if box is None else (box,)
+        raw: list[FileboxMessage] = []
+        for name in boxes:
+            if task_id is not None and name == "steering":
+                continue
+            raw.extend(self._read(self.paths.box(name, task_id)))
+        return self._merged(raw)
+
+    def inbox_for(self, task_id: str | None) -> list[FileboxMessage]:
+        """Inbox messages (run-level and per task) for ``task_id``, or all when None."""
+        raw = list(self._read(self.paths.box("inbox")))
+        tasks = self.paths.task_ids_with_mailbox() if task_id is None else [task_id]
+        for task in tasks:
+            raw.extend(self._read(self.paths.box("inbox", task)))
+        if task_id is not None:
+            raw = [m for m in raw if m.task_id == task_id or m.to in (task_id, "*")]
+        return self._merged(raw)
+
+    def everything(self) -> list[FileboxMessage]:
+        """Every message of the run: its three files and every task's, oldest first."""
+        return self._merged(self._all_raw())
+
+    def get(self, message_id: str) -> FileboxMessage:
+        """One message by id.
+
+        Raises:
+            FileboxMessageNotFound: no such message in the run.
+        """
+        for message in self.everything():
+            if message.id == message_id:
+                return message
+        raise FileboxMessageNotFound(f"run {shown(self.paths.run_id)} has no message {shown(message_id)}")
+
+    def delivery(self) -> Delivery:
+        """The delivery record as it is now (empty when missing or corrupt)."""
+        return load_delivery(self.paths.check(self.paths.delivery))
+
+    def _all_raw(self) -> list[FileboxMessage]:
+        raw: list[FileboxMessage] = []
+        for box in BOXES:
+            raw.extend(self._read(self.paths.box(box)))
+        for task in self.paths.task_ids_with_mailbox():
+            for box in ("inbox", "outbox"):
+                raw.extend(self._read(self.paths.box(box, task)))
+        return raw
+
+    def _merged(self, raw: list[FileboxMessage]) -> list[FileboxMessage]:
+        entries = self.delivery().entries
+        merged = [with_delivery(m, entries.get(m.id)) for m in raw]
+        merged.sort(key=lambda m: m.created_at)
+        return merged
+
+    def _read(self, path: Path) -> list[FileboxMessage]:
+        self.paths.check(path)
+        reader = self._readers.get(path)
+        if reader is None:
+            reader = self._readers[path] = TailReader(path, message_problem)
+        records, _problems, _torn = reader.read()
+        return [message_of(r) for r in records]
+
+    # ------------------------------------------------------------ checking
+
+    def files(self) -> list[Path]:
+        """Every mailbox JSONL file of the run that exists."""
+        paths = [self.paths.box(box) for box in BOXES]
+        for task in self.paths.task_ids_with_mailbox():
+            paths.extend(self.paths.box(box, task) for box in ("inbox", "outbox"))
+        return [self.paths.check(p) for p in paths if p.exists()]
+
+    def validate(self, *, repair: bool = False) -> ValidationReport:
+        """Report every line that is not a message; with ``repair``, rewrite each bad
+        file atomically keeping only its valid lines, and move a corrupt delivery
+        record aside (FILE-05). Repair holds the mailbox lock."""
+        if not repair:
+            return self._check()
+        self.paths.ensure()
+        with folder_lock(self.paths.mailbox_lock):
+            report = self._check()
+            for path in self.files():
+                keep, bad = _valid_lines(path.read_bytes())
+                if bad:
+                    rewrite_atomically(path, keep, fsync=self.fsync)
+                    report.repaired.append(str(path))
+            if report.delivery_corrupt:
+                record = load_delivery(self.paths.delivery)
+                save_delivery(self.paths.delivery, record, at=iso(self._now()), fsync=self.fsync)
+                report.repaired.append(str(self.paths.delivery))
+        return report
+
+    def _check(self) -> ValidationReport:
+        report = ValidationReport(delivery_corrupt=self.delivery().corrupt)
+        for path in self.files():
+            reader = TailReader(path, message_problem)
+            _records, problems, torn = reader.read()
+            report.problems.extend(problems)
+            if torn:
+                report.torn.append(str(path))
+        return report
+
+
+def _valid_lines(data: bytes) -> tuple[list[bytes], int]:
+    keep: list[bytes] = []
+    bad = 0
+    parts = data.split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    elif parts:
+        bad += 1  # a torn tail
+        parts.pop()
+    for raw in parts:
+        if not raw.strip():
+            continue
+        value, reason = parse_line(raw)
+        if value is None or message_problem(value):
+            bad += 1
+        else:
+            keep.append(raw + b"\n")
+    return keep, bad
+
+
+__all__ = ["RunMailbox", "ValidationReport"]

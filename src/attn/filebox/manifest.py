@@ -1,0 +1,137 @@
+"""``run.json``: who owns a run, its tasks and their statuses, its worker.
+
+Shape::
+
+    {"runId": "r1", "createdAt": "…", "ownerSessionId": "agent:lead" | null,
+     "leader": "lead" | null, "command": ["./build.sh"] | null,
+     "tasks": {"build": {"status": "waiting", "waitingSince": "…",
+                         "question": {"id": "q_…", "kind": "need_confirmation",
+                                      "text": "…", "options": [], "askedAt": "…"},
+                         "responses": {"q_…": "fbm_…"}, "updatedAt": "…"}},
+     "worker": {"pid": 123, "startedAt": "…", "exitedAt": null, "exitCode": null,
+                "lastSeenAt": "…"}}
+
+Every change re-reads the file inside the run lock and writes it back by an
+atomic rename (seed 003: "Mutating mailbox actions must use run locks and
+re-read state inside the lock").
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from attn.errors import RunNotFound
+from attn.echo import shown
+from attn.filebox.jsonl import folder_lock, rewrite_atomically
+from attn.filebox.paths import RunPaths
+from attn.jsontext import dumps
+
+log = logging.getLogger("attn.filebox")
+
+TaskStatus = Literal["queued", "running", "waiting", "completed", "failed", "cancelled"]
+TASK_STATUSES: tuple[TaskStatus, ...] = ("queued", "running", "waiting", "completed", "failed", "cancelled")
+#: Statuses a task never leaves.
+FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
+
+
+def load_manifest(paths: RunPaths) -> dict[str, Any]:
+    """The run's ``run.json``.
+
+    Raises:
+        RunNotFound: no run folder, or no ``run.json`` in it.
+        UnsafePath: a symbolic link on the way.
+    """
+    path = paths.check(paths.manifest)
+    try:
+        raw = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        raise RunNotFound(f"no run {shown(paths.run_id)} under {shown(str(paths.root))}") from None
+    except (ValueError, RecursionError) as error:
+        log.error("%s is corrupt (%s); the run reads as having no tasks", path, error)
+        raw = {}
+    if not isinstance(raw, dict):
+        raw = {}
+    raw.setdefault("runId", paths.run_id)
+    if not isinstance(raw.get("tasks"), dict):
+        raw["tasks"] = {}
+    if not isinstance(raw.get("worker"), dict):
+        raw["worker"] = {}
+    return raw
+
+
+def create_manifest(paths: RunPaths, manifest: dict[str, Any], *, fsync: bool = True) -> bool:
+    """Write ``run.json`` for a new run; False (nothing written) when the run exists."""
+    paths.ensure()
+    with folder_lock(paths.run_lock):
+        if paths.check(paths.manifest).exists():
+            return False
+        rewrite_atomically(paths.manifest, [dumps(manifest).encode() + b"\n"], fsync=fsync)
+        return True
+
+
+@contextmanager
+def changing(paths: RunPaths, *, fsync: bool = True) -> Iterator[dict[str, Any]]:
+    """Hold the run lock, yield the manifest as it is now, write it back if the
+    block ends without an exception (an exception writes nothing).
+
+    Raises:
+        RunNotFound: no such run.
+    """
+    if not paths.exists():
+        raise RunNotFound(f"no run {shown(paths.run_id)} under {shown(str(paths.root))}")
+    with folder_lock(paths.run_lock):
+        manifest = load_manifest(paths)
+        before = dumps(manifest)
+        yield manifest
+        if dumps(manifest) != before:
+            rewrite_atomically(paths.manifest, [dumps(manifest).encode() + b"\n"], fsync=fsync)
+
+
+def task_of(manifest: dict[str, Any], task_id: str) -> dict[str, Any] | None:
+    task = manifest["tasks"].get(task_id)
+    return task if isinstance(task, dict) else None
+
+
+def ensure_task(manifest: dict[str, Any], task_id: str, at: str, status: TaskStatus = "queued") -> dict[str, Any]:
+    """The task's entry, created with ``status`` when missing."""
+    task = task_of(manifest, task_id)
+    if task is None:
+        task = manifest["tasks"][task_id] = {"status": status, "createdAt": at, "updatedAt": at}
+    return task
+
+
+def owner_of(manifest: dict[str, Any]) -> str | None:
+    owner = manifest.get("ownerSessionId")
+    return owner if isinstance(owner, str) and owner else None
+
+
+def pid_alive(pid: object) -> bool:
+    """Whether a process with that id exists (the worker may be ours or not)."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+__all__ = [
+    "FINISHED",
+    "TASK_STATUSES",
+    "TaskStatus",
+    "changing",
+    "create_manifest",
+    "ensure_task",
+    "load_manifest",
+    "owner_of",
+    "pid_alive",
+    "task_of",
+]
