@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("testing",),
     ("runtime",),
     ("tools",),
+    ("filebox",),
     ("tree",),
     ("channels",),
     ("time", "brains", "people"),

@@ -84,7 +84,8 @@ def _from_text(line: str) -> Contact | None:
     if match is None or match.group(1) not in CONTACT_KINDS:
         return None
     kind: ContactKind = match.group(1)  # type: ignore[assignment]
-    text, options = match.group(2), ()
+    text: str = match.group(2)
+    options: tuple[str, ...] = ()
     if kind == "need_selection":
         parts = [p.strip() for p in text.split("|")]
         text, options = parts[0], tuple(p for p in parts[1:] if p)
@@ -96,11 +97,19 @@ def _from_json(line: str) -> Contact | None:
     if not isinstance(raw, dict) or raw.get("type") not in _JSON_TYPES:
         return None
     options_raw = raw.get("options")
-    options = tuple(o for o in options_raw if isinstance(o, str) and o.strip()) if isinstance(options_raw, list) else ()
+    options = (
+        tuple(o for o in options_raw if isinstance(o, str) and o.strip())
+        if isinstance(options_raw, list)
+        else ()
+    )
     kind = raw.get("kind")
     if kind is None and isinstance(raw.get("reason"), str):
         reason = raw["reason"]
-        kind = ("need_selection" if options else "need_confirmation") if reason == "decision_needed" else _REASONS.get(reason)
+        kind = (
+            ("need_selection" if options else "need_confirmation")
+            if reason == "decision_needed"
+            else _REASONS.get(reason)
+        )
     if kind not in CONTACT_KINDS:
         return None
     text = raw.get("message", raw.get("text"))

@@ -43,7 +43,10 @@ class Delivery:
     def advance(self, message_id: str, status: str, at: str) -> bool:
         """Move ``message_id`` forward to ``status`` (never back); True when it changed."""
         entry = self.entries.get(message_id)
-        if entry is not None and STATUS_RANK.get(entry.get("status", ""), -1) >= STATUS_RANK[status]:
+        if (
+            entry is not None
+            and STATUS_RANK.get(entry.get("status", ""), -1) >= STATUS_RANK[status]
+        ):
             return False
         entry = dict(entry or {})
         entry["status"] = status
@@ -67,7 +70,7 @@ class Delivery:
 
 
 def load_delivery(path: Path) -> Delivery:
-    """The record at ``path``; empty when missing; empty and ``corrupt`` (logged) when unreadable."""
+    """The record at ``path``: empty when missing; empty and ``corrupt`` when unreadable."""
     try:
         text = path.read_bytes()
     except FileNotFoundError:
@@ -77,8 +80,8 @@ def load_delivery(path: Path) -> Delivery:
         return _parsed(raw)
     except (ValueError, TypeError, RecursionError) as error:
         log.error(
-            "%s is corrupt (%s): it is treated as empty, so every message reads as its line's status; "
-            "the next change moves it aside",
+            "%s is corrupt (%s): it is treated as empty, so every message reads as "
+            "its line's status; the next change moves it aside",
             path,
             error,
         )
@@ -88,14 +91,21 @@ def load_delivery(path: Path) -> Delivery:
 def _parsed(raw: Any) -> Delivery:
     if not isinstance(raw, dict) or not isinstance(raw.get("messages", {}), dict):
         raise ValueError("not an object with a messages object")
-    times = raw.get("times") if isinstance(raw.get("times"), dict) else {}
+    times_raw = raw.get("times")
+    times: dict[str, Any] = times_raw if isinstance(times_raw, dict) else {}
     entries: dict[str, dict[str, Any]] = {}
     for mid, status in raw.get("messages", {}).items():
         if isinstance(mid, str) and status in STATUS_RANK:
             entry: dict[str, Any] = {"status": status}
             stamp = times.get(mid)
             if isinstance(stamp, dict):
-                entry.update({k: v for k, v in stamp.items() if k in ("deliveredAt", "acknowledgedAt") and isinstance(v, str)})
+                entry.update(
+                    {
+                        k: v
+                        for k, v in stamp.items()
+                        if k in ("deliveredAt", "acknowledgedAt") and isinstance(v, str)
+                    }
+                )
             entries[mid] = entry
     updated = raw.get("updatedAt")
     return Delivery(entries, updated if isinstance(updated, str) else None)
@@ -109,7 +119,11 @@ def save_delivery(path: Path, record: Delivery, *, at: str, fsync: bool = True) 
     if record.corrupt and path.exists():
         aside = path.with_name(f"{path.name}.corrupt-{at.replace(':', '')}")
         os.replace(path, aside)
-        log.error("%s was corrupt: moved aside to %s; statuses start again from the message lines", path, aside.name)
+        log.error(
+            "%s was corrupt: moved aside to %s; statuses start again from the message lines",
+            path,
+            aside.name,
+        )
         record.corrupt = False
     rewrite_atomically(path, [dumps(record.to_json()).encode() + b"\n"], fsync=fsync)
 

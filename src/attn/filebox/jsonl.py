@@ -37,7 +37,13 @@ MAX_LINE_BYTES = 1 << 20
 #: Most bytes of a torn line copied to the quarantine file.
 MAX_QUARANTINE_BYTES = 64 << 10
 
-_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = (
+    os.O_RDWR
+    | os.O_APPEND
+    | os.O_CREAT
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 _locks: dict[str, FileLock] = {}
 _locks_guard = threading.Lock()
@@ -64,7 +70,13 @@ class LineProblem:
     preview: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "offset": self.offset, "reason": self.reason, "preview": self.preview}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "offset": self.offset,
+            "reason": self.reason,
+            "preview": self.preview,
+        }
 
 
 def encode_line(record: dict[str, Any]) -> bytes:
@@ -103,7 +115,11 @@ def _append_locked(path: Path, line: bytes, *, fsync: bool, quarantine: Path | N
             torn_at = _torn_start(fd, size)
             if quarantine is not None:
                 _quarantine(fd, path, quarantine, torn_at, size, fsync=fsync)
-            log.warning("%s: torn last line at byte %d (no newline); it is skipped and quarantined", path, torn_at)
+            log.warning(
+                "%s: torn last line at byte %d (no newline); it is skipped and quarantined",
+                path,
+                torn_at,
+            )
             line = b"\n" + line
             size += 1
         view = memoryview(line)
@@ -124,7 +140,9 @@ def _torn_start(fd: int, size: int) -> int:
     return start + cut + 1 if cut >= 0 else start
 
 
-def _quarantine(fd: int, path: Path, quarantine: Path, start: int, size: int, *, fsync: bool) -> None:
+def _quarantine(
+    fd: int, path: Path, quarantine: Path, start: int, size: int, *, fsync: bool
+) -> None:
     raw = os.pread(fd, min(size - start, MAX_QUARANTINE_BYTES), start)
     record = {
         "file": path.name,
@@ -193,7 +211,10 @@ class TailReader:
         """
         with self._lock:
             try:
-                fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+                fd = os.open(
+                    self.path,
+                    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                )
             except FileNotFoundError:
                 self._cache = _Cache()
                 return [], [], False
@@ -221,7 +242,9 @@ class TailReader:
                     reason = self._check(value)
                 if reason:
                     preview = raw[:120].decode("utf-8", "replace")
-                    cache.problems.append(LineProblem(str(self.path), cache.lines, offset, reason, preview))
+                    cache.problems.append(
+                        LineProblem(str(self.path), cache.lines, offset, reason, preview)
+                    )
                     log.warning("%s line %d: %s; skipped", self.path, cache.lines, reason)
                 else:
                     assert value is not None
@@ -230,7 +253,9 @@ class TailReader:
         cache.offset = offset
 
 
-def read_records(path: Path, check: Callable[[dict[str, Any]], str] | None = None) -> tuple[list[dict[str, Any]], list[LineProblem], bool]:
+def read_records(
+    path: Path, check: Callable[[dict[str, Any]], str] | None = None
+) -> tuple[list[dict[str, Any]], list[LineProblem], bool]:
     """A one-off :meth:`TailReader.read` of ``path`` (copies of the lists)."""
     records, problems, torn = TailReader(path, check).read()
     return list(records), list(problems), torn
@@ -246,7 +271,7 @@ def rewrite_atomically(path: Path, lines: list[bytes], *, fsync: bool = True) ->
         for line in lines:
             view = memoryview(line)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         if fsync:
             os.fsync(fd)
     finally:

@@ -15,7 +15,15 @@ from typing import Any
 from attn.echo import shown
 from attn.errors import FileboxMessageNotFound
 from attn.filebox.delivery import Delivery, load_delivery, save_delivery
-from attn.filebox.jsonl import LineProblem, TailReader, append_line, encode_line, folder_lock, parse_line, rewrite_atomically
+from attn.filebox.jsonl import (
+    LineProblem,
+    TailReader,
+    append_line,
+    encode_line,
+    folder_lock,
+    parse_line,
+    rewrite_atomically,
+)
 from attn.filebox.paths import BOXES, Box, RunPaths
 from attn.filebox.records import (
     FileboxMessage,
@@ -198,7 +206,9 @@ class RunMailbox:
         for message in self.everything():
             if message.id == message_id:
                 return message
-        raise FileboxMessageNotFound(f"run {shown(self.paths.run_id)} has no message {shown(message_id)}")
+        raise FileboxMessageNotFound(
+            f"run {shown(self.paths.run_id)} has no message {shown(message_id)}"
+        )
 
     def delivery(self) -> Delivery:
         """The delivery record as it is now (empty when missing or corrupt)."""
@@ -279,7 +289,7 @@ def _valid_lines(data: bytes) -> tuple[list[bytes], int]:
     for raw in parts:
         if not raw.strip():
             continue
-        value, reason = parse_line(raw)
+        value, _reason = parse_line(raw)
         if value is None or message_problem(value):
             bad += 1
         else:

@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from attn.errors import RunNotFound
 from attn.echo import shown
+from attn.errors import RunNotFound
 from attn.filebox.jsonl import folder_lock, rewrite_atomically
 from attn.filebox.paths import RunPaths
 from attn.jsontext import dumps
@@ -34,7 +34,14 @@ from attn.jsontext import dumps
 log = logging.getLogger("attn.filebox")
 
 TaskStatus = Literal["queued", "running", "waiting", "completed", "failed", "cancelled"]
-TASK_STATUSES: tuple[TaskStatus, ...] = ("queued", "running", "waiting", "completed", "failed", "cancelled")
+TASK_STATUSES: tuple[TaskStatus, ...] = (
+    "queued",
+    "running",
+    "waiting",
+    "completed",
+    "failed",
+    "cancelled",
+)
 #: Statuses a task never leaves.
 FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 
@@ -97,7 +104,9 @@ def task_of(manifest: dict[str, Any], task_id: str) -> dict[str, Any] | None:
     return task if isinstance(task, dict) else None
 
 
-def ensure_task(manifest: dict[str, Any], task_id: str, at: str, status: TaskStatus = "queued") -> dict[str, Any]:
+def ensure_task(
+    manifest: dict[str, Any], task_id: str, at: str, status: TaskStatus = "queued"
+) -> dict[str, Any]:
     """The task's entry, created with ``status`` when missing."""
     task = task_of(manifest, task_id)
     if task is None:

@@ -71,7 +71,9 @@ def refuse_links(root: Path, path: Path) -> None:
     try:
         relative = path.relative_to(root)
     except ValueError:
-        raise UnsafePath(f"{shown(str(path))} is not under the run root {shown(str(root))}") from None
+        raise UnsafePath(
+            f"{shown(str(path))} is not under the run root {shown(str(root))}"
+        ) from None
     current = root
     for part in relative.parts:
         current = current / part
@@ -172,7 +174,9 @@ class RunPaths:
         return sorted(
             entry.name
             for entry in entries
-            if entry.is_dir(follow_symlinks=False) and _ID.fullmatch(entry.name) and ".." not in entry.name
+            if entry.is_dir(follow_symlinks=False)
+            and _ID.fullmatch(entry.name)
+            and ".." not in entry.name
         )
 
     def check(self, path: Path) -> Path:

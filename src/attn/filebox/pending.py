@@ -45,7 +45,9 @@ def load_pending(paths: RunPaths) -> dict[str, list[dict[str, Any]]]:
     except FileNotFoundError:
         raw = {}
     except (ValueError, RecursionError) as error:
-        log.error("%s is corrupt (%s); its queued steers and follow-ups are lost", paths.pending, error)
+        log.error(
+            "%s is corrupt (%s); its queued steers and follow-ups are lost", paths.pending, error
+        )
         raw = {}
     if not isinstance(raw, dict):
         raw = {}
@@ -56,7 +58,9 @@ def save_pending(paths: RunPaths, queues: dict[str, list[dict[str, Any]]], *, fs
     rewrite_atomically(paths.pending, [dumps(queues).encode() + b"\n"], fsync=fsync)
 
 
-def push(queue: list[dict[str, Any]], entry: dict[str, Any], limits: Limits) -> list[dict[str, Any]]:
+def push(
+    queue: list[dict[str, Any]], entry: dict[str, Any], limits: Limits
+) -> list[dict[str, Any]]:
     """Add ``entry``; drop the oldest while over the cap. Returns the dropped entries."""
     queue.append(entry)
     dropped: list[dict[str, Any]] = []
@@ -68,7 +72,9 @@ def push(queue: list[dict[str, Any]], entry: dict[str, Any], limits: Limits) -> 
 def counts(queues: dict[str, list[dict[str, Any]]], limits: Limits) -> dict[str, Any]:
     """``{"steer": n, "followUp": n, "max": cap, "warnAbove": w, "warning": text | None}``."""
     steer, follow = len(queues["steer"]), len(queues["follow_up"])
-    over = [name for name, n in (("steers", steer), ("follow-ups", follow)) if n > limits.warn_pending]
+    over = [
+        name for name, n in (("steers", steer), ("follow-ups", follow)) if n > limits.warn_pending
+    ]
     warning = (
         f"{' and '.join(over)} waiting for the worker: more than {limits.warn_pending} "
         f"(the oldest is dropped at {limits.max_pending})"
@@ -84,4 +90,14 @@ def counts(queues: dict[str, list[dict[str, Any]]], limits: Limits) -> dict[str,
     }
 
 
-__all__ = ["MAX_PENDING", "QUEUES", "WARN_PENDING", "Limits", "Queue", "counts", "load_pending", "push", "save_pending"]
+__all__ = [
+    "MAX_PENDING",
+    "QUEUES",
+    "WARN_PENDING",
+    "Limits",
+    "Queue",
+    "counts",
+    "load_pending",
+    "push",
+    "save_pending",
+]

@@ -35,7 +35,7 @@ STATUSES: tuple[Status, ...] = ("queued", "delivered", "acknowledged")
 PRIORITIES: tuple[Priority, ...] = ("low", "normal", "high")
 KINDS: tuple[Kind, ...] = ("message", "response", "steer", "follow_up", "nudge", "contact")
 #: The order statuses only move forward in.
-STATUS_RANK = {status: rank for rank, status in enumerate(STATUSES)}
+STATUS_RANK: dict[str, int] = {status: rank for rank, status in enumerate(STATUSES)}
 
 #: Longest message body (characters).
 MAX_BODY_CHARS = 65_536
@@ -153,7 +153,9 @@ def message_of(raw: dict[str, Any]) -> FileboxMessage:
         priority=raw.get("priority", "normal"),
         created_at=raw["createdAt"],
         delivered_at=raw.get("deliveredAt") if isinstance(raw.get("deliveredAt"), str) else None,
-        acknowledged_at=raw.get("acknowledgedAt") if isinstance(raw.get("acknowledgedAt"), str) else None,
+        acknowledged_at=raw.get("acknowledgedAt")
+        if isinstance(raw.get("acknowledgedAt"), str)
+        else None,
         task_id=raw.get("taskId"),
         data=raw.get("data") or {},
     )

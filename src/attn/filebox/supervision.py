@@ -21,7 +21,15 @@ def worker_started(run: Run, task_id: str, pid: int, command: list[str]) -> list
     for it while it was down, oldest first (FILE-11). Returns what was delivered."""
     at = iso(run.now())
     with changing(run.paths, fsync=run.fsync) as manifest:
-        manifest["worker"] = {"pid": pid, "taskId": task_id, "command": command, "startedAt": at, "lastSeenAt": at, "exitedAt": None, "exitCode": None}
+        manifest["worker"] = {
+            "pid": pid,
+            "taskId": task_id,
+            "command": command,
+            "startedAt": at,
+            "lastSeenAt": at,
+            "exitedAt": None,
+            "exitCode": None,
+        }
         task = ensure_task(manifest, task_id, at, "running")
         if task["status"] not in FINISHED and task["status"] != "waiting":
             task.update(status="running", updatedAt=at)
@@ -64,7 +72,9 @@ def set_task_status(run: Run, task_id: str, status: TaskStatus) -> dict[str, Any
         return dict(task)
 
 
-def record_contact(run: Run, task_id: str, contact: Contact) -> tuple[dict[str, Any], FileboxMessage | None]:
+def record_contact(
+    run: Run, task_id: str, contact: Contact
+) -> tuple[dict[str, Any], FileboxMessage | None]:
     """A worker asked for a decision: the task waits on the question, the outbox
     holds it as a ``contact`` message, and a ``supervisor.contact`` event is
     recorded (FILE-10).
@@ -89,7 +99,12 @@ def record_contact(run: Run, task_id: str, contact: Contact) -> tuple[dict[str, 
             kind="contact",
             priority="high",
             task_id=None,
-            data={"questionId": qid, "contactType": contact.kind, "options": list(contact.options), **contact.data},
+            data={
+                "questionId": qid,
+                "contactType": contact.kind,
+                "options": list(contact.options),
+                **contact.data,
+            },
         )
         if task["status"] not in FINISHED:
             task.update(status="waiting", waitingSince=at, question=question, updatedAt=at)
@@ -97,7 +112,12 @@ def record_contact(run: Run, task_id: str, contact: Contact) -> tuple[dict[str, 
             "supervisor.contact",
             task_id,
             contact.text,
-            {"contactType": contact.kind, "questionId": qid, "options": list(contact.options), "mailboxMessageId": message.id},
+            {
+                "contactType": contact.kind,
+                "questionId": qid,
+                "options": list(contact.options),
+                "mailboxMessageId": message.id,
+            },
         )
         run.emit_message(message)
         return question, message

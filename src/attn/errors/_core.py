@@ -220,52 +220,6 @@ class ApprovalClosed(AttnError):
         self.approval = approval
 
 
-# ------------------------------------------------------------- file mailboxes (seed 003)
-
-
-class UnsafePath(InvalidInput):
-    """A run or task id, or a file under the run root, that is not safe to use:
-    ``..``, an absolute path, a character outside ``[A-Za-z0-9_.-]``, or a
-    symbolic link (FILE-09)."""
-
-    code = "unsafe_path"
-
-
-class RunNotFound(AttnError):
-    """No run folder has that id under the run root (seed 003)."""
-
-    code = "run_not_found"
-
-
-class FileboxMessageNotFound(AttnError):
-    """No message of the run's mailbox files has that id (seed 003)."""
-
-    code = "filebox_message_not_found"
-
-
-class TaskNotWaiting(AttnError):
-    """respond answers only a task that is waiting for its leader (FILE-06);
-    ``status`` is the task's status now."""
-
-    code = "task_not_waiting"
-
-    def __init__(self, message: str | None = None, status: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class RunOwned(AttnError):
-    """Another session owns the run: respond, steer, follow-up, nudge, send and
-    cancel need the owner's session, or ``force`` as the literal boolean true
-    (FILE-08). ``owner`` is the owning session."""
-
-    code = "run_owned"
-
-    def __init__(self, message: str | None = None, owner: str = "") -> None:
-        super().__init__(message)
-        self.owner = owner
-
-
 class IdempotencyConflict(AttnError):
     """An idempotency key came back with a different request (another channel,
     recipient or text): nothing is sent, and the first request's result stands."""
@@ -406,7 +360,8 @@ __all__ = [
     "AttnError",
     "CallbackNotFound",
     "ChannelMessageNotFound",
-    "FileboxMessageNotFound",
+    "ConfigError",
+    "ConfigProblem",
     "IdempotencyConflict",
     "InvalidInbox",
     "InvalidInput",
@@ -426,19 +381,15 @@ __all__ = [
     "ProtectedItem",
     "ReplyCancelled",
     "ReplyTimeout",
-    "RunNotFound",
-    "RunOwned",
     "RuntimeLocked",
     "SendRefused",
     "ServeError",
     "StoreClosed",
     "StoreError",
-    "TaskNotWaiting",
     "ToolFailed",
     "UnknownAgent",
     "UnknownChannel",
     "UnknownItemType",
     "UnknownUser",
-    "UnsafePath",
     "shown",
 ]

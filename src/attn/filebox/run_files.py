@@ -1,0 +1,273 @@
+"""A run's files and the writes every verb shares: append, record an event, deliver
+queued steers and follow-ups, check ownership.
+
+Spec: seed 003 ("Core Operations", "Supervisor Contact", "Queue Depth and
+Backpressure", "Run Ownership Enforcement"); FILE-06..08, FILE-11.
+
+Every verb checks its input first, then takes the run lock, re-reads the
+manifest, checks ownership and the task's status, and only then writes, so a
+refused call writes nothing. Events go to ``events.jsonl`` (seed names:
+``task.responded``, ``agent.nudged``, ``supervisor.contact``, …) and to
+``on_event``, which the service forwards to the runtime's bus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from attn.echo import shown
+from attn.errors import InvalidInput, RunOwned
+from attn.filebox.jsonl import TailReader, append_line, encode_line
+from attn.filebox.mailbox import RunMailbox
+from attn.filebox.manifest import (
+    load_manifest,
+    owner_of,
+    pid_alive,
+    task_of,
+)
+from attn.filebox.paths import RunPaths
+from attn.filebox.pending import Limits, Queue, counts, load_pending, save_pending
+from attn.filebox.records import (
+    LEADER,
+    FileboxMessage,
+    Priority,
+    iso,
+)
+from attn.ids import new_id
+
+#: What a nudge says when the leader gives no text (seed 003).
+NUDGE_TEXT = "Please report your current status, blocker, or smallest next step."
+
+EventSink = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a verb did: the message written (or found), whether it was queued
+    instead of delivered, whether it changed nothing, and entries dropped at the cap."""
+
+    message: FileboxMessage | None
+    queued: bool = False
+    duplicate: bool = False
+    dropped: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "message": self.message.to_dict() if self.message else None,
+            "queued": self.queued,
+            "duplicate": self.duplicate,
+            "dropped": self.dropped,
+        }
+
+
+def check_force(value: object) -> bool:
+    """``force`` must be the literal boolean true or false (FILE-08).
+
+    Raises:
+        InvalidInput: anything else (``"true"``, 1, None): nothing is forced.
+    """
+    if value is not True and value is not False:
+        raise InvalidInput(f"force must be the literal boolean true or false, got {shown(value)}")
+    return value
+
+
+class RunFiles:
+    """A run's files and the writes the verbs share (:class:`~attn.filebox.run.Run` adds the verbs).
+
+    Args:
+        paths: where its files are.
+        now: the time source.
+        fsync: fsync every write (default True).
+        limits: the pending queues' bounds.
+        on_event: called with ``(name, payload)`` after each change: ``"event"``
+            (``{"event"}``), ``"message"`` (``{"message"}``), ``"status"`` (``{"messages"}``).
+    """
+
+    def __init__(
+        self,
+        paths: RunPaths,
+        now: Callable[[], datetime],
+        *,
+        fsync: bool = True,
+        limits: Limits | None = None,
+        on_event: EventSink | None = None,
+    ) -> None:
+        self.paths = paths
+        self.now = now
+        self.fsync = fsync
+        self.limits = limits or Limits()
+        self.mailbox = RunMailbox(paths, now, fsync=fsync)
+        self._on_event = on_event
+        self._events = TailReader(paths.events)
+
+    @property
+    def id(self) -> str:
+        return self.paths.run_id
+
+    def manifest(self) -> dict[str, Any]:
+        """``run.json`` as it is now. Raises RunNotFound."""
+        return load_manifest(self.paths)
+
+    def view(self) -> dict[str, Any]:
+        """The run for people and the API: manifest, counts per box and status,
+        pending queues with the backpressure warning, whether the worker is alive."""
+        manifest = self.manifest()
+        messages = self.mailbox.everything()
+        per_box: dict[str, dict[str, int]] = {}
+        for message in messages:
+            box = per_box.setdefault(message.box, {"queued": 0, "delivered": 0, "acknowledged": 0})
+            box[message.status] += 1
+        return {
+            **manifest,
+            "counts": per_box,
+            "pending": counts(load_pending(self.paths), self.limits),
+            "workerAlive": self.worker_alive(manifest),
+        }
+
+    def events(self, after: int = 0, limit: int = 200) -> list[dict[str, Any]]:
+        """Events after index ``after`` (0: all), at most ``limit``, each with its ``index``."""
+        records, _problems, _torn = self._events.read()
+        return [{**e, "index": after + i + 1} for i, e in enumerate(records[after : after + limit])]
+
+    def worker_alive(self, manifest: dict[str, Any] | None = None) -> bool:
+        worker = (manifest or self.manifest())["worker"]
+        return (
+            bool(worker.get("startedAt"))
+            and worker.get("exitedAt") is None
+            and pid_alive(worker.get("pid"))
+        )
+
+    def _authorize(self, manifest: dict[str, Any], session: str | None, force: bool) -> None:
+        owner = owner_of(manifest)
+        if owner is not None and session != owner and force is not True:
+            raise RunOwned(
+                f"run {shown(self.id)} is owned by session {shown(owner)}; cannot change it "
+                f"from session {shown(session)}. Pass force=true to override.",
+                owner=owner,
+            )
+
+    def _deliver(
+        self,
+        queue: Queue,
+        task_id: str,
+        body: str,
+        priority: Priority,
+        data: dict[str, Any],
+        message_id: str | None = None,
+    ) -> FileboxMessage:
+        box = "steering" if queue == "steer" else "inbox"
+        return self.append(box, task_id, body, queue, priority, data, message_id)
+
+    def flush_pending(self, manifest: dict[str, Any]) -> list[FileboxMessage]:
+        """Deliver queued steers and follow-ups of running tasks, oldest first (FILE-11)."""
+        if not self.worker_alive(manifest):
+            return []
+        queues = load_pending(self.paths)
+        delivered: list[FileboxMessage] = []
+        for queue in ("steer", "follow_up"):
+            keep = []
+            for entry in queues[queue]:
+                task = task_of(manifest, str(entry.get("taskId")))
+                if task is None or task["status"] != "running":
+                    keep.append(entry)
+                    continue
+                delivered.append(
+                    self._deliver(
+                        queue,
+                        entry["taskId"],
+                        entry["body"],
+                        entry.get("priority", "normal"),
+                        entry.get("data") or {},
+                        entry.get("id"),
+                    )
+                )
+            queues[queue] = keep
+        if delivered:
+            save_pending(self.paths, queues, fsync=self.fsync)
+        return delivered
+
+    def _back_to_running(self, task: dict[str, Any]) -> None:
+        task.update(status="running", updatedAt=iso(self.now()))
+        task.pop("waitingSince", None)
+        task.pop("question", None)
+
+    def _response_to(self, task_id: str, question_id: str) -> FileboxMessage | None:
+        for message in self.mailbox.inbox_for(task_id):
+            if message.kind == "response" and message.data.get("questionId") == question_id:
+                return message
+        return None
+
+    def append(
+        self,
+        box: Any,
+        to: str,
+        body: str,
+        kind: Any,
+        priority: Priority,
+        data: dict[str, Any],
+        message_id: str | None = None,
+    ) -> FileboxMessage:
+        sender, target = (to, LEADER) if box == "outbox" else (LEADER, to)
+        message = self.mailbox.append(
+            box,
+            sender=sender,
+            to=target,
+            body=body,
+            kind=kind,
+            priority=priority,
+            data=data,
+            message_id=message_id,
+            task_id=None,
+        )
+        self._emit("message", {"message": message.to_dict()})
+        return message
+
+    def append_to_task(
+        self, box: Any, task_id: str, body: str, kind: Any, priority: Priority, data: dict[str, Any]
+    ) -> FileboxMessage:
+        sender, target = (task_id, LEADER) if box == "outbox" else (LEADER, task_id)
+        message = self.mailbox.append(
+            box,
+            sender=sender,
+            to=target,
+            body=body,
+            kind=kind,
+            priority=priority,
+            data=data,
+            task_id=task_id,
+        )
+        self._emit("message", {"message": message.to_dict()})
+        return message
+
+    def emit_message(self, message: FileboxMessage) -> None:
+        """Tell ``on_event`` about a message written outside :meth:`append`."""
+        self._emit("message", {"message": message.to_dict()})
+
+    def record_event(
+        self, kind: str, task_id: str | None, message: str, data: dict[str, Any]
+    ) -> dict[str, Any]:
+        event = {
+            "id": new_id("fbe"),
+            "type": kind,
+            "runId": self.id,
+            "taskId": task_id,
+            "message": message,
+            "data": data,
+            "at": iso(self.now()),
+        }
+        self.paths.ensure()
+        append_line(
+            self.paths.events, encode_line(event), lock=self.paths.run_lock, fsync=self.fsync
+        )
+        self._emit("event", {"event": event})
+        return event
+
+    def _emit(self, name: str, payload: dict[str, Any]) -> None:
+        if self._on_event is not None:
+            self._on_event(name, {"runId": self.id, **payload})
+
+
+__all__ = ["NUDGE_TEXT", "EventSink", "Outcome", "RunFiles", "check_force"]
