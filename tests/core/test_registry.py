@@ -29,12 +29,17 @@ TREE = {
     "agent_result": ("Agent Result", 2, "interaction", "⮐", "a2a", True, True),
     "agent_execution": ("Agent Execution", 2, "system", "⚙", "a2a", True, True),
 }
+#: Seed 003's records of command-line workers (issue 16).
+WORKERS = {
+    "worker_contact": ("Worker Question", 1, "interaction", "❓", "a2a", True, True),
+    "worker_message": ("Worker Message", 2, "interaction", "🛠", "a2a", True, True),
+}
 
 
 def test_the_fourteen_builtin_types_match_the_seed() -> None:
     registry = TypeRegistry()
-    assert len(registry) == 14 + 3 == len(BUILTIN_TYPES)
-    for name, expected in {**SEED, **TREE}.items():
+    assert len(registry) == 14 + 3 + 2 == len(BUILTIN_TYPES)
+    for name, expected in {**SEED, **TREE, **WORKERS}.items():
         t = registry[name]
         actual = (
             t.label,
@@ -57,6 +62,8 @@ def test_categories_group_types_as_the_seed_says() -> None:
         "mention",
         "agent_mail",
         "agent_result",
+        "worker_contact",
+        "worker_message",
     }
 
 

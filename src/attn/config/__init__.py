@@ -37,6 +37,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from attn.config.agent import AgentConfig
+from attn.config.filebox import FileboxConfig
 from attn.config.team import MAX_TEAM_MEMBERS, Team
 from attn.config.time import (
     DEFAULT_HEARTBEAT_S,
@@ -138,6 +139,7 @@ __all__ = [
     "CatchUp",
     "DatabaseSection",
     "DefaultsSection",
+    "FileboxConfig",
     "ServerSection",
     "Team",
     "TeamSection",

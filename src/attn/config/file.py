@@ -10,6 +10,7 @@ from functools import cached_property
 
 from pydantic import Field, model_validator
 
+from attn.config.filebox_section import FileboxSection
 from attn.config.people import Users, WebhookConfig
 from attn.config.people_sections import NotificationsSection, UserSection, users_of
 from attn.config.sections import (
@@ -37,6 +38,7 @@ class AttnConfig(Section):
         user_sections: the ``[users.<id>]`` tables as written (key ``users``);
             :attr:`users` is what to use.
         notifications: ``[notifications]`` (the webhook sink).
+        filebox: ``[filebox]`` (where runs of command-line workers live, seed 003).
         source: where it came from: a file path, or ``"demo"`` for the built-in team.
     """
 
@@ -47,6 +49,7 @@ class AttnConfig(Section):
     team_sections: dict[str, TeamSection] = Field(default_factory=dict, alias="teams")
     user_sections: dict[str, UserSection] = Field(default_factory=dict, alias="users")
     notifications: NotificationsSection = NotificationsSection()
+    filebox: FileboxSection = FileboxSection()
     source: str = Field(default="demo", exclude=True)
 
     @model_validator(mode="after")

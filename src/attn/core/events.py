@@ -148,6 +148,17 @@ APPROVAL_ANSWERED = "approval:answered"
 #: message, an activity line); data ``{"message"}`` (000 §20).
 SESSION_MESSAGE = "session:message"
 
+# ------------------------------------------------------------- file mailboxes (seed 003)
+
+#: A message was written to a run's mailbox files (by the leader, or seen from the
+#: worker); data ``{"runId", "message"}``.
+FILEBOX_MESSAGE = "filebox:message"
+#: Messages of a run changed status (delivered, acknowledged); data ``{"runId", "messages"}``.
+FILEBOX_STATUS = "filebox:status"
+#: A run event was recorded (``supervisor.contact``, ``task.responded``, ``agent.nudged``,
+#: ``steer.queued``, ``steer.dropped``, ``worker.started``, …); data ``{"runId", "event"}``.
+FILEBOX_EVENT = "filebox:event"
+
 #: Bus name -> live protocol name; other bus names are sent as they are.
 PROTOCOL_NAMES: dict[str, str] = {
     NEW_ITEM: LIVE_MAILBOX,

@@ -138,6 +138,12 @@ BUILTIN_TYPES: tuple[ItemType, ...] = (
     ItemType(
         "agent_execution", "Agent Execution", 2, _S, "⚙", "a2a", requires_text=True, ttl_s=None
     ),
+    # Seed 003: a command-line worker asked its leader for a decision (supervisor
+    # contact), or reported to it (an outbox message, its exit). A question never expires.
+    ItemType(
+        "worker_contact", "Worker Question", 1, _I, "❓", "a2a", requires_text=True, ttl_s=None
+    ),
+    ItemType("worker_message", "Worker Message", 2, _I, "🛠", "a2a", requires_text=True, ttl_s=None),
 )
 
 

@@ -15,13 +15,22 @@ from __future__ import annotations
 from typing import Any
 
 from attn.echo import shown
-from attn.errors import TaskNotWaiting
+from attn.errors import InvalidInput, TaskNotWaiting
 from attn.filebox.manifest import FINISHED, changing, ensure_task, task_of
 from attn.filebox.paths import check_part
 from attn.filebox.pending import Queue, load_pending, push, save_pending
-from attn.filebox.records import PRIORITIES, Priority, check_body, check_choice, check_data, iso
+from attn.filebox.records import (
+    PRIORITIES,
+    FileboxMessage,
+    Priority,
+    check_body,
+    check_choice,
+    check_data,
+    iso,
+)
 from attn.filebox.run_files import NUDGE_TEXT, Outcome, RunFiles, check_force
 from attn.ids import new_id
+from attn.limits import check_id
 
 
 class Run(RunFiles):
@@ -222,6 +231,46 @@ class Run(RunFiles):
                     },
                 )
             return Outcome(None, queued=True, dropped=dropped)
+
+    def acknowledge(self, message_id: str) -> FileboxMessage:
+        """Mark a message acknowledged (operator or worker state; history is kept).
+
+        Raises:
+            InvalidInput: not a string id. FileboxMessageNotFound.
+        """
+        check_id(message_id, "message id")
+        before = self.mailbox.get(message_id)
+        message = self.mailbox.acknowledge(message_id)
+        if message.status != before.status:
+            self.emit_status([message])
+        return message
+
+    def mark_delivered(self, message_ids: list[str]) -> list[FileboxMessage]:
+        """Mark messages delivered (read); the ones that changed.
+
+        Raises:
+            InvalidInput: not a list of string ids (at most 1,000). FileboxMessageNotFound.
+        """
+        if not isinstance(message_ids, list) or len(message_ids) > 1000:
+            raise InvalidInput("ids must be a list of at most 1,000 message ids")
+        for mid in message_ids:
+            check_id(mid, "message id")
+        changed = self.mailbox.set_status(message_ids, "delivered")
+        if changed:
+            self.emit_status(changed)
+        return changed
+
+    def replay(self, task_id: str | None = None) -> list[FileboxMessage]:
+        """Every unacknowledged inbox message (of ``task_id``, or all), oldest first,
+        now marked delivered (FILE-12)."""
+        if task_id is not None:
+            check_part(task_id, "task id")
+        before = {m.id: m.status for m in self.mailbox.inbox_for(task_id)}
+        messages = self.mailbox.replay(task_id)
+        changed = [m for m in messages if before.get(m.id) != m.status]
+        if changed:
+            self.emit_status(changed)
+        return messages
 
 
 __all__ = ["NUDGE_TEXT", "Outcome", "Run", "check_force"]

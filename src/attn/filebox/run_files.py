@@ -102,6 +102,8 @@ class RunFiles:
         self.mailbox = RunMailbox(paths, now, fsync=fsync)
         self._on_event = on_event
         self._events = TailReader(paths.events)
+        #: Status of each message already reported to ``on_event`` (what a watcher skips).
+        self.seen: dict[str, str] = {}
 
     @property
     def id(self) -> str:
@@ -246,6 +248,10 @@ class RunFiles:
         """Tell ``on_event`` about a message written outside :meth:`append`."""
         self._emit("message", {"message": message.to_dict()})
 
+    def emit_status(self, messages: list[FileboxMessage]) -> None:
+        """Tell ``on_event`` that ``messages`` changed status."""
+        self._emit("status", {"messages": [m.to_dict() for m in messages]})
+
     def record_event(
         self, kind: str, task_id: str | None, message: str, data: dict[str, Any]
     ) -> dict[str, Any]:
@@ -266,6 +272,10 @@ class RunFiles:
         return event
 
     def _emit(self, name: str, payload: dict[str, Any]) -> None:
+        if name == "message":
+            self.seen[payload["message"]["id"]] = payload["message"]["status"]
+        elif name == "status":
+            self.seen.update({m["id"]: m["status"] for m in payload["messages"]})
         if self._on_event is not None:
             self._on_event(name, {"runId": self.id, **payload})
 

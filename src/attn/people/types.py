@@ -67,6 +67,7 @@ BUILTIN_NOTIFICATION_TYPES: tuple[NotificationType, ...] = (
         "requirement_decision", "Requirement Decision", "⚖️", _P.NORMAL, _A.NAVIGATE, "task"
     ),
     NotificationType("agent_report", "Agent Report", "📊", _P.NORMAL, _A.NONE, "agent"),
+    NotificationType("worker_contact", "Worker Question", "❓", _P.HIGH, _A.NAVIGATE, "worker"),
     NotificationType("system", "System", "⚙️", _P.NORMAL, _A.NONE, "system"),
 )
 

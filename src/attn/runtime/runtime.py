@@ -16,7 +16,7 @@ from types import TracebackType
 
 from attn.channels import AnswerBrain, Channels
 from attn.clock import SYSTEM_CLOCK, Clock
-from attn.config import AgentConfig, TimeConfig
+from attn.config import AgentConfig, FileboxConfig, TimeConfig
 from attn.config.people import Users
 from attn.core.attention import InterruptClassifier, InterruptRules
 from attn.core.deliberation import Deliberator
@@ -24,6 +24,7 @@ from attn.core.events import AGENT_CREATED, AGENT_REMOVED, Event, EventBus
 from attn.core.focus import Brain
 from attn.core.registry import TypeRegistry
 from attn.errors import AgentExists, InvalidInput, UnknownAgent, shown
+from attn.filebox.service import Fileboxes
 from attn.people import People
 from attn.runtime.agent import Agent
 from attn.runtime.agent_tools import check_user_tools
@@ -48,6 +49,8 @@ class Runtime:
             callbacks, wakeups, heartbeats, background commands; 000 §11.3).
         users: the people of ``self.people`` (``[users]`` of ``attn.toml``);
             None: one owner, ``user``.
+        filebox: where ``self.filebox`` keeps runs of command-line workers (seed 003);
+            None: ``$ATTN_STATE_DIR/runs``, else ``./.attn/runs``.
     """
 
     def __init__(
@@ -59,6 +62,7 @@ class Runtime:
         host: bool = True,
         time: TimeConfig | None = None,
         users: Users | None = None,
+        filebox: FileboxConfig | None = None,
     ) -> None:
         self.store: Store = store if store is not None else MemoryStore()
         self.clock: Clock = clock or SYSTEM_CLOCK
@@ -78,6 +82,10 @@ class Runtime:
         self.tree = Tree(self.store, self.clock, self.bus, self)
         #: People (000 §12, §13, §20): notifications, approvals, main sessions.
         self.people = People(self.store, self.clock, self.bus, self, users=users)
+        #: Runs of command-line workers (seed 003): file mailboxes, respond, steer, nudge.
+        self.filebox = Fileboxes(
+            self.clock, self.bus, self, self.people.notifications, config=filebox
+        )
 
     async def __aenter__(self) -> Runtime:
         await self.start()
@@ -113,6 +121,7 @@ class Runtime:
         if self._closed:
             return
         self._closed = True
+        await self.filebox.aclose()
         await self.people.aclose()
         await self.time.close()
         await asyncio.gather(*(agent.close() for agent in self._agents.values()))

@@ -202,7 +202,12 @@ async def serve(
     tiers = [build_tiers(section.brain, dict(section.options)) for section in config.agents]
     sock = bind_socket(host, port)
     try:
-        runtime = Runtime(open_store(database_url), time=config.time_config(), users=config.users)
+        runtime = Runtime(
+            open_store(database_url),
+            time=config.time_config(),
+            users=config.users,
+            filebox=config.filebox.config(),
+        )
         await runtime.start()
         try:
             if config.webhook is not None:

@@ -1,0 +1,386 @@
+"""The file mailbox service of a runtime (``runtime.filebox``): runs, workers, and
+what ties them to the attention loop.
+
+A worker's supervisor contact becomes a ``worker_contact`` notification for a
+person (it opens the run view, where the question is answerable) and, when the
+run has a hosted leader agent, a ``worker_contact`` item in that agent's mailbox
+(priority 1); a worker's outbox message to its leader and its exit become
+``worker_message`` items. Whoever answers first wins: respond writes exactly one
+response per question (FILE-06). Every change is published on the runtime bus
+as ``filebox:message``, ``filebox:status`` or ``filebox:event``.
+
+Spec: seed 003 ("Supervisor Contact", "Core Operations"); FILE-10.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any, Protocol
+
+from attn.clock import Clock
+from attn.config.filebox import FileboxConfig
+from attn.core.events import FILEBOX_EVENT, FILEBOX_MESSAGE, FILEBOX_STATUS, Event, EventBus
+from attn.echo import shown
+from attn.errors import AttnError, InvalidInput, RunNotFound
+from attn.filebox.manifest import create_manifest
+from attn.filebox.paths import RunPaths, check_part
+from attn.filebox.pending import Limits
+from attn.filebox.records import FileboxMessage, iso
+from attn.filebox.run import Run
+from attn.filebox.worker import Worker
+from attn.ids import new_id
+from attn.limits import check_optional_text
+
+log = logging.getLogger("attn.filebox")
+
+#: What each contact kind asks for, in the leader's words.
+_WANTS = {
+    "need_confirmation": "a confirmation",
+    "need_input": "an answer",
+    "need_selection": "a choice",
+}
+_BUS_NAMES = {"message": FILEBOX_MESSAGE, "status": FILEBOX_STATUS, "event": FILEBOX_EVENT}
+#: Most arguments of a worker's command, and the longest one (characters).
+MAX_COMMAND_ARGS = 256
+MAX_COMMAND_ARG_CHARS = 8192
+
+
+class _Agent(Protocol):
+    async def enqueue(
+        self,
+        source_type: str,
+        payload: object,
+        priority: object = None,
+        metadata: object = None,
+        idempotency_key: object = None,
+    ) -> str: ...
+
+
+class _Notifications(Protocol):
+    async def notify(
+        self, user_id: object, type: object, title: object, body: object = "", **kw: Any
+    ) -> Any: ...
+
+
+class _Host(Protocol):
+    def find_agent(self, name: str) -> Any: ...
+
+
+def check_command(command: object) -> list[str]:
+    """A worker's command: a non-empty list of strings (program first), bounded.
+
+    Raises:
+        InvalidInput: empty, not strings, NUL inside, too many or too long.
+    """
+    if not isinstance(command, list | tuple) or not command:
+        raise InvalidInput(f"command must be a non-empty list of strings, got {shown(command)}")
+    if len(command) > MAX_COMMAND_ARGS:
+        raise InvalidInput(
+            f"command must have at most {MAX_COMMAND_ARGS} arguments, got {len(command)}"
+        )
+    for arg in command:
+        if not isinstance(arg, str) or "\x00" in arg or len(arg) > MAX_COMMAND_ARG_CHARS:
+            raise InvalidInput(
+                f"each command argument must be a string of at most {MAX_COMMAND_ARG_CHARS} "
+                f"characters without NUL, got {shown(arg)}"
+            )
+    if not command[0].strip():
+        raise InvalidInput("the command's program must not be blank")
+    return list(command)
+
+
+class Fileboxes:
+    """Runs under ``config.runs_root`` and the workers this process started.
+
+    Args:
+        clock: the runtime's clock (message and event times).
+        bus: the runtime's event bus.
+        host: finds hosted agents by name (the runtime).
+        notifications: where people's notifications go (``runtime.people.notifications``).
+        config: where runs live and how queues are bounded.
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        bus: EventBus,
+        host: _Host | None = None,
+        notifications: _Notifications | None = None,
+        config: FileboxConfig | None = None,
+    ) -> None:
+        self._clock = clock
+        self._bus = bus
+        self._host = host
+        self._notifications = notifications
+        self.config = config or FileboxConfig.from_env()
+        self._runs: dict[str, Run] = {}
+        self._workers: dict[str, Worker] = {}
+
+    @property
+    def root(self) -> Path:
+        """``<state dir>/runs``, absolute."""
+        return self.config.runs_root
+
+    def configure(self, config: FileboxConfig) -> None:
+        """Use ``config`` from now on (before any run was opened)."""
+        self.config = config
+        self._runs.clear()
+
+    # ------------------------------------------------------------ runs
+
+    def run(self, run_id: object) -> Run:
+        """The run ``run_id``.
+
+        Raises:
+            UnsafePath: not a safe id. RunNotFound: no such run.
+        """
+        rid = check_part(run_id, "run id")
+        run = self._runs.get(rid)
+        if run is None:
+            paths = RunPaths(self.root, rid)
+            if not paths.exists() or not paths.check(paths.manifest).exists():
+                raise RunNotFound(f"no run {shown(rid)} under {shown(str(self.root))}")
+            run = self._runs[rid] = self._open(paths)
+        return run
+
+    def create_run(
+        self,
+        run_id: object = None,
+        *,
+        owner: object = None,
+        leader: object = None,
+        tasks: tuple[str, ...] = (),
+    ) -> Run:
+        """Make a new run folder (``run_id`` None: a fresh ``run_…`` id).
+
+        Args:
+            owner: the session that owns it (FILE-08), or None for no owner.
+            leader: the hosted agent that leads it (gets its workers' questions), or None.
+            tasks: task ids to create as queued.
+
+        Raises:
+            UnsafePath: a bad run or task id. InvalidInput: a bad owner or leader,
+            or the run exists already.
+        """
+        rid = check_part(run_id if run_id is not None else new_id("run"), "run id")
+        owner_id = check_optional_text(owner, "owner", max_len=200) or None
+        leader_id = check_part(leader, "leader") if leader is not None else None
+        task_ids = [check_part(t, "task id") for t in tasks]
+        at = iso(self._clock.now())
+        manifest = {
+            "runId": rid,
+            "createdAt": at,
+            "ownerSessionId": owner_id,
+            "leader": leader_id,
+            "tasks": {t: {"status": "queued", "createdAt": at, "updatedAt": at} for t in task_ids},
+            "worker": {},
+        }
+        paths = RunPaths(self.root, rid)
+        if not create_manifest(paths, manifest, fsync=self.config.fsync):
+            raise InvalidInput(f"run {shown(rid)} exists already")
+        run = self._runs[rid] = self._open(paths)
+        run.record_event("run.created", None, "", {"owner": owner_id, "leader": leader_id})
+        return run
+
+    def run_ids(self) -> list[str]:
+        """Ids of every run folder under the root, sorted; [] when there is no root."""
+        try:
+            entries = list(os.scandir(self.root))
+        except FileNotFoundError:
+            return []
+        ids = []
+        for entry in entries:
+            try:
+                check_part(entry.name, "run id")
+            except InvalidInput:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                ids.append(entry.name)
+        return sorted(ids)
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """Every run's view (newest first); runs that cannot be read are left out (logged)."""
+        views = []
+        for rid in self.run_ids():
+            try:
+                views.append(self.run(rid).view())
+            except AttnError as error:
+                log.warning("run %s is left out of the list: %s", rid, error)
+        views.sort(key=lambda v: str(v.get("createdAt", "")), reverse=True)
+        return views
+
+    def _open(self, paths: RunPaths) -> Run:
+        limits = Limits(self.config.max_pending, self.config.warn_pending)
+        return Run(
+            paths, self._clock.now, fsync=self.config.fsync, limits=limits, on_event=self._publish
+        )
+
+    def _publish(self, name: str, payload: dict[str, Any]) -> None:
+        if self._bus.active:
+            self._bus.emit(Event(_BUS_NAMES[name], None, payload, self._clock.now()))
+
+    # ------------------------------------------------------------ workers
+
+    async def start_worker(
+        self,
+        command: object,
+        *,
+        run_id: object = None,
+        task_id: object = "worker",
+        leader: object = None,
+        owner: object = None,
+        cwd: str | Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Worker:
+        """Start ``command`` as the worker of task ``task_id`` in run ``run_id``
+        (created when missing, with ``owner`` and ``leader``).
+
+        Raises:
+            InvalidInput, UnsafePath: bad arguments (nothing is created).
+            InvalidInput: that run's worker is running already.
+            OSError: the program could not be started.
+        """
+        argv = check_command(command)
+        task = check_part(task_id, "task id")
+        if run_id is not None:
+            check_part(run_id, "run id")
+        try:
+            run = self.run(run_id) if run_id is not None else None
+        except RunNotFound:
+            run = None
+        if run is not None and run.id in self._workers and self._workers[run.id].running:
+            raise InvalidInput(f"run {shown(run.id)} has a running worker already")
+        if run is None:
+            run = self.create_run(run_id, owner=owner, leader=leader)
+        worker = Worker(
+            run,
+            argv,
+            task_id=task,
+            cwd=Path(cwd) if cwd is not None else None,
+            env=env,
+            on_contact=self._contacted,
+            on_message=self._worker_wrote,
+            on_exit=self._worker_exited,
+        )
+        await worker.start()
+        self._workers[run.id] = worker
+        return worker
+
+    def worker(self, run_id: str) -> Worker | None:
+        """The worker this process started for ``run_id``, if any."""
+        return self._workers.get(run_id)
+
+    async def stop_worker(self, run_id: object, grace_s: float = 5.0) -> int | None:
+        """Stop the run's worker (SIGTERM, then SIGKILL); its exit code.
+
+        Raises:
+            RunNotFound: no run, or no worker started by this process.
+        """
+        run = self.run(run_id)
+        worker = self._workers.get(run.id)
+        if worker is None:
+            raise RunNotFound(f"run {shown(run.id)} has no worker started by this process")
+        return await worker.stop(grace_s)
+
+    async def aclose(self) -> None:
+        """Stop every worker this process started (their runs record the exit)."""
+        workers = [w for w in self._workers.values() if w.running]
+        await asyncio.gather(*(w.stop(2.0) for w in workers), return_exceptions=True)
+
+    # ------------------------------------------------------------ to the loop
+
+    def _leader(self, run: Run) -> _Agent | None:
+        leader = run.manifest().get("leader")
+        if not isinstance(leader, str) or self._host is None:
+            return None
+        agent = self._host.find_agent(leader)
+        return agent  # type: ignore[no-any-return]
+
+    async def _contacted(self, run: Run, task_id: str, question: dict[str, Any]) -> None:
+        kind, text, qid = question["kind"], question["text"], question["id"]
+        options = question.get("options") or []
+        about = {
+            "runId": run.id,
+            "taskId": task_id,
+            "questionId": qid,
+            "contactType": kind,
+            "options": options,
+        }
+        leader = self._leader(run)
+        if self._notifications is not None:
+            try:
+                await self._notifications.notify(
+                    None,
+                    "worker_contact",
+                    f"{task_id} asks: {text}"[:200],
+                    _question_text(run.id, task_id, question),
+                    action_target={"path": f"/runs/{run.id}"},
+                    metadata={
+                        **about,
+                        **({"agentId": run.manifest().get("leader")} if leader else {}),
+                    },
+                )
+            except AttnError:
+                log.exception("run %s: the notification for a supervisor contact failed", run.id)
+        if leader is not None:
+            await _enqueue(
+                leader,
+                "worker_contact",
+                _question_text(run.id, task_id, question)
+                + f"\nAnswer it with respond_to_worker(run_id={run.id!r}, task_id={task_id!r}, "
+                f"question_id={qid!r}, body=...).",
+                about,
+                f"worker-contact:{run.id}:{qid}",
+            )
+
+    async def _worker_wrote(self, run: Run, message: FileboxMessage) -> None:
+        leader = self._leader(run)
+        if leader is not None and message.to in ("leader", "*"):
+            about = {"runId": run.id, "taskId": message.sender, "mailboxMessageId": message.id}
+            text = f"Worker {message.sender} of run {run.id} writes: {message.body}"
+            await _enqueue(
+                leader, "worker_message", text, about, f"worker-message:{run.id}:{message.id}"
+            )
+
+    async def _worker_exited(self, run: Run, task_id: str, code: int | None) -> None:
+        leader = self._leader(run)
+        if leader is not None:
+            outcome = "finished" if code == 0 else f"failed (exit code {code})"
+            about = {"runId": run.id, "taskId": task_id, "exitCode": code, "event": "worker.exited"}
+            text = f"Worker {task_id} of run {run.id} {outcome}."
+            await _enqueue(
+                leader,
+                "worker_message",
+                text,
+                about,
+                f"worker-exit:{run.id}:{iso(self._clock.now())}",
+            )
+
+
+def _question_text(run_id: str, task_id: str, question: dict[str, Any]) -> str:
+    wanted = _WANTS.get(question["kind"], "an answer")
+    text = f"Worker {task_id} of run {run_id} needs {wanted}: {question['text']}"
+    if question.get("options"):
+        text += "\nOptions: " + " | ".join(question["options"])
+    return text
+
+
+async def _enqueue(agent: _Agent, kind: str, text: str, about: dict[str, Any], key: str) -> None:
+    try:
+        await agent.enqueue(
+            kind,
+            {"content": text, "extra": about},
+            metadata={
+                "senderId": f"worker:{about['runId']}/{about['taskId']}",
+                "senderRole": "agent",
+            },
+            idempotency_key=key[:200],
+        )
+    except AttnError:
+        log.exception("run %s: the leader's %s item could not be enqueued", about["runId"], kind)
+
+
+__all__ = ["MAX_COMMAND_ARGS", "Fileboxes", "check_command"]

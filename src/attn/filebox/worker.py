@@ -1,0 +1,271 @@
+"""Run a command-line program as a worker of a run (seed 003, FILE-10, FILE-11).
+
+The worker is a subprocess whose environment tells it where its run is:
+
+==================  ============================================
+``ATTN_RUN_ID``      the run id
+``ATTN_RUN_DIR``     ``<state dir>/runs/<run id>``
+``ATTN_RUNS_ROOT``   ``<state dir>/runs``
+``ATTN_TASK_ID``     its task id
+``ATTN_SUPERVISED``  ``1``: a supervisor reads its output
+==================  ============================================
+
+Its standard output and standard error are read line by line as they come
+(never blocking the event loop; a line longer than 1 MiB is dropped with a
+warning). Each line goes to ``output.log`` (up to 10 MiB); a supervisor contact
+line (:mod:`attn.filebox.contact`) makes the task wait on the question and is
+handed to ``on_contact``. While it runs, the worker's own writes (outbox
+messages, acknowledgements, its heartbeat file) are watched every
+``poll_s`` seconds and reported through the run's ``on_event``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from attn.filebox.contact import parse_contact
+from attn.filebox.paths import check_part
+from attn.filebox.records import FileboxMessage
+from attn.filebox.run import Run
+from attn.filebox.supervision import heartbeat, record_contact, worker_exited, worker_started
+
+log = logging.getLogger("attn.filebox")
+
+#: Longest output line read (bytes); longer ones are dropped with a warning.
+MAX_OUTPUT_LINE = 1 << 20
+#: Most bytes kept in ``output.log``; later output is read (for contacts) but not kept.
+MAX_OUTPUT_LOG = 10 << 20
+
+ContactHandler = Callable[[Run, str, dict[str, Any]], Awaitable[None]]
+MessageHandler = Callable[[Run, FileboxMessage], Awaitable[None]]
+ExitHandler = Callable[[Run, str, int | None], Awaitable[None]]
+
+
+class Worker:
+    """One worker process of a run.
+
+    Args:
+        run: its run (the run folder exists).
+        command: the program and its arguments (no shell).
+        task_id: the task it works on.
+        cwd, env: its working folder and extra environment variables.
+        on_contact: awaited with ``(run, task_id, question)`` for each new contact.
+        on_message: awaited with ``(run, message)`` for each outbox message it writes.
+        on_exit: awaited with ``(run, task_id, exit code)`` once it exited.
+        poll_s: how often its own writes are looked for (0.01..10 s).
+    """
+
+    def __init__(
+        self,
+        run: Run,
+        command: list[str],
+        *,
+        task_id: str = "worker",
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        on_contact: ContactHandler | None = None,
+        on_message: MessageHandler | None = None,
+        on_exit: ExitHandler | None = None,
+        poll_s: float = 0.1,
+    ) -> None:
+        self.run = run
+        self.command = list(command)
+        self.task_id = check_part(task_id, "task id")
+        self.cwd = cwd
+        self.env = dict(env or {})
+        self._on_contact = on_contact
+        self._on_message = on_message
+        self._on_exit = on_exit
+        self.poll_s = min(max(poll_s, 0.01), 10.0)
+        self.process: asyncio.subprocess.Process | None = None
+        self.exit_code: int | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._done = asyncio.Event()
+        self._log_bytes = 0
+        self._beat = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and not self._done.is_set()
+
+    async def start(self) -> None:
+        """Start the program; what was queued for it while it was down is delivered first.
+
+        Raises:
+            OSError: the program could not be started (the run records nothing).
+        """
+        run = self.run
+        env = {
+            **os.environ,
+            **self.env,
+            "ATTN_RUN_ID": run.id,
+            "ATTN_RUN_DIR": str(run.paths.run_dir),
+            "ATTN_RUNS_ROOT": str(run.paths.root),
+            "ATTN_TASK_ID": self.task_id,
+            "ATTN_SUPERVISED": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+        for message in run.mailbox.everything():
+            run.seen.setdefault(message.id, message.status)
+        self.process = await asyncio.create_subprocess_exec(
+            *self.command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=self.cwd,
+            env=env,
+            limit=MAX_OUTPUT_LINE,
+            start_new_session=True,
+        )
+        await asyncio.to_thread(worker_started, run, self.task_id, self.process.pid, self.command)
+        assert self.process.stdout is not None and self.process.stderr is not None
+        self._tasks = [
+            asyncio.create_task(self._read(self.process.stdout, "stdout")),
+            asyncio.create_task(self._read(self.process.stderr, "stderr")),
+            asyncio.create_task(self._watch()),
+        ]
+        self._tasks.append(asyncio.create_task(self._reap()))
+
+    async def wait(self) -> int | None:
+        """Wait until the program exited and its exit was recorded; its exit code."""
+        await self._done.wait()
+        return self.exit_code
+
+    async def stop(self, grace_s: float = 5.0) -> int | None:
+        """Terminate the program (SIGTERM to its process group, then SIGKILL after
+        ``grace_s``) and wait for its exit to be recorded."""
+        process = self.process
+        if process is None or self._done.is_set():
+            return self.exit_code
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self._done.wait(), grace_s)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            await self._done.wait()
+        return self.exit_code
+
+    # ------------------------------------------------------------ inside
+
+    async def _reap(self) -> None:
+        assert self.process is not None
+        code = await self.process.wait()
+        readers = [t for t in self._tasks[:2]]
+        await asyncio.gather(*readers, return_exceptions=True)
+        self._tasks[2].cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._tasks[2]
+        await self._look()
+        self.exit_code = code
+        try:
+            await asyncio.to_thread(worker_exited, self.run, code)
+            if self._on_exit is not None:
+                await self._on_exit(self.run, self.task_id, code)
+        except Exception:
+            log.exception("run %s: recording the worker's exit failed", self.run.id)
+        finally:
+            self._done.set()
+
+    async def _read(self, stream: asyncio.StreamReader, name: str) -> None:
+        while True:
+            try:
+                raw = await stream.readline()
+            except ValueError:
+                log.warning(
+                    "run %s: a %s line longer than %d bytes was dropped",
+                    self.run.id,
+                    name,
+                    MAX_OUTPUT_LINE,
+                )
+                continue
+            if not raw:
+                return
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            await asyncio.to_thread(self._keep, name, raw)
+            contact = parse_contact(line)
+            if contact is None:
+                continue
+            try:
+                await self._contacted(contact)
+            except Exception:
+                log.exception("run %s: a supervisor contact could not be recorded", self.run.id)
+
+    async def _contacted(self, contact: Any) -> None:
+        task_id = self.task_id
+        if contact.task_id:
+            try:
+                task_id = check_part(contact.task_id, "task id")
+            except ValueError:
+                task_id = self.task_id
+        question, message = await asyncio.to_thread(record_contact, self.run, task_id, contact)
+        if message is None:
+            return
+        if self._on_contact is not None:
+            await self._on_contact(self.run, task_id, question)
+
+    def _keep(self, name: str, raw: bytes) -> None:
+        if self._log_bytes >= MAX_OUTPUT_LOG:
+            return
+        line = (b"[err] " if name == "stderr" else b"") + raw
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        self._log_bytes += len(line)
+        with open(self.run.paths.check(self.run.paths.output), "ab") as out:
+            out.write(line)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll_s)
+            try:
+                await self._look()
+            except Exception:
+                log.exception("run %s: watching the worker's files failed", self.run.id)
+
+    async def _look(self) -> None:
+        new, changed, beat = await asyncio.to_thread(self._diff)
+        for message in new:
+            self.run.emit_message(message)
+            if (
+                self._on_message is not None
+                and message.box == "outbox"
+                and message.kind == "message"
+            ):
+                await self._on_message(self.run, message)
+        if changed:
+            self.run.emit_status(changed)
+        if beat:
+            await asyncio.to_thread(heartbeat, self.run)
+
+    def _diff(self) -> tuple[list[FileboxMessage], list[FileboxMessage], bool]:
+        new: list[FileboxMessage] = []
+        changed: list[FileboxMessage] = []
+        seen = self.run.seen
+        for message in self.run.mailbox.everything():
+            before = seen.get(message.id)
+            if before is None:
+                new.append(message)
+            elif before != message.status:
+                changed.append(message)
+        try:
+            mtime = os.stat(self.run.paths.heartbeat).st_mtime
+        except FileNotFoundError:
+            mtime = 0.0
+        beat = mtime > self._beat
+        self._beat = max(self._beat, mtime)
+        return new, changed, beat
+
+
+__all__ = ["MAX_OUTPUT_LINE", "MAX_OUTPUT_LOG", "Worker"]
