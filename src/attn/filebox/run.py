@@ -88,6 +88,7 @@ class Run(RunFiles):
                 "inbox", task_id, body, "response", priority, {**data, "questionId": qid}
             )
             task.setdefault("responses", {})[qid] = message.id
+            self._close_contact(qid)
             self._back_to_running(task)
             self.record_event(
                 "task.responded", task_id, body, {"questionId": qid, "mailboxMessageId": message.id}
@@ -231,6 +232,17 @@ class Run(RunFiles):
                     },
                 )
             return Outcome(None, queued=True, dropped=dropped)
+
+    def _close_contact(self, question_id: str) -> None:
+        """The contact message a response answers is acknowledged with it."""
+        asked = [
+            m.id
+            for m in self.mailbox.messages("outbox")
+            if m.kind == "contact" and m.data.get("questionId") == question_id
+        ]
+        changed = self.mailbox.set_status(asked, "acknowledged")
+        if changed:
+            self.emit_status(changed)
 
     def acknowledge(self, message_id: str) -> FileboxMessage:
         """Mark a message acknowledged (operator or worker state; history is kept).
