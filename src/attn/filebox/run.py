@@ -66,7 +66,7 @@ class Run(RunFiles):
             task = task_of(manifest, task_id)
             status = task["status"] if task else "unknown"
             asked = (task or {}).get("question") or {}
-            qid = question_id or asked.get("id")
+            qid: str | None = question_id or asked.get("id")
             earlier = self._response_to(task_id, qid) if qid else None
             if earlier is not None:
                 if task is not None and task["status"] == "waiting" and asked.get("id") == qid:
@@ -84,6 +84,7 @@ class Run(RunFiles):
                     f"not {shown(question_id)}",
                     status=status,
                 )
+            qid = qid or new_id("q")  # a task set waiting without a question
             message = self.append_to_task(
                 "inbox", task_id, body, "response", priority, {**data, "questionId": qid}
             )
