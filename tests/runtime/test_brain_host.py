@@ -49,6 +49,8 @@ CHANNEL_TOOLS = (
 DELIBERATION_CHANNEL_TOOLS = CHANNEL_TOOLS[:4]
 TREE_TOOLS = ("Agent", "SendMessage", "WaitAgent", "ListAgents", "InspectAgent", "InterruptAgent")
 PEOPLE_TOOLS = ("notify_user", "request_user_approval")
+#: The worker tools of seed 003.
+WORKER_TOOLS = ("start_worker", "respond_to_worker", "steer_worker", "nudge_worker", "list_workers")
 #: The tree tools allowed while deliberating: sending and observing, never spawning.
 DELIBERATION_TREE_TOOLS = ("SendMessage", "ListAgents", "InspectAgent")
 
@@ -151,6 +153,7 @@ async def test_user_tools_are_offered_after_attns_own(runtime: Runtime) -> None:
         *CHANNEL_TOOLS,
         *TREE_TOOLS,
         *PEOPLE_TOOLS,
+        *WORKER_TOOLS,
         "add",
     )
     await agent.send_message("hi")

@@ -32,6 +32,7 @@ READ_ONLY = (
     "WaitAgent",
     "ListAgents",
     "InspectAgent",
+    "list_workers",
 )
 
 

@@ -12,6 +12,7 @@ from attn.errors import InvalidInput, ItemNotFound
 from attn.store.memory import MemoryStore
 from attn.testing import FakeClock
 from attn.tools import (
+    WorkerToolset,
     ChannelToolset,
     CombinedToolset,
     FunctionToolset,
@@ -197,12 +198,14 @@ async def test_an_agents_tools_are_its_mailbox_time_memory_channel_and_tree_tool
             + ChannelToolset(runtime.channels, "alice").names()
             + TreeToolset(runtime.tree, "alice").names()
             + PeopleToolset(runtime.people, "alice").names()
+            + WorkerToolset(runtime.filebox, "alice").names()
         )
         await agent.send_message("hi", session_id="ses-3")
         [focused] = seen
         assert isinstance(focused, CombinedToolset)  # in no tree: no read-only guard
-        mailbox, time, memory, channels, tree, people = focused.toolsets
+        mailbox, time, memory, channels, tree, people, workers = focused.toolsets
         assert isinstance(people, PeopleToolset) and people.focus is not None
+        assert isinstance(workers, WorkerToolset) and workers.session == "agent:alice"
         assert isinstance(mailbox, MailboxToolset) and mailbox.agent is agent
         assert isinstance(time, TimeToolset) and time.session_id == "ses-3"
         assert isinstance(memory, MemoryToolset) and memory.agent_id == "alice"
@@ -232,6 +235,7 @@ def test_the_public_names_are_pinned() -> None:
             "Tools",
             "Toolset",
             "TreeToolset",
+            "WorkerToolset",
             "tool",
         ]
     )

@@ -38,6 +38,7 @@ from attn.errors import (
     AgentNotRunning,
     InvalidInput,
 )
+from attn.filebox.service import Fileboxes
 from attn.models import AttentionState, MailboxItem
 from attn.people import People
 from attn.runtime import agent_tools, messages, mind
@@ -83,6 +84,7 @@ class Agent(AgentViews):
         channels: Channels | None = None,
         tree: Tree | None = None,
         people: People | None = None,
+        filebox: Fileboxes | None = None,
     ) -> None:
         self.name = name
         self.description = description
@@ -96,6 +98,7 @@ class Agent(AgentViews):
         self._channels = channels
         self._tree = tree
         self._people = people
+        self._services = agent_tools.Services(tree, people, filebox)
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(
@@ -150,7 +153,7 @@ class Agent(AgentViews):
     ) -> CombinedToolset:
         parts = (self, self._store, self._clock, self._time, self._channels, user, session_id)
         return agent_tools.compose(
-            *parts, deliberation=deliberation, tree=self._tree, people=self._people, focus=focus
+            *parts, deliberation=deliberation, services=self._services, focus=focus
         )
 
     def queued_items(self) -> list[MailboxItem]:

@@ -21,12 +21,13 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from attn.clock import Clock
 from attn.core.deliberation import DeliberationResult
 from attn.core.focus import Focus
 from attn.errors import InvalidInput
+from attn.filebox.service import Fileboxes
 from attn.models import MAX_MEMORY_QUERY_CHARS
 from attn.people import People
 from attn.store.base import SaveMemory, Store
@@ -43,6 +44,7 @@ from attn.tools import (
     TreeToolset,
 )
 from attn.tools.channels import DELIBERATION_CHANNEL_TOOLS
+from attn.tools.filebox import WorkerToolset
 from attn.tools.memory import memory_entry
 from attn.tools.tree import DELIBERATION_TREE_TOOLS
 
@@ -107,6 +109,14 @@ def check_user_tools(tools: object) -> tuple[Toolset, ...]:
     return checked
 
 
+class Services(NamedTuple):
+    """The runtime's services whose tools an agent's brain gets (each optional)."""
+
+    tree: Tree | None = None
+    people: People | None = None
+    filebox: Fileboxes | None = None
+
+
 def compose(
     agent: Agent,
     store: Store,
@@ -117,14 +127,14 @@ def compose(
     session_id: str | None,
     *,
     deliberation: bool = False,
-    tree: Tree | None = None,
-    people: People | None = None,
+    services: Services | None = None,
     focus: Focus | None = None,
 ) -> CombinedToolset:
     """The agent's brain tools: mailbox, time (results into ``session_id``), memory,
-    channels (awaited replies into ``session_id``; none without ``channels``), the
-    spawn tree's (none without ``tree``), the people's (``notify_user``,
-    ``request_user_approval`` parking ``focus``; none without ``people``), the user's.
+    channels (awaited replies into ``session_id``; none without ``channels``), and
+    from ``services``: the spawn tree's (none without ``tree``), the people's (``notify_user``,
+    ``request_user_approval`` parking ``focus``; none without ``people``), the
+    worker tools of seed 003 (none without ``filebox``), the user's.
 
     With ``deliberation`` only the mailbox and memory tools and the channel and
     tree tools that send or observe, which are exactly :data:`DELIBERATION_TOOLS`:
@@ -132,6 +142,7 @@ def compose(
     interrupting, and no user tools (000 §21 keeps side effects for the
     processing phase).
     """
+    tree, people, filebox = services or Services()
     mailbox = MailboxToolset(agent)
     memory = MemoryToolset(store, agent.name, clock)
     talk: tuple[Toolset, ...] = ()
@@ -147,6 +158,8 @@ def compose(
         talk = (*talk, TreeToolset(tree, agent.name))
     if people is not None:
         talk = (*talk, PeopleToolset(people, agent.name, focus))
+    if filebox is not None:
+        talk = (*talk, WorkerToolset(filebox, agent.name))
     return CombinedToolset(
         mailbox, TimeToolset(keeper, agent.name, session_id), memory, *talk, *user_tools
     )

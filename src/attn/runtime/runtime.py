@@ -249,6 +249,7 @@ class Runtime:
             channels=self.channels,
             tree=self.tree,
             people=self.people,
+            filebox=self.filebox,
         )
         self._agents[name] = agent
         try:

@@ -15,17 +15,17 @@ seed 002). The runtime composes an agent's brain tools (``agent.tools()``,
 
 Public: the names in ``__all__``, and the modules :mod:`attn.tools.mailbox`,
 :mod:`attn.tools.time`, :mod:`attn.tools.memory`, :mod:`attn.tools.channels`,
-:mod:`attn.tools.tree` (one toolset each) and
+:mod:`attn.tools.tree`, :mod:`attn.tools.filebox` (one toolset each) and
 :mod:`attn.tools.user` (:class:`Tools`). Modules whose names start with
 an underscore are internal.
 
 Layering: above :mod:`attn.core`, :mod:`attn.time`, :mod:`attn.channels`
-and :mod:`attn.tree`, below :mod:`attn.runtime`; nothing in core, time,
+and :mod:`attn.tree` and :mod:`attn.filebox`, below :mod:`attn.runtime`; nothing in core, time,
 channels, tree, store or models imports it.
 
 Spec: 000 §21 (mailbox tools), §3.4 and §11.3 (time tools), §8 (memory
 tools), §11.2 and §25 (channel tools); seed 002 (tree tools, read-only
-turns); acceptance LLM-40 (user tools), A2A-19 and A2A-20.
+turns); seed 003 (worker tools); acceptance LLM-40 (user tools), A2A-19 and A2A-20.
 """
 
 from attn.tools._function import FunctionToolset, tool
@@ -35,6 +35,7 @@ from attn.tools._read_only import ReadOnlyTools
 from attn.tools._schema import Param, ToolDefinition
 from attn.tools._toolset import CombinedToolset, Toolset
 from attn.tools.channels import ChannelToolset
+from attn.tools.filebox import WorkerToolset
 from attn.tools.mailbox import MailboxToolset
 from attn.tools.memory import MemoryToolset
 from attn.tools.people import PeopleToolset
@@ -59,5 +60,6 @@ __all__ = [
     "Tools",
     "Toolset",
     "TreeToolset",
+    "WorkerToolset",
     "tool",
 ]

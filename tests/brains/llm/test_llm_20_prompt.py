@@ -42,6 +42,8 @@ EXPECTED = {
     "agent_mail": Scenario.TREE_MAIL,
     "agent_result": Scenario.TREE_MAIL,
     "agent_execution": Scenario.TREE_MAIL,
+    "worker_contact": Scenario.WORKER,
+    "worker_message": Scenario.WORKER,
 }
 
 

@@ -34,6 +34,7 @@ class Scenario(StrEnum):
     COMMENT_RESPONSE = "comment_response"
     AGENT_MESSAGE = "a2a"
     TREE_MAIL = "tree_mail"
+    WORKER = "worker"
     HEARTBEAT = "heartbeat"
     CALLBACK_RESULT = "callback_result"
     DELIBERATION = "deliberation"
@@ -52,6 +53,8 @@ SCENARIO_BY_TYPE: Mapping[str, Scenario] = MappingProxyType(
         "agent_mail": Scenario.TREE_MAIL,
         "agent_result": Scenario.TREE_MAIL,
         "agent_execution": Scenario.TREE_MAIL,
+        "worker_contact": Scenario.WORKER,
+        "worker_message": Scenario.WORKER,
         "heartbeat": Scenario.HEARTBEAT,
         "callback_result": Scenario.CALLBACK_RESULT,
     }
@@ -65,6 +68,7 @@ TITLES: Mapping[Scenario, str] = MappingProxyType(
         Scenario.COMMENT_RESPONSE: "Comment response",
         Scenario.AGENT_MESSAGE: "Agent message",
         Scenario.TREE_MAIL: "Mail in your agent tree",
+        Scenario.WORKER: "A command-line worker you lead",
         Scenario.HEARTBEAT: "Heartbeat",
         Scenario.CALLBACK_RESULT: "Callback result",
         Scenario.DELIBERATION: "Deliberation",
@@ -126,6 +130,15 @@ _INSTRUCTIONS: Mapping[Scenario, str] = MappingProxyType(
             "write it for them, with what they need and nothing else. To write to another "
             "agent, use SendMessage with its path; to hand work to a new child, use Agent. "
             "Do not send mail only to acknowledge or to thank."
+        ),
+        Scenario.WORKER: (
+            "A command-line worker you lead wrote to you. A worker_contact item is a "
+            "question it waits on: answer it with respond_to_worker, passing the run, task "
+            "and question ids the item names (for a confirmation, set approved). A person "
+            "may have answered first: respond_to_worker then says already_answered, and "
+            "you do not answer again. A worker_message item is a report or the worker's "
+            "exit: do what it asks when it is yours to do. Steer a running worker with "
+            "steer_worker and ask one for its status with nudge_worker."
         ),
         Scenario.HEARTBEAT: (
             "This is a heartbeat: a periodic check on your own work, not a message from "
