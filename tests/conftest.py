@@ -43,6 +43,20 @@ POSTGRES_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@1
 _CLI_ENV = ("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG", "ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test: run folders of command-line workers (seed 003) go to a temporary
+    state dir (``$ATTN_STATE_DIR``), never into the working folder."""
+    path = tmp_path_factory.mktemp("state")
+    before = os.environ.get("ATTN_STATE_DIR")
+    os.environ["ATTN_STATE_DIR"] = str(path)
+    yield path
+    if before is None:
+        os.environ.pop("ATTN_STATE_DIR", None)
+    else:
+        os.environ["ATTN_STATE_DIR"] = before
+
+
 @pytest.fixture(autouse=True)
 def no_network() -> Iterator[NetworkGuard]:
     """Every test: a connect outside loopback raises, and fails the test even if caught."""
