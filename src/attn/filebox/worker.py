@@ -180,10 +180,14 @@ class Worker:
             self._done.set()
 
     async def _read(self, stream: asyncio.StreamReader, name: str) -> None:
+        skipping = False  # inside an overlong line: drop up to its newline
         while True:
             try:
                 raw = await stream.readline()
             except ValueError:
+                if skipping:
+                    continue
+                skipping = True
                 log.warning(
                     "run %s: a %s line longer than %d bytes was dropped",
                     self.run.id,
@@ -193,6 +197,9 @@ class Worker:
                 continue
             if not raw:
                 return
+            if skipping:
+                skipping = not raw.endswith(b"\n")
+                continue
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             await asyncio.to_thread(self._keep, name, raw)
             contact = parse_contact(line)
