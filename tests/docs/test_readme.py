@@ -66,3 +66,23 @@ def test_people_example_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == shown.lstrip("\n")
+
+
+def test_filebox_example_runs(tmp_path: Path) -> None:
+    """Issue 16's example: a leader runs two shell workers, one asks, a person answers."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Command-line workers: file mailboxes (seed 003)", 1)[1]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    shown = section.split("```text", 1)[1].split("```", 1)[0]
+    script = tmp_path / "filebox_example.py"
+    script.write_text(code, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == shown.lstrip("\n")

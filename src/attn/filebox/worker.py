@@ -8,6 +8,8 @@ The worker is a subprocess whose environment tells it where its run is:
 ``ATTN_RUNS_ROOT``   ``<state dir>/runs``
 ``ATTN_TASK_ID``     its task id
 ``ATTN_SUPERVISED``  ``1``: a supervisor reads its output
+``PATH``             the supervisor's own ``bin`` folder first, so ``attn`` is
+                     the ``attn`` of the installation that started it
 ==================  ============================================
 
 Its standard output and standard error are read line by line as they come
@@ -26,6 +28,7 @@ import contextlib
 import logging
 import os
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -115,6 +118,13 @@ class Worker:
             "ATTN_TASK_ID": self.task_id,
             "ATTN_SUPERVISED": "1",
             "PYTHONUNBUFFERED": "1",
+            # The `attn` command of the installation that runs the supervisor comes first.
+            "PATH": os.pathsep.join(
+                [
+                    str(Path(sys.executable).parent),
+                    self.env.get("PATH") or os.environ.get("PATH", ""),
+                ]
+            ),
         }
         for message in run.mailbox.everything():
             run.seen.setdefault(message.id, message.status)
