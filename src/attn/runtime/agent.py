@@ -96,7 +96,6 @@ class Agent(AgentViews):
         self._time = time
         self._user_tools = tools
         self._channels = channels
-        self._tree = tree
         self._people = people
         self._services = agent_tools.Services(tree, people, filebox)
         self.bus = EventBus(parent=runtime_bus)
@@ -135,7 +134,7 @@ class Agent(AgentViews):
         if deliberation:
             return self.deliberation_tools()
         tools = self._compose(self._user_tools, agent_tools.session_of(focus), focus=focus)
-        return agent_tools.for_turn(tools, self._tree, self.name, focus)
+        return agent_tools.for_turn(tools, self._services.tree, self.name, focus)
 
     def deliberation_tools(self) -> CombinedToolset:
         """The tools allowed while deliberating (000 §21): the mailbox and memory tools
