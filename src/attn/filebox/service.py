@@ -15,10 +15,11 @@ Spec: seed 003 ("Supervisor Contact", "Core Operations"); FILE-10.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from attn.clock import Clock
 from attn.config.filebox import FileboxConfig
@@ -28,7 +29,8 @@ from attn.errors import AttnError, InvalidInput, RunNotFound
 from attn.filebox.manifest import create_manifest
 from attn.filebox.paths import RunPaths, check_part
 from attn.filebox.pending import Limits
-from attn.filebox.records import FileboxMessage, iso
+from attn.filebox.records import iso
+from attn.filebox.relay import AgentHost, Bell, Relay
 from attn.filebox.run import Run
 from attn.filebox.worker import Worker
 from attn.ids import new_id
@@ -46,27 +48,6 @@ _BUS_NAMES = {"message": FILEBOX_MESSAGE, "status": FILEBOX_STATUS, "event": FIL
 #: Most arguments of a worker's command, and the longest one (characters).
 MAX_COMMAND_ARGS = 256
 MAX_COMMAND_ARG_CHARS = 8192
-
-
-class _Agent(Protocol):
-    async def enqueue(
-        self,
-        source_type: str,
-        payload: object,
-        priority: object = None,
-        metadata: object = None,
-        idempotency_key: object = None,
-    ) -> str: ...
-
-
-class _Notifications(Protocol):
-    async def notify(
-        self, user_id: object, type: object, title: object, body: object = "", **kw: Any
-    ) -> Any: ...
-
-
-class _Host(Protocol):
-    def find_agent(self, name: str) -> Any: ...
 
 
 def check_command(command: object) -> list[str]:
@@ -107,17 +88,18 @@ class Fileboxes:
         self,
         clock: Clock,
         bus: EventBus,
-        host: _Host | None = None,
-        notifications: _Notifications | None = None,
+        host: AgentHost | None = None,
+        notifications: Bell | None = None,
         config: FileboxConfig | None = None,
     ) -> None:
         self._clock = clock
         self._bus = bus
-        self._host = host
-        self._notifications = notifications
+        self._relay = Relay(clock, host, notifications)
         self.config = config or FileboxConfig.from_env()
         self._runs: dict[str, Run] = {}
         self._workers: dict[str, Worker] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def root(self) -> Path:
@@ -138,6 +120,7 @@ class Fileboxes:
             UnsafePath: not a safe id. RunNotFound: no such run.
         """
         rid = check_part(run_id, "run id")
+        self._remember_loop()
         run = self._runs.get(rid)
         if run is None:
             paths = RunPaths(self.root, rid)
@@ -166,6 +149,7 @@ class Fileboxes:
             or the run exists already.
         """
         rid = check_part(run_id if run_id is not None else new_id("run"), "run id")
+        self._remember_loop()
         owner_id = check_optional_text(owner, "owner", max_len=200) or None
         leader_id = check_part(leader, "leader") if leader is not None else None
         task_ids = [check_part(t, "task id") for t in tasks]
@@ -219,8 +203,28 @@ class Fileboxes:
         )
 
     def _publish(self, name: str, payload: dict[str, Any]) -> None:
+        """Publish a run's change on the bus, on the event loop's thread: the verbs
+        run in worker threads (``asyncio.to_thread``), the bus's subscribers do not."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            if self._loop is not None and not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._publish, name, payload)
+            return
         if self._bus.active:
             self._bus.emit(Event(_BUS_NAMES[name], None, payload, self._clock.now()))
+        if name == "event" and payload["event"]["type"] == "task.responded":
+            notification = self._relay.answered(str(payload["event"]["data"].get("questionId")))
+            if notification is not None:
+                task = asyncio.get_running_loop().create_task(
+                    self._relay.mark_answered(notification)
+                )
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+
+    def _remember_loop(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self._loop = asyncio.get_running_loop()
 
     # ------------------------------------------------------------ workers
 
@@ -261,9 +265,9 @@ class Fileboxes:
             task_id=task,
             cwd=Path(cwd) if cwd is not None else None,
             env=env,
-            on_contact=self._contacted,
-            on_message=self._worker_wrote,
-            on_exit=self._worker_exited,
+            on_contact=self._relay.contacted,
+            on_message=self._relay.worker_wrote,
+            on_exit=self._relay.worker_exited,
         )
         await worker.start()
         self._workers[run.id] = worker
@@ -289,98 +293,6 @@ class Fileboxes:
         """Stop every worker this process started (their runs record the exit)."""
         workers = [w for w in self._workers.values() if w.running]
         await asyncio.gather(*(w.stop(2.0) for w in workers), return_exceptions=True)
-
-    # ------------------------------------------------------------ to the loop
-
-    def _leader(self, run: Run) -> _Agent | None:
-        leader = run.manifest().get("leader")
-        if not isinstance(leader, str) or self._host is None:
-            return None
-        agent = self._host.find_agent(leader)
-        return agent  # type: ignore[no-any-return]
-
-    async def _contacted(self, run: Run, task_id: str, question: dict[str, Any]) -> None:
-        kind, text, qid = question["kind"], question["text"], question["id"]
-        options = question.get("options") or []
-        about = {
-            "runId": run.id,
-            "taskId": task_id,
-            "questionId": qid,
-            "contactType": kind,
-            "options": options,
-        }
-        leader = self._leader(run)
-        if self._notifications is not None:
-            try:
-                await self._notifications.notify(
-                    None,
-                    "worker_contact",
-                    f"{task_id} asks: {text}"[:200],
-                    _question_text(run.id, task_id, question),
-                    action_target={"path": f"/runs/{run.id}"},
-                    metadata={
-                        **about,
-                        **({"agentId": run.manifest().get("leader")} if leader else {}),
-                    },
-                )
-            except AttnError:
-                log.exception("run %s: the notification for a supervisor contact failed", run.id)
-        if leader is not None:
-            await _enqueue(
-                leader,
-                "worker_contact",
-                _question_text(run.id, task_id, question)
-                + f"\nAnswer it with respond_to_worker(run_id={run.id!r}, task_id={task_id!r}, "
-                f"question_id={qid!r}, body=...).",
-                about,
-                f"worker-contact:{run.id}:{qid}",
-            )
-
-    async def _worker_wrote(self, run: Run, message: FileboxMessage) -> None:
-        leader = self._leader(run)
-        if leader is not None and message.to in ("leader", "*"):
-            about = {"runId": run.id, "taskId": message.sender, "mailboxMessageId": message.id}
-            text = f"Worker {message.sender} of run {run.id} writes: {message.body}"
-            await _enqueue(
-                leader, "worker_message", text, about, f"worker-message:{run.id}:{message.id}"
-            )
-
-    async def _worker_exited(self, run: Run, task_id: str, code: int | None) -> None:
-        leader = self._leader(run)
-        if leader is not None:
-            outcome = "finished" if code == 0 else f"failed (exit code {code})"
-            about = {"runId": run.id, "taskId": task_id, "exitCode": code, "event": "worker.exited"}
-            text = f"Worker {task_id} of run {run.id} {outcome}."
-            await _enqueue(
-                leader,
-                "worker_message",
-                text,
-                about,
-                f"worker-exit:{run.id}:{iso(self._clock.now())}",
-            )
-
-
-def _question_text(run_id: str, task_id: str, question: dict[str, Any]) -> str:
-    wanted = _WANTS.get(question["kind"], "an answer")
-    text = f"Worker {task_id} of run {run_id} needs {wanted}: {question['text']}"
-    if question.get("options"):
-        text += "\nOptions: " + " | ".join(question["options"])
-    return text
-
-
-async def _enqueue(agent: _Agent, kind: str, text: str, about: dict[str, Any], key: str) -> None:
-    try:
-        await agent.enqueue(
-            kind,
-            {"content": text, "extra": about},
-            metadata={
-                "senderId": f"worker:{about['runId']}/{about['taskId']}",
-                "senderRole": "agent",
-            },
-            idempotency_key=key[:200],
-        )
-    except AttnError:
-        log.exception("run %s: the leader's %s item could not be enqueued", about["runId"], kind)
 
 
 __all__ = ["MAX_COMMAND_ARGS", "Fileboxes", "check_command"]

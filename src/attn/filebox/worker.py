@@ -29,7 +29,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -190,26 +190,7 @@ class Worker:
             self._done.set()
 
     async def _read(self, stream: asyncio.StreamReader, name: str) -> None:
-        skipping = False  # inside an overlong line: drop up to its newline
-        while True:
-            try:
-                raw = await stream.readline()
-            except ValueError:
-                if skipping:
-                    continue
-                skipping = True
-                log.warning(
-                    "run %s: a %s line longer than %d bytes was dropped",
-                    self.run.id,
-                    name,
-                    MAX_OUTPUT_LINE,
-                )
-                continue
-            if not raw:
-                return
-            if skipping:
-                skipping = not raw.endswith(b"\n")
-                continue
+        async for raw in _lines(stream, self.run.id, name):
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             await asyncio.to_thread(self._keep, name, raw)
             contact = parse_contact(line)
@@ -283,6 +264,35 @@ class Worker:
         beat = mtime > self._beat
         self._beat = max(self._beat, mtime)
         return new, changed, beat
+
+
+async def _lines(stream: asyncio.StreamReader, run_id: str, name: str) -> AsyncIterator[bytes]:
+    """The lines of ``stream`` as they come (the last one may lack its newline); a
+    line longer than :data:`MAX_OUTPUT_LINE` is dropped whole, with a warning."""
+    pending = bytearray()
+    overlong = False
+    while chunk := await stream.read(1 << 16):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if not overlong:
+                pending += chunk[start : end + 1]
+                yield bytes(pending)
+            pending.clear()
+            overlong = False
+            start = end + 1
+        if not overlong:
+            pending += chunk[start:]
+            if len(pending) > MAX_OUTPUT_LINE:
+                log.warning(
+                    "run %s: a %s line longer than %d bytes was dropped",
+                    run_id,
+                    name,
+                    MAX_OUTPUT_LINE,
+                )
+                pending.clear()
+                overlong = True
+    if pending and not overlong:
+        yield bytes(pending)
 
 
 __all__ = ["MAX_OUTPUT_LINE", "MAX_OUTPUT_LOG", "Worker"]
