@@ -6,6 +6,7 @@ FILE-10, FILE-11; seed 003 "Supervisor Contact".
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -233,3 +234,29 @@ def test_the_service_lists_runs_newest_first_and_skips_foreign_folders(tmp_path:
     (service.root / "link").symlink_to(service.root / "a")
     assert service.run_ids() == ["a", "b"]
     assert [v["runId"] for v in service.summaries()] == ["b", "a"]
+
+
+async def test_an_answer_from_a_worker_thread_is_published_on_the_loop_and_reads_the_bell(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    import threading
+
+    seen: list[tuple[str, bool]] = []
+    loop_thread = threading.get_ident()
+    runtime.bus.subscribe(lambda e: seen.append((e.type, threading.get_ident() == loop_thread)))
+    worker = await runtime.filebox.start_worker(
+        python_worker(tmp_path, "ask.py", ASK), task_id="deploy"
+    )
+    run = worker.run
+    await until(lambda: run.manifest()["tasks"]["deploy"]["status"] == "waiting", "the question")
+    await until(lambda: any(t == "notification" for t, _ in seen), "the notification")
+    await asyncio.to_thread(run.respond, "deploy", "approved", data={"approved": True})
+    assert await worker.wait() == 0
+    await until(lambda: sum(t == "filebox:event" for t, _ in seen) >= 4, "the events")
+    assert all(on_loop for _, on_loop in seen)  # every subscriber ran on the loop's thread
+    for _ in range(100):
+        page = await runtime.people.notifications.page()
+        if page.unread_count == 0:
+            break
+        await asyncio.sleep(0.02)
+    assert page.unread_count == 0 and len(page.notifications) == 1
