@@ -243,3 +243,25 @@ def test_bad_input_to_the_verbs_changes_nothing(run: Run) -> None:
         with pytest.raises(InvalidInput):
             call()
     assert snapshot(run.paths.run_dir) == before
+
+
+def test_a_worker_nobody_supervises_is_alive_while_it_sends_heartbeats(root: Path) -> None:
+    from datetime import timedelta
+
+    from attn.filebox.client import FileboxClient
+    from attn.filebox.manifest import ensure_task
+    from attn.filebox.run_files import HEARTBEAT_FRESH_S
+
+    leader = make_run(root)
+    at = [now()]
+    clocked = Run(leader.paths, lambda: at[0])
+    with changing(leader.paths) as manifest:
+        ensure_task(manifest, "build", "2026-01-01T00:00:00+00:00", "running")
+    assert clocked.steer("build", "before any heartbeat").queued
+    worker = FileboxClient(leader.paths.run_dir, "build")
+    worker.supervised = False
+    worker.heartbeat()
+    assert not clocked.steer("build", "while it beats").queued
+    at[0] = at[0] + timedelta(seconds=HEARTBEAT_FRESH_S + 1)
+    assert clocked.steer("build", "after it went quiet").queued
+    assert [m["body"] for m in worker.steering()] == ["while it beats"]

@@ -38,7 +38,7 @@ from attn.filebox.contact import CONTACT_KINDS, Contact, ContactKind, contact_li
 from attn.filebox.paths import RunPaths, check_part
 from attn.filebox.records import LEADER, check_body, check_data
 from attn.filebox.run import Run
-from attn.filebox.supervision import record_contact
+from attn.filebox.supervision import heartbeat, record_contact
 from attn.ids import new_id
 
 #: Words that approve a confirmation when the response carries no ``approved`` flag.
@@ -132,10 +132,14 @@ class FileboxClient:
         return message.to_dict()
 
     def heartbeat(self) -> None:
-        """Tell the supervisor this worker is alive (touches the run's heartbeat file)."""
+        """Tell the leader this worker is alive: touch the run's heartbeat file (the
+        supervisor stamps ``lastSeenAt`` from it), or, with no supervisor, stamp it
+        here; a worker nobody supervises counts as alive for 60 s after each beat."""
         path = self.run.paths.check(self.run.paths.heartbeat)
         path.touch()
         os.utime(path)
+        if not self.supervised:
+            heartbeat(self.run)
 
     def ask(
         self,

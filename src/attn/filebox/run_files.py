@@ -38,6 +38,8 @@ from attn.filebox.records import (
 )
 from attn.ids import new_id
 
+#: How long a heartbeat keeps a worker nobody supervises alive (seconds).
+HEARTBEAT_FRESH_S = 60.0
 #: What a nudge says when the leader gives no text (seed 003).
 NUDGE_TEXT = "Please report your current status, blocker, or smallest next step."
 
@@ -135,12 +137,22 @@ class RunFiles:
         return [{**e, "index": after + i + 1} for i, e in enumerate(records[after : after + limit])]
 
     def worker_alive(self, manifest: dict[str, Any] | None = None) -> bool:
+        """Whether the run's worker can take messages now: its process (started by
+        a supervisor) runs, or, for a worker nobody supervises (no pid), it sent a
+        heartbeat in the last :data:`HEARTBEAT_FRESH_S` seconds."""
         worker = (manifest or self.manifest())["worker"]
-        return (
-            bool(worker.get("startedAt"))
-            and worker.get("exitedAt") is None
-            and pid_alive(worker.get("pid"))
-        )
+        if worker.get("exitedAt") is not None:
+            return False
+        if worker.get("pid") is not None:
+            return bool(worker.get("startedAt")) and pid_alive(worker.get("pid"))
+        seen = worker.get("lastSeenAt")
+        if not isinstance(seen, str):
+            return False
+        try:
+            age = (self.now() - datetime.fromisoformat(seen)).total_seconds()
+        except ValueError:
+            return False
+        return abs(age) <= HEARTBEAT_FRESH_S  # either side: two processes, two clocks
 
     def _authorize(self, manifest: dict[str, Any], session: str | None, force: bool) -> None:
         owner = owner_of(manifest)
@@ -280,4 +292,4 @@ class RunFiles:
             self._on_event(name, {"runId": self.id, **payload})
 
 
-__all__ = ["NUDGE_TEXT", "EventSink", "Outcome", "RunFiles", "check_force"]
+__all__ = ["HEARTBEAT_FRESH_S", "NUDGE_TEXT", "EventSink", "Outcome", "RunFiles", "check_force"]
