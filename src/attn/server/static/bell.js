@@ -20,6 +20,7 @@ export class NotificationBell {
   constructor(host) {
     this.notifications = new Map(); // id → notification, newest first by insertion
     this.unread = null;
+    this.eventsWhileLoading = 0;
     this.total = null;
     this.generation = 0;
     this.count = h('span', { class: 'bell-count', hidden: true });
@@ -94,9 +95,16 @@ export class NotificationBell {
     if (!user) return;
     const generation = ++this.generation;
     const offset = older ? this.notifications.size : 0;
+    // A live event that arrives while this page is on its way may be missing from
+    // it: the page would then hide it, so the bell loads again (the newest wins).
+    this.eventsWhileLoading = 0;
     try {
       const data = await api(`api/notifications${query({ userId: user, limit: PAGE, offset: offset || null })}`);
       if (generation !== this.generation || user !== currentUser()) return;
+      if (!older && this.eventsWhileLoading) {
+        this.load();
+        return;
+      }
       const page = data.notifications || [];
       if (!older) {
         this.notifications = new Map(page.map((n) => [n.id, n]));
@@ -122,6 +130,7 @@ export class NotificationBell {
     let changed = false;
     for (const frame of frames) {
       const data = frame.data || {};
+      if (frame.event === 'notification' || frame.event === 'notification:read') this.eventsWhileLoading += 1;
       if (frame.event === 'notification' && data.notification) {
         const n = data.notification;
         if (n.userId !== user) continue;
