@@ -134,10 +134,16 @@ def _append_locked(path: Path, line: bytes, *, fsync: bool, quarantine: Path | N
 
 
 def _torn_start(fd: int, size: int) -> int:
-    start = max(0, size - MAX_QUARANTINE_BYTES)
-    tail = os.pread(fd, size - start, start)
-    cut = tail.rfind(b"\n")
-    return start + cut + 1 if cut >= 0 else start
+    # Scan back chunk by chunk: a torn line can be longer than one chunk, and the
+    # quarantine record must name where it really starts.
+    end = size
+    while end > 0:
+        start = max(0, end - MAX_QUARANTINE_BYTES)
+        cut = os.pread(fd, end - start, start).rfind(b"\n")
+        if cut >= 0:
+            return start + cut + 1
+        end = start
+    return 0
 
 
 def _quarantine(
