@@ -94,17 +94,23 @@ def measure(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             for writers, fsync in _configs():
                 for contender in _contenders(fsync, run):
                     rate, check = parts.appends(
-                        pool, contender, folder, writers, args.appends // writers,
-                        fsync=fsync, body_chars=args.body_chars,
-                    )  # fmt: skip
+                        pool,
+                        contender,
+                        folder,
+                        writers,
+                        args.appends // writers,
+                        fsync=fsync,
+                        body_chars=args.body_chars,
+                    )
                     key = f"{contender}/{writers}/{int(fsync)}"
                     rates.setdefault(key, []).append(rate)
                     checks.setdefault(key, CountCheck()).add(check)
             for name, ms in parts.reads(folder, args.read_lines, args.read_repeats).items():
                 reads[name].append(ms)
         crash = {
-            c: parts.crash_loop(pool, c, folder, args.cycles,
-                                max_delay_s=args.max_delay_ms / 1000, seed=args.seed)  # fmt: skip
+            c: parts.crash_loop(
+                pool, c, folder, args.cycles, max_delay_s=args.max_delay_ms / 1000, seed=args.seed
+            )
             for c in parts.CONTENDERS
         }
     finally:
@@ -123,40 +129,53 @@ def _ratio(a: float | None, b: float | None) -> str:
     return f"**{ratio:.2f}**" if ratio >= 0.1 else f"**{ratio:.2g}**"
 
 
-def print_appends(args: argparse.Namespace, rates: dict[str, list[float]],
-                  checks: dict[str, CountCheck]) -> None:  # fmt: skip
+def print_appends(
+    args: argparse.Namespace, rates: dict[str, list[float]], checks: dict[str, CountCheck]
+) -> None:
     def med(key: str) -> float | None:
         return statistics.median(rates[key]) if key in rates else None
 
-    print(f"## Appends/s: {args.appends:,} appends a run to one inbox, "
-          f"{args.body_chars}-character bodies (median of {args.runs} runs; higher is better)\n")  # fmt: skip
-    print(f"| writers | fsync | attn | {NAMES['plain']} | {NAMES['picrew']} "
-          "| attn / plain | attn / pi-crew | attn per run |")  # fmt: skip
+    print(
+        f"## Appends/s: {args.appends:,} appends a run to one inbox, {args.body_chars}-character "
+        f"bodies (median of {args.runs} runs; higher is better)\n"
+    )
+    print(
+        f"| writers | fsync | attn | {NAMES['plain']} | {NAMES['picrew']} "
+        "| attn / plain | attn / pi-crew | attn per run |"
+    )
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |")
     for writers, fsync in _configs():
         a, p, c = (med(f"{name}/{writers}/{int(fsync)}") for name in ("attn", "plain", "picrew"))
         peer = "(never fsyncs)" if fsync else _fmt(c)
         runs = ", ".join(f"{v:,.0f}" for v in rates[f"attn/{writers}/{int(fsync)}"])
-        print(f"| {writers} | {'on' if fsync else 'off'} | {_fmt(a)} | {_fmt(p)} | {peer} "
-              f"| {_ratio(a, p)} | {_ratio(a, c)} | {runs} |")  # fmt: skip
-    print(f"\n| checked over {args.runs} runs | writers | fsync | appended | lines that do "
-          "not parse | lost | duplicated | writers out of order | delivery.json entries lost |")  # fmt: skip
+        print(
+            f"| {writers} | {'on' if fsync else 'off'} | {_fmt(a)} | {_fmt(p)} | {peer} "
+            f"| {_ratio(a, p)} | {_ratio(a, c)} | {runs} |"
+        )
+    print(
+        f"\n| checked over {args.runs} runs | writers | fsync | appended | lines that do not "
+        "parse | lost | duplicated | writers out of order | delivery.json entries lost |"
+    )
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for writers, fsync in _configs():
         for name in parts.CONTENDERS:
             check = checks.get(f"{name}/{writers}/{int(fsync)}")
             if check is None:
                 continue
-            print(f"| {NAMES[name]} | {writers} | {'on' if fsync else 'off'} | {check.expected:,} "
-                  f"| {check.bad_lines} | {check.lost} | {check.duplicated} | {check.out_of_order} "
-                  f"| {_fmt(check.delivery_lost)} |")  # fmt: skip
+            print(
+                f"| {NAMES[name]} | {writers} | {'on' if fsync else 'off'} | {check.expected:,} "
+                f"| {check.bad_lines} | {check.lost} | {check.duplicated} | {check.out_of_order} "
+                f"| {_fmt(check.delivery_lost)} |"
+            )
     print()
 
 
 def print_reads(args: argparse.Namespace, reads: dict[str, list[float]]) -> None:
     medians = {k: statistics.median(v) for k, v in reads.items() if v}
-    print(f"## Read of a {args.read_lines:,}-line inbox (ms, median of {args.runs} runs of "
-          f"{args.read_repeats} reads; lower is better)\n")  # fmt: skip
+    print(
+        f"## Read of a {args.read_lines:,}-line inbox (ms, median of {args.runs} runs of "
+        f"{args.read_repeats} reads; lower is better)\n"
+    )
     print("| read | ms | ÷ pi-crew | per run |")
     print("| --- | ---: | ---: | --- |")
     for key, label in READS.items():
@@ -164,22 +183,28 @@ def print_reads(args: argparse.Namespace, reads: dict[str, list[float]]) -> None
             print(f"| {label} | not run (no node here) | | |")
             continue
         runs = ", ".join(f"{v:,.1f}" for v in reads[key])
-        print(f"| {label} | {medians[key]:,.1f} | {_ratio(medians[key], medians.get('picrew'))} "
-              f"| {runs} |")  # fmt: skip
+        print(
+            f"| {label} | {medians[key]:,.1f} | {_ratio(medians[key], medians.get('picrew'))} "
+            f"| {runs} |"
+        )
     print()
 
 
 def print_crash(args: argparse.Namespace, crash: dict[str, CrashCheck]) -> None:
     a, p, c = (crash.get(name) for name in ("attn", "plain", "picrew"))
-    print(f"## SIGKILL loop: {args.cycles} writer processes, each killed 0–{args.max_delay_ms:g} ms "
-          "into its appends, then one restart append\n")  # fmt: skip
+    print(
+        f"## SIGKILL loop: {args.cycles} writer processes, each killed "
+        f"0–{args.max_delay_ms:g} ms into its appends, then one restart append\n"
+    )
     print(f"| count | attn | {NAMES['plain']} | {NAMES['picrew']} | target (attn) |")
     print("| --- | ---: | ---: | ---: | ---: |")
 
     def row(label: str, field: str, target: str = "") -> None:
         cells = [None if check is None else getattr(check, field) for check in (a, p, c)]
-        shown = ["—" if v is None else ("yes" if v is True else "no" if v is False else f"{v:,}")
-                 for v in cells]  # fmt: skip
+        shown = [
+            "—" if v is None else ("yes" if v is True else "no" if v is False else f"{v:,}")
+            for v in cells
+        ]
         print(f"| {label} | {' | '.join(shown)} | {target} |")
 
     row("SIGKILLs that landed", "kills")
@@ -197,8 +222,11 @@ def print_crash(args: argparse.Namespace, crash: dict[str, CrashCheck]) -> None:
 
 
 def missed_targets(measured: dict[str, Any]) -> list[str]:
-    missed = [f"attn {key}: {check.as_json()}" for key, check in measured["checks"].items()
-              if key.startswith("attn/") and not check.clean]  # fmt: skip
+    missed = [
+        f"attn {key}: {check.as_json()}"
+        for key, check in measured["checks"].items()
+        if key.startswith("attn/") and not check.clean
+    ]
     crash: CrashCheck = measured["crash"]["attn"]
     if crash.lost:
         missed.append(f"crash loop: {crash.lost} acknowledged appends lost")
@@ -217,8 +245,9 @@ def _machine() -> str:
         version = subprocess.run([parts.NODE, "--version"], capture_output=True, text=True)
         node = version.stdout.strip()
     load = os.getloadavg()[0]
-    return (f"{os.cpu_count()} cores, load {load:.2f}, Python {platform.python_version()}, "
-            f"node {node}")  # fmt: skip
+    return (
+        f"{os.cpu_count()} cores, load {load:.2f}, Python {platform.python_version()}, node {node}"
+    )
 
 
 def main() -> int:

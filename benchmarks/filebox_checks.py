@@ -9,6 +9,7 @@ Every contender writes one message per line to ``mailbox/inbox.jsonl``; message
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -77,9 +78,8 @@ class CountCheck:
 
     @property
     def clean(self) -> bool:
-        return not (
-            self.bad_lines or self.lost or self.duplicated or self.out_of_order or self.delivery_lost
-        )
+        counts = (self.bad_lines, self.lost, self.duplicated, self.out_of_order)
+        return not (any(counts) or self.delivery_lost)
 
     def add(self, other: CountCheck) -> None:
         """Sum ``other`` into this one (over runs)."""
@@ -109,7 +109,7 @@ def check_counts(mailbox: Path, writers: int, per_writer: int, *, delivery: bool
         distinct = set(seqs)
         check.lost += sum(1 for s in range(per_writer) if s not in distinct)
         check.duplicated += len(seqs) - len(distinct)
-        check.out_of_order += any(b <= a for a, b in zip(seqs, seqs[1:], strict=False))
+        check.out_of_order += any(b <= a for a, b in itertools.pairwise(seqs))
     if delivery:
         named = delivery_ids(mailbox / "delivery.json") or set()
         check.delivery_lost = len(ids - named)

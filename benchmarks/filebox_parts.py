@@ -123,8 +123,14 @@ def appends(
     """``writers`` processes append ``per_writer`` messages each to one inbox at once:
     (appends per second, from "go" to the last writer's "done"; the file's check)."""
     root = folder / f"{contender}-{writers}-{int(fsync)}-{time.monotonic_ns()}"
-    job = {"root": str(root), "run_id": RUN_ID, "count": per_writer, "fsync": fsync,
-           "acks": "", "body_chars": body_chars}  # fmt: skip
+    job = {
+        "root": str(root),
+        "run_id": RUN_ID,
+        "count": per_writer,
+        "fsync": fsync,
+        "acks": "",
+        "body_chars": body_chars,
+    }
     jobs = [{**job, "writer": w, "seed": w} for w in range(writers)]
     elapsed = _jobs(pool.get(contender, writers), jobs)
     mailbox = inbox_path(str(root), RUN_ID).parent
@@ -146,12 +152,19 @@ def write_mailbox(root: Path, lines: int, *, body_chars: int = 200) -> RunPaths:
     with open(paths.box("inbox"), "wb") as out:
         for n in range(lines):
             message = FileboxMessage(
-                id=f"fbm_{n:012x}", run_id=RUN_ID, box="inbox", direction="inbox",
-                kind="message", sender=f"w{n % 8}", to="worker",
-                body=f"{n} {padding(body_chars)}", status="queued", priority="normal",
+                id=f"fbm_{n:012x}",
+                run_id=RUN_ID,
+                box="inbox",
+                direction="inbox",
+                kind="message",
+                sender=f"w{n % 8}",
+                to="worker",
+                body=f"{n} {padding(body_chars)}",
+                status="queued",
+                priority="normal",
                 created_at=(start + timedelta(milliseconds=n)).isoformat(timespec="microseconds"),
                 data={"source": "bench"},
-            )  # fmt: skip
+            )
             out.write(encode_line(message.to_dict()))
             if n % 10 == 0:
                 acked[message.id] = "acknowledged"
@@ -197,11 +210,17 @@ def reads(folder: Path, lines: int, repeats: int) -> dict[str, float]:
         out["tail"].append(_timed(lambda: len(reader.read()[0]), count))
     if NODE is not None:
         job = {"file": str(inbox), "delivery": str(paths.delivery), "reads": repeats}
-        done = subprocess.run([NODE, str(HERE / "peers" / "picrew_read.mjs"), json.dumps(job)],
-                              capture_output=True, text=True, timeout=600, check=True)  # fmt: skip
+        done = subprocess.run(
+            [NODE, str(HERE / "peers" / "picrew_read.mjs"), json.dumps(job)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
         peer = json.loads(done.stdout)
         if peer["messages"] != count:
-            raise RuntimeError(f"the pi-crew read returned {peer['messages']} messages, not {count}")
+            got = peer["messages"]
+            raise RuntimeError(f"the pi-crew read returned {got} messages, not {count}")
         out["picrew"] = peer["ms"]
     shutil.rmtree(paths.run_dir)
     return {k: statistics.median(v) for k, v in out.items() if v}
@@ -228,19 +247,27 @@ def crash_loop(
     rng = random.Random(seed)
     starts: list[int] = []
     kills = 0
-    job = {"root": str(root), "run_id": RUN_ID, "count": 10**7, "acks": str(acks),
-           "body_chars": 0, "writer": 0}  # fmt: skip
+    job = {
+        "root": str(root),
+        "run_id": RUN_ID,
+        "count": 10**7,
+        "acks": str(acks),
+        "body_chars": 0,
+        "writer": 0,
+    }
     for cycle in range(cycles):
         starts.append(_size(mailbox / "inbox.jsonl"))
         crash_job = {**job, "fsync": cycle % 2 == 0, "seed": seed * 1000 + cycle}
-        proc = _start(_command(contender, "crash", json.dumps(crash_job)))
-        time.sleep(rng.uniform(0, max_delay_s))
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.communicate(timeout=60)
-        kills += proc.returncode == -signal.SIGKILL
+        kills += _killed(pool, contender, crash_job, rng.uniform(0, max_delay_s))
     restart = folder / f"crash-{contender}.restart"
-    restart_job = {**job, "count": 1, "fsync": True, "acks": str(restart), "body_chars": 100,
-                   "seed": seed}  # fmt: skip
+    restart_job = {
+        **job,
+        "count": 1,
+        "fsync": True,
+        "acks": str(restart),
+        "body_chars": 100,
+        "seed": seed,
+    }
     _jobs(pool.get(contender, 1), [restart_job])
     (restart_id,) = _acks(restart)
     acknowledged = _acks(acks) | {restart_id}
@@ -255,6 +282,28 @@ def crash_loop(
     check.kills = kills
     shutil.rmtree(root)
     return check
+
+
+def _killed(pool: Writers, contender: str, job: dict[str, Any], delay_s: float) -> bool:
+    """Start one writer on ``job``, SIGKILL it ``delay_s`` after it said ready; whether
+    the kill is what ended it. Python writers are forked by a serving writer, which
+    has imported attn already; node's are started afresh."""
+    if contender == "picrew":
+        proc = _start(_command(contender, "crash", json.dumps(job)))
+        time.sleep(delay_s)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        return proc.returncode == -signal.SIGKILL
+    (server,) = pool.get(contender, 1)
+    assert server.stdout is not None
+    _send(server, json.dumps({**job, "crash": True}))
+    said = server.stdout.readline().split()
+    if said[:1] != ["ready"]:
+        raise RuntimeError(f"a forked {contender} writer said {said!r}, not ready")
+    time.sleep(delay_s)
+    os.kill(int(said[1]), signal.SIGKILL)
+    ended = server.stdout.readline().split()
+    return ended == ["ended", str(-signal.SIGKILL)]
 
 
 def _size(path: Path) -> int:

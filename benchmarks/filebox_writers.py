@@ -1,12 +1,11 @@
 """The writer processes of ``filebox.py``: attn's appender and a plain unlocked one.
 
 Started by ``filebox.py`` (never by hand) as ``python filebox_writers.py serve
-ROLE`` (a writer that takes jobs on stdin, one JSON line each) or
-``python filebox_writers.py crash ROLE '<job>'``, with ROLE ``attn`` or
-``plain`` and a job::
+ROLE``, ROLE ``attn`` or ``plain``: a writer that takes jobs on stdin, one JSON
+line each::
 
     {"root": "…", "run_id": "…", "writer": 3, "count": 500, "fsync": true,
-     "acks": "…" | "", "seed": 7, "body_chars": 200}
+     "acks": "…" | "", "seed": 7, "body_chars": 200, "crash": false}
 
 Both write to ``<root>/<run_id>/mailbox/inbox.jsonl``, the layout of seed 003
 (and of pi-crew, whose appender is ``peers/picrew_append.mjs``; it speaks the
@@ -18,10 +17,11 @@ same protocol):
 * ``plain``: ``open(path, "a").write(line)`` per message, no lock (and, with
   ``fsync``, ``flush`` + ``os.fsync`` before the close).
 
-A serving writer prints ``ready`` once it has imported what it needs; for
-each job it prints ``set``, waits for a ``go`` line, appends ``count``
-messages and prints ``done``. A crash writer prints ``ready`` and appends
-until it is killed (``count`` is a bound it never reaches). Message ``seq`` of
+The writer prints ``ready`` once it has imported what it needs. For each job
+it prints ``set``, waits for a ``go`` line, appends ``count`` messages and
+prints ``done``; for a ``crash`` job it forks a new writer process, which
+prints ``ready <pid>`` and appends until it is killed (``count`` is a bound
+it never reaches), and then prints ``ended <exit code>``. Message ``seq`` of
 writer ``w`` has ``from`` = ``"w<w>"`` and a body starting ``"<seq> "``. When
 ``acks`` names a file, each message's id is appended to it once ``append``
 has returned: that append is acknowledged.
@@ -110,8 +110,18 @@ def _plain(job: dict[str, Any]) -> Append:
     return append
 
 
+def _appender(job: dict[str, Any]) -> Append:
+    return _attn(job) if job["role"] == "attn" else _plain(job)
+
+
 def _run(job: dict[str, Any], go: Callable[[], None]) -> None:
-    append = _attn(job) if job["role"] == "attn" else _plain(job)
+    if job["mode"] == "crash":
+        # A forked writer's first appends fault in its copy of the server's memory;
+        # two appends to a scratch run first, so the kill meets it in its stride.
+        warm = _appender({**job, "run_id": f"{job['run_id']}-warm-{os.getpid()}"})
+        warm("warm", "up")
+        warm("warm", padding(60_000))
+    append = _appender(job)
     acks = os.open(job["acks"], os.O_WRONLY | os.O_APPEND | os.O_CREAT) if job["acks"] else None
     rng = random.Random(job["seed"])
     go()
@@ -130,16 +140,24 @@ def _say(word: str) -> None:
     sys.stdout.flush()
 
 
+def _crash(job: dict[str, Any]) -> None:
+    """Fork a writer that says ``ready <pid>`` and appends until it is killed; report
+    how it ended (``ended <exit code>``, -9 for SIGKILL)."""
+    pid = os.fork()
+    if pid == 0:  # the new writer process: attn is imported already, so it starts at once
+        try:
+            _run(job, lambda: _say(f"ready {os.getpid()}"))
+        finally:
+            os._exit(70)  # never reached unless it failed: no exit handlers of the server
+    _pid, status = os.waitpid(pid, 0)
+    _say(f"ended {os.waitstatus_to_exitcode(status)}")
+
+
 def main(argv: list[str]) -> None:
-    """``serve ROLE``: ``ready``, then per job line on stdin: ``set``, wait for
-    ``go``, append, ``done`` (until stdin closes). ``crash ROLE JOB``: ``ready``,
-    then append until killed."""
-    command, role = argv[0], argv[1]
+    """``serve ROLE``: ``ready``, then one job per line on stdin (until it closes)."""
+    _command, role = argv
     if role == "attn":
         import attn.filebox  # noqa: F401  (imported before "ready": start-up is not timed)
-    if command == "crash":
-        _run({**json.loads(argv[2]), "role": role, "mode": "crash"}, lambda: _say("ready"))
-        return
 
     def wait_for_go() -> None:
         _say("set")
@@ -147,8 +165,12 @@ def main(argv: list[str]) -> None:
 
     _say("ready")
     for line in iter(sys.stdin.readline, ""):
-        _run({**json.loads(line), "role": role, "mode": "count"}, wait_for_go)
-        _say("done")
+        job = {**json.loads(line), "role": role}
+        if job.get("crash"):
+            _crash({**job, "mode": "crash"})
+        else:
+            _run({**job, "mode": "count"}, wait_for_go)
+            _say("done")
 
 
 if __name__ == "__main__":
