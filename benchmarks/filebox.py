@@ -31,9 +31,11 @@ turns going first):
 * **crash**: ``--cycles`` (200) writer processes one after the other on one
   inbox, each SIGKILLed 0..``--max-delay-ms`` (10) ms after it started
   appending (fsync on in even cycles, off in odd ones); half the bodies are
-  20,000..65,000 characters so kills land inside a ``write``. A writer writes
-  a message's id to an ack file once ``append`` returned. Then one more
-  writer appends once, as a restart would. Counted: acknowledged appends not
+  20,000..65,000 characters so kills land inside a ``write``. A Python
+  writer is forked by a serving writer that has imported attn (a cycle costs
+  milliseconds, not the 0.4 s import) and warms up on a scratch run first.
+  A writer writes a message's id to an ack file once ``append`` returned.
+  Then one more writer appends once, as a restart would. Counted: acknowledged appends not
   in a line that parses, torn lines (and the most in one cycle), torn lines
   attn did not quarantine, acknowledged messages missing from pi-crew's
   ``delivery.json``.

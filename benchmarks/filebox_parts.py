@@ -3,7 +3,9 @@
 Contenders: ``attn`` (:class:`attn.filebox.RunMailbox`), ``plain`` (an unlocked
 ``open(path, "a")`` appender) and ``picrew`` (pi-crew's approach, in node:
 ``peers/picrew_append.mjs``). Writers are separate OS processes started with
-``subprocess``; a process's start-up is never timed.
+``subprocess`` and kept for the whole benchmark (their start-up is never timed);
+the crash loop's Python writers are forked by one of them, node's are started
+afresh for each cycle.
 """
 
 from __future__ import annotations
