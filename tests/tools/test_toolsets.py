@@ -12,7 +12,6 @@ from attn.errors import InvalidInput, ItemNotFound
 from attn.store.memory import MemoryStore
 from attn.testing import FakeClock
 from attn.tools import (
-    WorkerToolset,
     ChannelToolset,
     CombinedToolset,
     FunctionToolset,
@@ -22,6 +21,7 @@ from attn.tools import (
     PeopleToolset,
     TimeToolset,
     TreeToolset,
+    WorkerToolset,
     tool,
 )
 from attn.types import JSON

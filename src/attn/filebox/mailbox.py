@@ -75,6 +75,8 @@ class RunMailbox:
         self._now = now
         self.fsync = fsync
         self._readers: dict[Path, TailReader] = {}
+        #: Per file: the reader's record list and the messages made from it so far.
+        self._parsed: dict[Path, tuple[list[dict[str, Any]], list[FileboxMessage]]] = {}
 
     # ------------------------------------------------------------ writing
 
@@ -235,7 +237,12 @@ class RunMailbox:
         if reader is None:
             reader = self._readers[path] = TailReader(path, message_problem)
         records, _problems, _torn = reader.read()
-        return [message_of(r) for r in records]
+        seen, messages = self._parsed.get(path, (None, []))
+        if seen is not records:  # the file was replaced or truncated: start again
+            messages = []
+        messages.extend(message_of(r) for r in records[len(messages) :])
+        self._parsed[path] = (records, messages)
+        return messages
 
     # ------------------------------------------------------------ checking
 
