@@ -154,16 +154,32 @@ def _quarantine(
     fd: int, path: Path, quarantine: Path, start: int, size: int, *, fsync: bool
 ) -> None:
     raw = os.pread(fd, min(size - start, MAX_QUARANTINE_BYTES), start)
-    record = {
-        "file": path.name,
-        "offset": start,
-        "bytes": size - start,
-        "reason": "torn line (no newline)",
-        "base64": base64.b64encode(raw).decode(),
-    }
+    quarantine_lines(
+        quarantine, path, [(start, size - start, raw, "torn line (no newline)")], fsync=fsync
+    )
+
+
+def quarantine_lines(
+    quarantine: Path, path: Path, lines: list[tuple[int, int, bytes, str]], *, fsync: bool
+) -> None:
+    """Keep lines of ``path`` in the quarantine file, one record each:
+    ``{"file", "offset", "bytes", "reason", "base64"}``, from ``(offset, bytes, raw, reason)``.
+
+    ``file`` is ``path`` relative to the quarantine's folder (``tasks/build/inbox.jsonl``);
+    ``raw`` is cut to 64 KiB. The caller holds the folder's lock.
+    """
+    name = os.path.relpath(path, quarantine.parent)
     qfd = os.open(quarantine, _OPEN_FLAGS, 0o644)
     try:
-        os.write(qfd, encode_line(record))
+        for offset, size, raw, reason in lines:
+            record = {
+                "file": name,
+                "offset": offset,
+                "bytes": size,
+                "reason": reason,
+                "base64": base64.b64encode(raw[:MAX_QUARANTINE_BYTES]).decode(),
+            }
+            os.write(qfd, encode_line(record))
         if fsync:
             os.fsync(qfd)
     finally:
@@ -308,6 +324,7 @@ __all__ = [
     "encode_line",
     "folder_lock",
     "parse_line",
+    "quarantine_lines",
     "read_records",
     "rewrite_atomically",
     "sync_folder",

@@ -22,6 +22,7 @@ from attn.filebox.jsonl import (
     encode_line,
     folder_lock,
     parse_line,
+    quarantine_lines,
     rewrite_atomically,
 )
 from attn.filebox.paths import BOXES, Box, RunPaths
@@ -102,6 +103,7 @@ class RunMailbox:
             UnsafePath: a bad task id or a symbolic link on the way.
             OSError: the write failed; nothing is reported stored.
         """
+        path = self.paths.box(box, task_id)  # refuses a bad task id before creating folders
         self.paths.ensure(task_id if box != "steering" else None)
         message = FileboxMessage(
             id=message_id or new_id("fbm"),
@@ -118,7 +120,7 @@ class RunMailbox:
             task_id=task_id,
             data=dict(data or {}),
         )
-        path = self.paths.check(self.paths.box(box, task_id))
+        self.paths.check(path)
         append_line(
             path,
             encode_line(message.to_dict()),
@@ -137,14 +139,14 @@ class RunMailbox:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return []
-        self.paths.ensure()
+        if not self.paths.check(self.paths.mailbox_dir).is_dir():
+            # No mailbox folder holds no message: refuse before creating anything.
+            raise self._not_found(wanted[0])
         with folder_lock(self.paths.mailbox_lock):
             known = {m.id: m for m in self._all_raw()}
             missing = [mid for mid in wanted if mid not in known]
             if missing:
-                raise FileboxMessageNotFound(
-                    f"run {shown(self.paths.run_id)} has no message {shown(missing[0])}"
-                )
+                raise self._not_found(missing[0])
             record = load_delivery(self.paths.check(self.paths.delivery))
             at = iso(self._now())
             changed = [mid for mid in wanted if record.advance(mid, status, at)]
@@ -208,7 +210,10 @@ class RunMailbox:
         for message in self.everything():
             if message.id == message_id:
                 return message
-        raise FileboxMessageNotFound(
+        raise self._not_found(message_id)
+
+    def _not_found(self, message_id: str) -> FileboxMessageNotFound:
+        return FileboxMessageNotFound(
             f"run {shown(self.paths.run_id)} has no message {shown(message_id)}"
         )
 
@@ -257,14 +262,15 @@ class RunMailbox:
         """Report every line that is not a message; with ``repair``, rewrite each bad
         file atomically keeping only its valid lines, and move a corrupt delivery
         record aside (FILE-05). Repair holds the mailbox lock."""
-        if not repair:
-            return self._check()
-        self.paths.ensure()
+        if not repair or not self.paths.check(self.paths.mailbox_dir).is_dir():
+            return self._check()  # nothing to repair: a run without a mailbox stays so
         with folder_lock(self.paths.mailbox_lock):
             report = self._check()
             for path in self.files():
                 keep, bad = _valid_lines(path.read_bytes())
                 if bad:
+                    # What repair drops is kept for a person to read, like a torn line.
+                    quarantine_lines(self.paths.quarantine, path, bad, fsync=self.fsync)
                     rewrite_atomically(path, keep, fsync=self.fsync)
                     report.repaired.append(str(path))
             if report.delivery_corrupt:
@@ -284,23 +290,24 @@ class RunMailbox:
         return report
 
 
-def _valid_lines(data: bytes) -> tuple[list[bytes], int]:
+def _valid_lines(data: bytes) -> tuple[list[bytes], list[tuple[int, int, bytes, str]]]:
+    """The message lines of ``data`` to keep, and the others as ``(offset, bytes, raw, reason)``."""
     keep: list[bytes] = []
-    bad = 0
+    bad: list[tuple[int, int, bytes, str]] = []
     parts = data.split(b"\n")
-    if parts and parts[-1] == b"":
-        parts.pop()
-    elif parts:
-        bad += 1  # a torn tail
-        parts.pop()
+    tail = parts.pop()  # b"" when the data ends in a newline, else a torn line
+    offset = 0
     for raw in parts:
-        if not raw.strip():
-            continue
-        value, _reason = parse_line(raw)
-        if value is None or message_problem(value):
-            bad += 1
-        else:
-            keep.append(raw + b"\n")
+        if raw.strip():
+            value, reason = parse_line(raw)
+            reason = reason or message_problem(value or {})
+            if reason:
+                bad.append((offset, len(raw), raw, reason))
+            else:
+                keep.append(raw + b"\n")
+        offset += len(raw) + 1
+    if tail:
+        bad.append((offset, len(tail), tail, "torn line (no newline)"))
     return keep, bad
 
 
