@@ -13,20 +13,31 @@ from attn.filebox import RunMailbox, RunPaths
 from tests.filebox.conftest import Ticks, python
 
 #: Appends ``count`` messages to run ``r1``'s inbox as soon as it reads "go";
-#: prints each id after its append returned (the acknowledgement).
+#: prints each id after its append returned (the acknowledgement). With
+#: ``paced``, before each block of 50 after the first it waits until a message
+#: of the block before is acknowledged, so status changes surely overlap appends.
 WRITER = r"""
-import sys
+import sys, time
 from datetime import UTC, datetime
 from pathlib import Path
 from attn.filebox import RunMailbox, RunPaths
 
 root, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+paced = sys.argv[4:] == ["paced"]
 box = RunMailbox(RunPaths(root, "r1"), lambda: datetime.now(UTC))
 print("ready", flush=True)
 sys.stdin.readline()
+ids = []
 for seq in range(count):
+    if paced and seq and seq % 50 == 0:
+        block, deadline = set(ids[-50:]), time.monotonic() + 30
+        while time.monotonic() < deadline and not any(
+            m.id in block and m.status == "acknowledged" for m in box.messages("inbox")
+        ):
+            time.sleep(0.002)
     message = box.append("inbox", sender=name, to="build", body=f"{name} {seq} ✓",
                          data={"writer": name, "seq": seq})
+    ids.append(message.id)
     print(message.id, flush=True)
 print("done", flush=True)
 """
@@ -127,31 +138,33 @@ def test_file_03_status_changes_while_another_process_appends_lose_nothing(
     root = str(paths.root)
     out_writer, out_even, out_odd = _start_together(
         [
-            (WRITER, [root, "alpha", "300"]),
-            (MARKER, [root, "0", "150"]),
-            (MARKER, [root, "1", "150"]),
+            (WRITER, [root, "alpha", "200", "paced"]),
+            (MARKER, [root, "0", "100"]),
+            (MARKER, [root, "1", "100"]),
         ]
     )
 
     appended = out_writer[:-1]
-    assert len(appended) == 300 and out_writer[-1] == "done"
-    assert out_even[-1] == out_odd[-1] == "done 150"
+    assert len(appended) == 200 and out_writer[-1] == "done"
+    assert out_even[-1] == out_odd[-1] == "done 100"
     # No new message is lost: the inbox holds every append, once, in order.
     lines = [json.loads(line) for line in _raw_lines(paths.box("inbox"))]
     assert [line["id"] for line in lines] == appended
     assert {line["status"] for line in lines} == {"queued"}  # lines never change
     # No status change is lost: each one a marker made is in the one delivery record.
     changes = [line.split() for line in out_even[:-1] + out_odd[:-1]]
-    assert Counter(status for status, _mid in changes) == {"delivered": 300, "acknowledged": 300}
+    assert Counter(status for status, _mid in changes) == {"delivered": 200, "acknowledged": 200}
     record = json.loads(paths.delivery.read_bytes())
     assert record["messages"] == {mid: "acknowledged" for mid in appended}
     for mid in appended:
         times = record["times"][mid]
-        assert times["deliveredAt"] < times["acknowledgedAt"]
-    # The changes did overlap the appends (else this proved nothing).
-    last_append = max(line["createdAt"] for line in lines)
-    overlapped = [m for m in appended if record["times"][m]["acknowledgedAt"] < last_append]
-    assert overlapped
+        assert times["deliveredAt"] <= times["acknowledgedAt"]
+    # The changes overlapped the appends: each block of 50 after the first was
+    # appended after a message of the block before had been acknowledged.
+    for block in range(1, 4):
+        first_of_block = lines[block * 50]["createdAt"]
+        before = appended[(block - 1) * 50 : block * 50]
+        assert any(record["times"][m]["acknowledgedAt"] < first_of_block for m in before)
     mailbox = RunMailbox(paths, ticks)
     assert {m.status for m in mailbox.messages("inbox")} == {"acknowledged"}
     assert mailbox.validate().ok
