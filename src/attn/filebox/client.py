@@ -113,8 +113,11 @@ class FileboxClient:
             for m in self.run.mailbox.messages("steering")
             if m.to in (self.task_id, "*") and m.status != "acknowledged"
         ]
-        self.run.mailbox.set_status([m.id for m in pending if m.status == "queued"], "delivered")
-        return [m.to_dict() for m in pending]
+        changed = self.run.mailbox.set_status(
+            [m.id for m in pending if m.status == "queued"], "delivered"
+        )
+        now = {m.id: m for m in changed}
+        return [now.get(m.id, m).to_dict() for m in pending]
 
     def ack(self, message_id: str) -> None:
         """Acknowledge a message (it stays in the history). Raises FileboxMessageNotFound."""
