@@ -100,6 +100,9 @@ class Fileboxes:
         self._workers: dict[str, Worker] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Made on the loop (a runtime inside ``asyncio.run``): verbs that run in worker
+        # threads before anything here was called on the loop still reach the bus.
+        self._remember_loop()
 
     @property
     def root(self) -> Path:

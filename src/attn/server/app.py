@@ -21,6 +21,8 @@ runtime::
                      plan|results[/take]|turns/{mailboxItemId}
     routes_people    /api/users, /api/notification-types, /api/notifications...,
                      /api/approvals..., /api/agents/{agentId}/session|notify
+    routes_runs      /api/runs[/{runId}[/messages|replay|events|output|validate|worker|
+                     tasks/{taskId}/...]], /api/workers (file mailboxes, seed 003)
     live             /ws, POST /api/agents/{agentId}/chat/stream
     ui               GET / and the files under /ui/
 
@@ -60,6 +62,7 @@ from attn.server.routes_control import control_router
 from attn.server.routes_mailbox import mailbox_router
 from attn.server.routes_meta import meta_router
 from attn.server.routes_people import people_router
+from attn.server.routes_runs import runs_router
 from attn.server.routes_time import time_router
 from attn.server.routes_tree import tree_router
 from attn.server.ui import install_ui
@@ -131,6 +134,7 @@ def create_app(
     app.include_router(channels_router(runtime))  # channels, messages, send (routes_channels)
     app.include_router(tree_router(runtime, llm_endpoints))  # spawn trees (routes_tree)
     app.include_router(people_router(runtime))  # notifications, approvals, sessions (people)
+    app.include_router(runs_router(runtime))  # runs of command-line workers (routes_runs)
     install_live(app, runtime)  # /ws, POST /api/agents/{agentId}/chat/stream (attn.server.live)
     install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
     app.include_router(control_router(runtime))  # control, cancel, config (routes_control)

@@ -155,8 +155,8 @@ def status_for(exc: e.AttnError) -> int:
     return 500
 
 
-def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
-    """The JSON body of every error response."""
+def error_body(code: str, message: str, /, **extra: Any) -> dict[str, Any]:
+    """The JSON body of every error response (``extra`` may hold any key, ``status`` too)."""
     error: dict[str, Any] = {"code": code, "message": message}
     error.update(extra)
     return {"error": error}
@@ -186,4 +186,5 @@ def attn_error_response(exc: e.AttnError, echoed: Iterable[str] = ()) -> JSONRes
         if isinstance(exc, cls) and getattr(exc, attribute, None) is not None
     }
     message = clip_echoes(exc.message, echoed)
-    return error_response(status_for(exc), exc.code, message, **extra)
+    # Not through error_response: an extra field may be named ``status`` (TaskNotWaiting).
+    return JSONResponse(error_body(exc.code, message, **extra), status_code=status_for(exc))

@@ -21,14 +21,16 @@ an agent the event concerns: a message's sender and recipients, a channel's
 members, a delegation's two agents (:func:`channel_facets`). Spawn-tree events
 (``tree:*``) also reach the connections subscribed to their tree (``trees``) or
 to another agent they concern (:func:`~attn.server.tree_live.tree_facets`).
-People's events (``notification``, ``notification:read``, ``approval:*``) reach
-every subscribed connection (:mod:`attn.server.people_live`).
+People's events (``notification``, ``notification:read``, ``approval:*``) and
+runs' events (``filebox:*``) reach every subscribed connection
+(:mod:`attn.server.people_live`, :mod:`attn.server.runs_live`).
 
 The hub lives on the server's event loop; an event emitted on another thread
 is handed over with ``call_soon_threadsafe``.
 
 Spec: 000 §5 (WebSocket events), §19 (event forwarding); acceptance SRV-10..SRV-12;
-issue 13 point 5 (a channel's messages live); seed 002 (trees live); issue 15 (people).
+issue 13 point 5 (a channel's messages live); seed 002 (trees live); issue 15 (people);
+issue 16 (runs live).
 """
 
 from __future__ import annotations

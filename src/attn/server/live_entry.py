@@ -1,7 +1,7 @@
 """One event of the live hub: its number, what it concerns, its shared JSON frame.
 
 Spec: 000 §5 (WebSocket events), §12.5 (people's events); issue 13 point 5
-(channels); seed 002 (trees); issue 15 (people).
+(channels); seed 002 (trees); issue 15 (people); issue 16 (runs).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 from attn.jsontext import dumps_shown
 from attn.server.channel_live import NO_AGENTS, channel_facets
 from attn.server.people_live import PEOPLE_EVENTS, people_agent
+from attn.server.runs_live import RUN_EVENTS
 
 
 class Entry:
@@ -19,7 +20,8 @@ class Entry:
 
     Besides its agent, an event may concern a channel (``channel_key``), a tree
     (``tree_id``) and other agents (``agents``), or every subscriber (``everyone``:
-    people's events, :mod:`attn.server.people_live`); :meth:`Connection.wants
+    people's events, :mod:`attn.server.people_live`, and runs' events,
+    :mod:`attn.server.runs_live`); :meth:`Connection.wants
     <attn.server.hub.Connection.wants>` matches subscriptions against them.
     """
 
@@ -41,7 +43,7 @@ class Entry:
     ) -> None:
         self.seq = seq
         self.name = name
-        self.everyone = name in PEOPLE_EVENTS
+        self.everyone = name in PEOPLE_EVENTS or name in RUN_EVENTS
         agent_id = people_agent(name, agent_id)
         self.agent_id = agent_id
         self.at = at

@@ -10,7 +10,8 @@ Client messages are JSON text frames (see the live protocol in the README):
   ``channel:*`` events of those channels (:mod:`attn.server.channel_live`);
   ``trees`` (optional, root ids, likewise) the ``tree:*`` events of those
   spawn trees (:mod:`attn.server.tree_live`). People's events (``notification``,
-  ``notification:read``, ``approval:*``) reach every subscribed connection
+  ``notification:read``, ``approval:*``) and runs' events (``filebox:*``,
+  :mod:`attn.server.runs_live`) reach every subscribed connection
   (:mod:`attn.server.people_live`); ``"agents": []`` subscribes to only those.
   Unknown agents or trees: ``{"type": "error", "code": "unknown_agent"}``; unknown
   channels: ``unknown_channel``; either way nothing changes.
