@@ -23,11 +23,13 @@ class CliError(Exception):
 
     Attributes:
         exit_code: the process exit status (1 for failures, 2 for bad usage or config).
+        code: the server's error code when it refused the request (``run_not_found``), else None.
     """
 
-    def __init__(self, message: str, *, exit_code: int = 1) -> None:
+    def __init__(self, message: str, *, exit_code: int = 1, code: str | None = None) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+        self.code = code
 
 
 def default_url() -> str:
@@ -120,7 +122,7 @@ class ApiClient:
         except httpx.HTTPError as exc:
             raise CliError(f"request to {self.url} failed: {exc}") from None
         if response.status_code >= 400:
-            raise CliError(self._error_line(response))
+            raise CliError(self._error_line(response), code=_error_code(response))
         if response.status_code == 204:  # No Content (a DELETE)
             return None
         try:
@@ -154,3 +156,12 @@ class ApiClient:
                     f"pass --token TOKEN or set {TOKEN_ENV}"
                 )
         return f"{message} ({status} {code})"
+
+
+def _error_code(response: httpx.Response) -> str | None:
+    """The ``code`` of an error answer's ``{"error": {"code"}}`` body, or None."""
+    try:
+        code = response.json()["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return code if isinstance(code, str) else None

@@ -21,11 +21,13 @@ from attn.cli import (
     config_cmd,
     control,
     db,
+    filebox,
     people,
     tail,
     time,
     trace,
     tree,
+    worker,
 )
 from attn.cli.client import DEFAULT_URL
 from attn.cli.output import OneLineUsageGroup, examples, handle_errors, state, warn
@@ -186,6 +188,10 @@ tree.register(app)
 # `attn notifications …`, `attn session` (cli/people.py); `attn approvals …` (cli/approvals.py).
 people.register(app)
 approvals.register(app)
+# `attn filebox …` (runs of command-line workers: cli/filebox.py, filebox_verbs.py) and
+# `attn worker …` (start and follow a worker; a worker's own commands: cli/worker.py).
+filebox.register(app)
+worker.register(app)
 # `attn cancel`, `attn control` (cli/control.py); `attn db …` (cli/db.py); `attn config check`.
 control.register(app)
 db.register(app)
