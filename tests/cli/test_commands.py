@@ -112,6 +112,29 @@ COMMANDS = [
     ["approvals"],
     *(["approvals", name] for name in ("list", "show", "answer", "cancel")),
     ["session"],
+    ["filebox"],
+    *(
+        ["filebox", name]
+        for name in (
+            "list",
+            "show",
+            "read",
+            "send",
+            "ack",
+            "respond",
+            "steer",
+            "follow-up",
+            "nudge",
+            "cancel",
+            "validate",
+            "events",
+        )
+    ),
+    ["worker"],
+    *(
+        ["worker", name]
+        for name in ("run", "stop", "ask", "inbox", "steering", "ack", "send", "heartbeat")
+    ),
 ]
 
 
