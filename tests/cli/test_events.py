@@ -73,3 +73,16 @@ def test_plural() -> None:
     assert [plural(n, "channel") for n in (0, 1, 2)] == ["0 channels", "1 channel", "2 channels"]
     assert plural(1, "delegation") == "1 delegation"
     assert plural(3, "reply", "replies") == "3 replies"
+
+
+def test_run_events_show_the_run_and_what_changed() -> None:
+    asked = {"type": "supervisor.contact", "taskId": "build", "message": "Deploy [b]v2[/b]?"}
+    line = _line("filebox:event", {"runId": "r1", "event": asked})
+    assert line.endswith("filebox:event     r1 supervisor.contact build: Deploy [b]v2[/b]?")
+    message = {"box": "steering", "kind": "nudge", "from": "leader", "to": "build", "body": "hi"}
+    written = _line("filebox:message", {"runId": "r1", "message": message})
+    assert written.endswith("r1 + steering nudge leader→build: hi")
+    changed = [{"status": "acknowledged"}, {"status": "delivered"}]
+    status = _line("filebox:status", {"runId": "r1", "messages": changed})
+    assert status.endswith("r1 2 messages acknowledged, delivered")
+    assert _line("filebox:status", {}).endswith("? 0 messages ")  # another shape: no crash

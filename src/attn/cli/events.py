@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.text import Text
 
-from attn.cli.output import clip_words, shorten
+from attn.cli.output import clip_words, plural, shorten
 
 #: Colour of each protocol event name (others are plain).
 EVENT_STYLES: dict[str, str] = {
@@ -45,6 +45,9 @@ EVENT_STYLES: dict[str, str] = {
     "approval:requested": "bold magenta",
     "approval:answered": "magenta",
     "session:message": "cyan",
+    "filebox:message": "bold blue",
+    "filebox:status": "dim",
+    "filebox:event": "blue",
 }
 
 _PEOPLE_EVENTS = frozenset(
@@ -240,10 +243,35 @@ def _describe_people(event: str, data: dict[str, Any]) -> Text:
     return text
 
 
+def _describe_run(event: str, data: dict[str, Any]) -> Text:
+    """``r1 supervisor.contact build: Deploy v2?``, ``r1 + steering nudge leader→build``,
+    ``r1 2 messages acknowledged`` (runs of command-line workers, seed 003)."""
+    text = Text(f"{data.get('runId', '?')} ", style="bold")
+    if event == "filebox:event":
+        record = data.get("event") or {}
+        text.append(str(record.get("type", "?")))
+        if record.get("taskId"):
+            text.append(f" {record['taskId']}")
+        if record.get("message"):
+            text.append(f": {shorten(record['message'], 80)}")
+    elif event == "filebox:message":
+        message = data.get("message") or {}
+        text.append(f"+ {message.get('box', '?')} {message.get('kind', '?')} ")
+        text.append(f"{message.get('from', '?')}→{message.get('to', '?')}")
+        text.append(f": {shorten(message.get('body'), 70)}")
+    else:
+        changed = data.get("messages") or []
+        statuses = sorted({str(m.get("status", "?")) for m in changed if isinstance(m, dict)})
+        text.append(f"{plural(len(changed), 'message')} {', '.join(statuses)}")
+    return text
+
+
 def describe(event: str, data: dict[str, Any]) -> Text:
     """A short, coloured description of one event's data."""
     if event in _PEOPLE_EVENTS:
         return _describe_people(event, data)
+    if event.startswith("filebox:"):
+        return _describe_run(event, data)
     if event.startswith("tree:"):
         return _describe_tree(event, data)
     if event.startswith("channel:") or event == "agent:status-logged":
