@@ -44,7 +44,13 @@ def main() -> None:
     ):
         host_runs(server, Path(folder) / "state")
         try:
-            start_asking_worker(server, Path(folder), RUN, task_id=TASK, owner=None)
+            start_asking_worker(
+                server,
+                Path(folder),
+                RUN,
+                task_id=TASK,
+                env={"HOSTILE_LINE": "214 tests passed in 38 s"},
+            )
             browser = launch(playwright)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(f"{server.url}/#/runs/{RUN}")

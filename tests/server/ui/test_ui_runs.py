@@ -235,4 +235,6 @@ def test_file_10_text_answer_and_worker_text_is_text(server: UiServer, page: Any
 
     # A run that does not exist is said so, in one line.
     page.goto(f"{server.url}/#/runs/nope")
-    expect(page.locator("main .load-error")).to_contain_text('There is no run with id "nope"')
+    expect(page.locator("main .run-error")).to_have_text(
+        'There is no run with id "nope". See all runs'
+    )

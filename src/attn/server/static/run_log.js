@@ -21,7 +21,7 @@ export class OutputPanel {
   constructor(runId) {
     this.runId = runId;
     this.generation = 0;
-    this.text = h('pre', { class: 'run-output', tabindex: '0', 'aria-label': 'Worker output' });
+    this.text = h('pre', { class: 'run-output', tabindex: '0', 'aria-label': 'Worker output', hidden: true });
     this.meta = h('p', { class: 'hint run-output-meta' });
     this.error = h('p', { class: 'load-error', role: 'alert', hidden: true });
     this.el = h('section', { class: 'run-output-panel panel', 'aria-labelledby': 'run-output-heading' },
@@ -38,6 +38,7 @@ export class OutputPanel {
       if (generation !== this.generation) return;
       const lines = Array.isArray(data.lines) ? data.lines.map((line) => String(line)) : [];
       const text = lines.join('\n');
+      this.text.hidden = !lines.length;
       if (this.text.textContent !== text) {
         // Follow the end unless the person scrolled up to read.
         const atEnd = this.text.scrollTop + this.text.clientHeight >= this.text.scrollHeight - 4;

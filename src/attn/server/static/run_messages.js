@@ -112,7 +112,7 @@ export class MessagePanel {
         m.priority && m.priority !== 'normal' ? h('span', { class: `msg-priority msg-priority-${m.priority}` }, `${m.priority} priority`) : null,
         messageBadge(m.status),
         m.status === 'acknowledged' ? null : h('button', {
-          type: 'button', class: 'msg-ack', 'aria-label': `Acknowledge: ${clip(m.body, 60)}`,
+          type: 'button', class: 'msg-ack', 'aria-label': `Ack the message: ${clip(m.body, 60)}`,
           onclick: (event) => this.acknowledge(m, event.currentTarget),
         }, 'Ack')),
       h('p', { class: 'msg-body' }, clip(m.body, 4000)));

@@ -33,13 +33,13 @@ export class RunView {
     this.cards = new Map(); // task id → QuestionCard
     this.rows = new Map(); // task id → its row's elements
     this.answered = new Map(); // task id → what this page answered it last
-    this.error = h('p', { class: 'load-error', role: 'alert', hidden: true });
+    this.error = h('p', { class: 'load-error run-error', role: 'alert', hidden: true });
     this.facts = h('dl', { class: 'facts run-facts' });
     this.worker = h('span', { class: 'run-worker' });
     this.forceBox = h('input', { type: 'checkbox', id: 'run-force', class: 'run-force-box' });
     this.forceText = h('span', null);
     this.forceRow = h('p', { class: 'run-force', hidden: true },
-      this.forceBox, ' ', h('label', { for: 'run-force' }, h('strong', null, 'Force'), ' ', this.forceText));
+      this.forceBox, ' ', h('label', { for: 'run-force' }, h('strong', null, 'Force'), this.forceText));
     this.pending = h('div', { class: 'run-pending' });
     this.taskList = h('ul', { class: 'run-task-list', 'aria-labelledby': 'run-tasks-heading' });
     this.taskEmpty = h('p', { class: 'muted', hidden: true }, 'No tasks yet: a worker\'s task appears when it starts.');
@@ -75,19 +75,22 @@ export class RunView {
   }
 
   async load() {
-    await Promise.all([this.loadRun(), this.messages.load(), this.events.load(), this.output.load()]);
+    // The panels are read once the run is known to exist (a bad address asks once).
+    if (await this.loadRun()) await Promise.all([this.messages.load(), this.events.load(), this.output.load()]);
   }
 
+  /** Read the run's view; whether it was read. */
   async loadRun() {
     const generation = ++this.generation;
     try {
       const run = await api(runPath(this.runId));
-      if (generation !== this.generation) return;
+      if (generation !== this.generation) return false;
       this.error.hidden = true;
       this.body.hidden = false;
       this.show(run);
+      return true;
     } catch (error) {
-      if (generation !== this.generation) return;
+      if (generation !== this.generation) return false;
       if (error instanceof ApiError && error.status === 404) {
         replaceChildren(this.error, `There is no run with id "${clip(this.runId, 80)}". `, h('a', { href: '#/runs' }, 'See all runs'));
         this.body.hidden = true;
@@ -98,6 +101,7 @@ export class RunView {
         this.error.textContent = `Could not load the run: ${messageOf(error)}`;
       }
       this.error.hidden = false;
+      return false;
     }
   }
 
@@ -112,7 +116,8 @@ export class RunView {
       h('dt', null, 'Owner'), h('dd', { class: 'run-owner' }, owner
         ? [h('code', null, clip(owner, 120)), ' (only this session changes the run, unless forced)']
         : h('span', { class: 'muted' }, 'none: anyone may act on it')),
-      h('dt', null, 'Created'), h('dd', null, h('time', { datetime: run.createdAt || '' }, run.createdAt ? `${timeOfDay(run.createdAt)} (${run.createdAt})` : 'unknown')),
+      h('dt', null, 'Created'), h('dd', null, run.createdAt
+        ? h('time', { datetime: run.createdAt, title: run.createdAt }, timeOfDay(run.createdAt)) : 'unknown'),
       run.worker && Array.isArray(run.worker.command) && run.worker.command.length
         ? [h('dt', null, 'Command'), h('dd', null, h('code', { class: 'run-command' }, clip(run.worker.command.join(' '), 500)))] : null);
     this.forceRow.hidden = !owner;

@@ -69,6 +69,6 @@ function runCard(run) {
         : h('span', { class: 'muted' }, 'none')),
       h('dt', null, 'Owner'), h('dd', { class: 'run-owner' }, owner
         ? h('code', null, clip(owner, 120)) : h('span', { class: 'muted' }, 'none')),
-      h('dt', null, 'Tasks'), h('dd', { class: 'run-tasks' }, taskSummary(run))),
+      h('dt', null, 'Tasks'), h('dd', { class: 'run-task-summary' }, taskSummary(run))),
     pendingBlock(run.pending));
 }
