@@ -4,7 +4,7 @@
 // Everything a worker or a run folder says is untrusted: it only ever goes
 // into text nodes (h() and textContent), never into markup.
 
-import { clip, h } from './dom.js';
+import { clip, h, replaceChildren } from './dom.js';
 
 /** The UI address of one run. */
 export function runHash(id) {
@@ -73,27 +73,56 @@ export function taskSummary(run) {
     h('span', { class: 'task-count', dataset: { status, count: String(n) } }, taskChip(status), ` ${n}`)]);
 }
 
+/** The pending counts' line: "3 steers and 0 follow-ups waiting for the worker (at most 50 each; …)". */
+function pendingCounts(p) {
+  return [
+    h('span', { class: 'pending-steer', dataset: { count: String(p.steer ?? 0) } }, h('strong', null, String(p.steer ?? 0)), ' steers'),
+    ' and ',
+    h('span', { class: 'pending-follow-up', dataset: { count: String(p.followUp ?? 0) } }, h('strong', null, String(p.followUp ?? 0)), ' follow-ups'),
+    ' waiting for the worker',
+    typeof p.max === 'number' ? h('span', { class: 'muted' }, ` (at most ${p.max} each; a warning above ${p.warnAbove ?? '?'})`) : null,
+  ];
+}
+
+function warningText(p) {
+  return typeof p.warning === 'string' && p.warning ? p.warning : null;
+}
+
 /**
- * The pending steers and follow-ups of a run (FILE-07): the counts against the
- * cap and, above the warning level, the server's warning as an alert.
+ * The pending steers and follow-ups of a run (FILE-07) on the list: the
+ * counts against the cap and, above the warning level, the server's warning.
  */
 export function pendingBlock(pending) {
   const p = pending || {};
-  const warning = typeof p.warning === 'string' && p.warning ? p.warning : null;
+  const warning = warningText(p);
   return h('div', { class: `pending${warning ? ' pending-over' : ''}` },
-    h('p', { class: 'pending-counts' },
-      h('span', { class: 'pending-steer', dataset: { count: String(p.steer ?? 0) } },
-        h('strong', null, String(p.steer ?? 0)), ' steers'),
-      ' and ',
-      h('span', { class: 'pending-follow-up', dataset: { count: String(p.followUp ?? 0) } },
-        h('strong', null, String(p.followUp ?? 0)), ' follow-ups'),
-      ' waiting for the worker',
-      typeof p.max === 'number' ? h('span', { class: 'muted' }, ` (at most ${p.max} each; a warning above ${p.warnAbove ?? '?'})`) : null),
-    warning
-      ? h('p', { class: 'pending-warning', role: 'alert' },
-        h('span', { class: 'pending-warning-icon', 'aria-hidden': 'true' }, '⚠'), ' ',
-        h('strong', null, 'Backpressure: '), clip(warning, 300))
-      : null);
+    h('p', { class: 'pending-counts' }, pendingCounts(p)),
+    warning ? h('p', { class: 'pending-warning' }, h('span', { class: 'pending-warning-icon', 'aria-hidden': 'true' }, '⚠'), ' ',
+      h('strong', null, 'Backpressure: '), clip(warning, 300)) : null);
+}
+
+/**
+ * The same on the run page, updated in place: the warning is an alert that
+ * is announced when it appears or changes, not on every refresh.
+ */
+export class PendingView {
+  constructor() {
+    this.counts = h('p', { class: 'pending-counts' });
+    this.text = h('span', null);
+    this.warning = h('p', { class: 'pending-warning', role: 'alert', hidden: true },
+      h('span', { class: 'pending-warning-icon', 'aria-hidden': 'true' }, '⚠'), ' ', h('strong', null, 'Backpressure: '), this.text);
+    this.el = h('div', { class: 'pending' }, this.counts, this.warning);
+  }
+
+  update(pending) {
+    const p = pending || {};
+    replaceChildren(this.counts, pendingCounts(p));
+    const warning = warningText(p);
+    const text = warning ? clip(warning, 300) : '';
+    if (this.text.textContent !== text) this.text.textContent = text;
+    this.warning.hidden = !warning;
+    this.el.classList.toggle('pending-over', Boolean(warning));
+  }
 }
 
 /** The session that owns a run (FILE-08), or null when nobody does. */

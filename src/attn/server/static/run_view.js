@@ -17,7 +17,9 @@ import { messageOf } from './notices.js';
 import { EventsPanel, OutputPanel } from './run_log.js';
 import { MessagePanel } from './run_messages.js';
 import { SteerForm } from './run_forms.js';
-import { ownerOf, pendingBlock, runPath, syncChildren, taskChip, tasksOf, workerBadge } from './run_parts.js';
+import {
+  PendingView, ownerOf, runPath, syncChildren, taskChip, tasksOf, workerBadge,
+} from './run_parts.js';
 import { QuestionCard } from './run_question.js';
 
 /** How often the output is re-read while the worker is alive (ms). */
@@ -40,7 +42,7 @@ export class RunView {
     this.forceText = h('span', null);
     this.forceRow = h('p', { class: 'run-force', hidden: true },
       this.forceBox, ' ', h('label', { for: 'run-force' }, h('strong', null, 'Force'), this.forceText));
-    this.pending = h('div', { class: 'run-pending' });
+    this.pending = new PendingView();
     this.taskList = h('ul', { class: 'run-task-list', 'aria-labelledby': 'run-tasks-heading' });
     this.taskEmpty = h('p', { class: 'muted', hidden: true }, 'No tasks yet: a worker\'s task appears when it starts.');
     const force = () => this.force();
@@ -57,7 +59,7 @@ export class RunView {
           h('section', { class: 'run-tasks panel', 'aria-labelledby': 'run-tasks-heading' },
             h('h2', { id: 'run-tasks-heading' }, 'Tasks'), this.taskEmpty, this.taskList),
           h('section', { class: 'run-queue panel', 'aria-labelledby': 'run-queue-heading' },
-            h('h2', { id: 'run-queue-heading' }, 'Pending steers and follow-ups'), this.pending),
+            h('h2', { id: 'run-queue-heading' }, 'Pending steers and follow-ups'), this.pending.el),
           this.form.el),
         h('div', { class: 'run-column' }, this.messages.el)),
       h('div', { class: 'run-columns' }, this.output.el, this.events.el));
@@ -124,7 +126,7 @@ export class RunView {
     if (!owner) this.forceBox.checked = false;
     this.forceText.textContent = owner
       ? `: act on this run although session ${clip(owner, 120)} owns it (sends force: true)` : '';
-    replaceChildren(this.pending, pendingBlock(run.pending));
+    this.pending.update(run.pending);
     this.renderTasks();
     this.form.setTasks(tasksOf(run).map(([id]) => id));
   }
