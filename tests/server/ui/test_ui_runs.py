@@ -98,6 +98,9 @@ def test_file_06_approve_in_place_and_the_worker_continues(
         "You answered “approved”; it runs again."
     )
     expect(task.locator(".question-card")).to_have_count(0)
+    expect(
+        page.locator(".bell-count")
+    ).to_be_hidden()  # an answered question's notification is read
     # Exactly one response, with the confirmation's flag (FILE-06).
     stored = responses(server, "deploy-311")
     assert [(m["body"], m["data"]["approved"]) for m in stored] == [("approved", True)]

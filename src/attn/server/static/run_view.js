@@ -185,6 +185,7 @@ export class RunView {
   /** respond succeeded: the server moved the task back to running (FILE-06). */
   answeredHere(taskId, said) {
     this.answered.set(taskId, said);
+    this.generation += 1; // a read in flight began before the answer: it would show the question again
     const task = this.run && this.run.tasks && this.run.tasks[taskId];
     if (task && task.status === 'waiting') {
       this.run = { ...this.run, tasks: { ...this.run.tasks, [taskId]: { ...task, status: 'running', question: undefined } } };
