@@ -1,6 +1,6 @@
 // attn web UI: start-up, routing (#/, #/agents/<name>[?chat=main],
 // #/channels[/<key>], #/trees[/<treeId>[?agent=<agentId>]],
-// #/approvals[/<id>], #/work?task=<id>), the notification bell, the live
+// #/approvals[/<id>], #/runs[/<runId>], #/work?task=<id>), the notification bell, the live
 // connection and its indicator, the token prompt and page-wide error handling.
 // Everything shown comes from the REST API and the WebSocket (see live.js).
 
@@ -14,6 +14,8 @@ import { MindView } from './mind.js';
 import { messageOf, notify } from './notices.js';
 import { OverviewView } from './overview.js';
 import { loadPeople } from './people.js';
+import { RunView } from './run_view.js';
+import { RunsView } from './runs.js';
 import { TreeView } from './tree.js';
 import { TreeListView } from './trees.js';
 import { loadTypes } from './types.js';
@@ -81,7 +83,7 @@ const live = new LiveConnection({
   onAuthNeeded: authNeeded,
 });
 
-/** The route of the address: {page: 'overview' | 'mind' | 'channels' | 'trees' | 'tree' | 'approvals' | 'work', ...its parameters}. */
+/** The route of the address: {page: 'overview' | 'mind' | 'channels' | 'trees' | 'tree' | 'approvals' | 'runs' | 'run' | 'work', ...its parameters}. */
 function parseRoute() {
   const raw = window.location.hash.replace(/^#/, '') || '/';
   const [path, search = ''] = raw.split('?');
@@ -95,6 +97,9 @@ function parseRoute() {
   if (agent) return { page: 'mind', name: agent[1], openChat: new URLSearchParams(search).has('chat') };
   const approvals = decoded.match(/^\/approvals(?:\/(.+))?$/);
   if (approvals) return { page: 'approvals', approvalId: approvals[1] || null };
+  if (decoded === '/runs') return { page: 'runs' };
+  const run = decoded.match(/^\/runs\/(.+)$/);
+  if (run) return { page: 'run', runId: run[1] };
   if (decoded === '/work') return { page: 'work', taskId: new URLSearchParams(search).get('task') || null };
   const channels = decoded.match(/^\/channels(?:\/(.+))?$/);
   if (channels) {
@@ -133,6 +138,8 @@ function route() {
   pending = [];
   if (where.page === 'mind') view = new MindView(where.name, { openChat: where.openChat });
   else if (where.page === 'approvals') view = new ApprovalsView(where.approvalId);
+  else if (where.page === 'runs') view = new RunsView();
+  else if (where.page === 'run') view = new RunView(where.runId);
   else if (where.page === 'work') view = new WorkView(where.taskId);
   else if (where.page === 'channels') view = new ChannelsView(where.key, where.conversationId);
   else if (where.page === 'trees') view = new TreeListView();

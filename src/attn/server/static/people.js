@@ -87,11 +87,12 @@ export function notificationType(name) {
 }
 
 // Paths of the UI's own pages (000 §12.3's navigate targets are app paths).
-const PAGES = /^\/(approvals|agents|channels|trees|work)(\/|\?|$)/;
+const PAGES = /^\/(approvals|agents|channels|trees|runs|work)(\/|\?|$)/;
 
 /**
  * The UI address (`#/…`) of a navigate path, e.g. "/approvals/apr_1" →
- * "#/approvals/apr_1", "/work?task=t1" → "#/work?task=t1"; null for a path
+ * "#/approvals/apr_1", "/runs/run_1" → "#/runs/run_1" (a worker_contact),
+ * "/work?task=t1" → "#/work?task=t1"; null for a path
  * the UI has no page for (never an outside address).
  */
 export function routeOfPath(path) {
