@@ -54,9 +54,10 @@ def check_choice(value: object, what: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a mailbox makes 100,000 of these in a read
 class FileboxMessage:
-    """One message of a run's mailbox files.
+    """One message of a run's mailbox files (read-only by convention: change one
+    with :func:`dataclasses.replace`).
 
     Attributes:
         id: ``fbm_…``, unique across processes.
