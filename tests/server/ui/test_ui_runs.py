@@ -172,6 +172,23 @@ def test_file_07_backpressure_warning_above_20_queued_steers(server: UiServer, p
         "more than 20"
     )
 
+    # Cancel asks first; declined, nothing changes; accepted, the task and its queue go.
+    live(page, server, "/runs/busy")
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    form.get_by_role("button", name="Cancel task").click()
+    assert view_of(server, "busy")["tasks"]["build"]["status"] == "queued"
+    page.once("dialog", lambda dialog: dialog.accept())
+    form.get_by_label("Message").fill("not needed any more")
+    form.get_by_role("button", name="Cancel task").click()
+    expect(form.locator(".steer-note")).to_have_text("Task build is cancelled.")
+    expect(pending.locator(".pending-steer")).to_have_attribute("data-count", "0")
+    cancelled = view_of(server, "busy")
+    assert cancelled["tasks"]["build"]["status"] == "cancelled"
+    assert cancelled["pending"]["followUp"] == 0
+    form.get_by_label("Message").fill("after the cancel")
+    form.get_by_role("button", name="Follow-up").click()
+    expect(pending.locator(".pending-follow-up")).to_have_attribute("data-count", "1")
+
 
 def test_file_08_owned_run_refuses_without_force_and_takes_it_with_force(
     server: UiServer, page: Any

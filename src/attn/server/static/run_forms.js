@@ -1,7 +1,8 @@
 // The leader's verbs on the run page (seed 003, FILE-07, FILE-08): steer (to
 // the steering file at once when the task's worker can take it, else into
 // the bounded pending queue), follow-up (non-blocking, to the inbox or the
-// queue) and nudge (a status request; the seed's text when none is given).
+// queue), nudge (a status request; the seed's text when none is given) and
+// cancel (after a confirmation; a finished task stays as it is).
 // A run another session owns takes them only with the page's "force" box
 // ticked; a refusal says who owns it and changes nothing.
 
@@ -14,6 +15,7 @@ const VERBS = {
   steer: { path: 'steer', label: 'Steer', done: 'Steer' },
   follow_up: { path: 'follow-up', label: 'Follow-up', done: 'Follow-up' },
   nudge: { path: 'nudge', label: 'Nudge', done: 'Nudge' },
+  cancel: { path: 'cancel', label: 'Cancel task', done: 'Cancel' },
 };
 
 export class SteerForm {
@@ -33,12 +35,12 @@ export class SteerForm {
     this.priority = h('select', { id: ids.priority, class: 'steer-priority' },
       ['normal', 'high', 'low'].map((p) => h('option', { value: p }, p)));
     this.buttons = Object.entries(VERBS).map(([verb, { label }]) => h('button', {
-      type: 'button', class: verb === 'steer' ? 'primary' : '', dataset: { verb }, onclick: () => this.send(verb),
+      type: 'button', class: verb === 'steer' ? 'primary' : (verb === 'cancel' ? 'danger' : ''), dataset: { verb }, onclick: () => this.send(verb),
     }, label));
     this.note = h('p', { class: 'steer-note', role: 'status', hidden: true });
     this.el = h('section', { class: 'run-steer panel', 'aria-labelledby': 'run-steer-heading' },
-      h('h2', { id: 'run-steer-heading' }, 'Steer, follow up, nudge'),
-      h('p', { class: 'hint' }, 'A steer or a follow-up reaches a running worker at once; otherwise it waits in the pending queue until the worker can take it. A nudge asks for a status report (the message is optional).'),
+      h('h2', { id: 'run-steer-heading' }, 'Steer, follow up, nudge, cancel'),
+      h('p', { class: 'hint' }, 'A steer or a follow-up reaches a running worker at once; otherwise it waits in the pending queue until the worker can take it. A nudge asks for a status report (the message is optional). Cancel stops a task for good and drops what waits for it (the message is the reason).'),
       h('form', { class: 'steer-form', onsubmit: (event) => { event.preventDefault(); this.send('steer'); } },
         h('div', { class: 'steer-fields' },
           h('span', { class: 'steer-field' }, h('label', { for: ids.task }, 'Task'), this.task, this.taskList),
@@ -72,14 +74,15 @@ export class SteerForm {
       this.task.focus();
       return;
     }
-    if (!text && verb !== 'nudge') {
+    if (verb === 'cancel' && !window.confirm(`Cancel task ${clip(taskId, 80)} for good? What waits for it is dropped.`)) return;
+    if (!text && verb !== 'nudge' && verb !== 'cancel') {
       this.say(`Write the ${VERBS[verb].label.toLowerCase()} first.`, 'error');
       this.body.focus();
       return;
     }
     const request = {};
-    if (text) request.body = text;
-    if (verb !== 'nudge') request.priority = this.priority.value;
+    if (text) request[verb === 'cancel' ? 'reason' : 'body'] = text;
+    if (verb === 'steer' || verb === 'follow_up') request.priority = this.priority.value;
     if (this.force()) request.force = true;
     this.busy = true;
     this.buttons.forEach((b) => { b.disabled = true; });
@@ -108,6 +111,7 @@ export function outcomeText(verb, taskId, outcome) {
   const what = VERBS[verb].done;
   const task = clip(taskId, 80);
   let text;
+  if (verb === 'cancel') return `Task ${task} is ${clip(String(outcome.status || 'cancelled'), 40)}.`;
   if (outcome.queued) text = `${what} queued: ${task} cannot take it now; it is delivered when its worker can.`;
   else if (verb === 'nudge') text = `Nudge sent to ${task}.`;
   else if (verb === 'steer') text = `${what} delivered to ${task}'s steering file.`;
