@@ -112,6 +112,8 @@ FACADE = [
     "StoreError",
     "Supersede",
     "SystemClock",
+    "TaskFinished",
+    "TaskNotFound",
     "TaskNotWaiting",
     "TimeConfig",
     "TimeToolset",

@@ -54,14 +54,15 @@ def mailbox(paths: RunPaths, ticks: Ticks) -> RunMailbox:
 
 @pytest.fixture
 def run(paths: RunPaths, ticks: Ticks) -> Run:
-    """Run ``r1`` with a ``run.json`` (no owner) and one running task, ``build``."""
+    """Run ``r1`` with a ``run.json`` (no owner), a running task ``build`` and a
+    queued one, ``test``."""
     created = create_manifest(
         paths,
         {
             "runId": "r1",
             "createdAt": START.isoformat(),
             "ownerSessionId": None,
-            "tasks": {"build": {"status": "running"}},
+            "tasks": {"build": {"status": "running"}, "test": {"status": "queued"}},
             "worker": {},
         },
     )

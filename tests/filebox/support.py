@@ -17,12 +17,19 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+#: The tasks a run made here starts with (a verb refuses a task the run does not have).
+TASKS = ("build", "test", "other", "deploy")
+
+
 def make_run(
     root: Path, run_id: str = "r1", *, owner: str | None = None, limits: Limits | None = None
 ) -> Run:
     """A new run folder under ``root`` with a run.json (owner optional)."""
     paths = RunPaths(root, run_id)
-    create_manifest(paths, {"runId": run_id, "ownerSessionId": owner, "tasks": {}, "worker": {}})
+    queued = {task: {"status": "queued"} for task in TASKS}
+    create_manifest(
+        paths, {"runId": run_id, "ownerSessionId": owner, "tasks": queued, "worker": {}}
+    )
     return Run(paths, now, limits=limits)
 
 

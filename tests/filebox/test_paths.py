@@ -144,7 +144,7 @@ def _writes(run: Run, message_id: str) -> dict[str, Callable[[], object]]:
 def _filled_run(tmp_path: Path) -> tuple[Run, str]:
     """Run r1 with a message in every file (and the task's own), and a delivery record."""
     paths = RunPaths(tmp_path / "runs", "r1")
-    assert create_manifest(paths, {"runId": "r1", "tasks": {}})
+    assert create_manifest(paths, {"runId": "r1", "tasks": {"build": {"status": "running"}}})
     run = Run(paths, Ticks())
     message = run.send("build", "to the run").message
     assert message is not None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from attn.errors import InvalidInput, RunOwned, TaskNotWaiting
+from attn.errors import InvalidInput, RunOwned, TaskFinished, TaskNotFound, TaskNotWaiting
 from attn.filebox import NUDGE_TEXT, Run, parse_contact
 from attn.filebox.manifest import changing
 from attn.filebox.pending import Limits
@@ -73,9 +73,8 @@ def test_file_06_respond_refuses_a_task_that_is_not_waiting_naming_its_status(ru
     with pytest.raises(TaskNotWaiting, match="is running, not waiting") as refused:
         run.respond("build", "hello")
     assert refused.value.status == "running"
-    with pytest.raises(TaskNotWaiting, match="is unknown") as unknown:
+    with pytest.raises(TaskNotFound, match="has no task 'nobody'"):
         run.respond("nobody", "hello")
-    assert unknown.value.status == "unknown"
     assert snapshot(run.paths.run_dir) == before
 
 
@@ -256,7 +255,7 @@ def test_a_worker_nobody_supervises_is_alive_while_it_sends_heartbeats(root: Pat
     at = [now()]
     clocked = Run(leader.paths, lambda: at[0])
     with changing(leader.paths) as manifest:
-        ensure_task(manifest, "build", "2026-01-01T00:00:00+00:00", "running")
+        ensure_task(manifest, "build", "2026-01-01T00:00:00+00:00")["status"] = "running"
     assert clocked.steer("build", "before any heartbeat").queued
     worker = FileboxClient(leader.paths.run_dir, "build")
     worker.supervised = False
@@ -265,3 +264,41 @@ def test_a_worker_nobody_supervises_is_alive_while_it_sends_heartbeats(root: Pat
     at[0] = at[0] + timedelta(seconds=HEARTBEAT_FRESH_S + 1)
     assert clocked.steer("build", "after it went quiet").queued
     assert [m["body"] for m in worker.steering()] == ["while it beats"]
+
+
+def test_verbs_refuse_a_task_the_run_does_not_have_or_that_finished(run: Run) -> None:
+    before = snapshot(run.paths.run_dir)
+    unknown = [
+        lambda: run.steer("bulid", "x"),
+        lambda: run.follow_up("bulid", "x"),
+        lambda: run.nudge("bulid"),
+        lambda: run.send("bulid", "x"),
+        lambda: run.cancel("bulid"),
+    ]
+    for call in unknown:
+        with pytest.raises(TaskNotFound, match="has no task 'bulid'"):
+            call()
+    assert snapshot(run.paths.run_dir) == before
+    run.cancel("build")
+    done = snapshot(run.paths.run_dir)
+    for call in (
+        lambda: run.steer("build", "x"),
+        lambda: run.follow_up("build", "x"),
+        lambda: run.nudge("build"),
+        lambda: run.send("build", "x"),
+    ):
+        with pytest.raises(TaskFinished, match="is cancelled") as refused:
+            call()
+        assert refused.value.status == "cancelled"
+    assert snapshot(run.paths.run_dir) == done
+    assert run.cancel("build")["status"] == "cancelled"  # cancelling again changes nothing
+    assert run.send("*", "to every task").message is not None
+
+
+def test_a_selection_answer_must_be_one_of_its_options(run: Run) -> None:
+    waiting(run, line="@supervisor need_selection: Which region? | eu | us")
+    before = snapshot(run.paths.run_dir)
+    with pytest.raises(InvalidInput, match="choose one of 'eu', 'us'; got 'mars'"):
+        run.respond("build", "mars")
+    assert snapshot(run.paths.run_dir) == before
+    assert run.respond("build", "us").message is not None

@@ -179,7 +179,7 @@ print(json.dumps([m["body"] for m in got]), flush=True)
 async def test_file_11_what_waited_while_the_worker_was_down_arrives_in_order_once(
     runtime: Runtime, tmp_path: Path
 ) -> None:
-    run = runtime.filebox.create_run("r11")
+    run = runtime.filebox.create_run("r11", tasks=("build",))
     for text in ("one", "two", "three"):
         run.send("build", text)
     run.steer("build", "steer while down")

@@ -36,6 +36,24 @@ class TaskNotWaiting(AttnError):
         self.status = status
 
 
+class TaskNotFound(AttnError):
+    """The run has no task with that id: a task exists once its run was made with
+    it or its worker started (seed 003)."""
+
+    code = "task_not_found"
+
+
+class TaskFinished(AttnError):
+    """The task completed, failed or was cancelled: it takes no more steers,
+    follow-ups, nudges or messages; ``status`` is its status."""
+
+    code = "task_finished"
+
+    def __init__(self, message: str | None = None, status: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class RunOwned(AttnError):
     """Another session owns the run: respond, steer, follow-up, nudge, send and
     cancel need the owner's session, or ``force`` as the literal boolean true
@@ -48,4 +66,12 @@ class RunOwned(AttnError):
         self.owner = owner
 
 
-__all__ = ["FileboxMessageNotFound", "RunNotFound", "RunOwned", "TaskNotWaiting", "UnsafePath"]
+__all__ = [
+    "FileboxMessageNotFound",
+    "RunNotFound",
+    "RunOwned",
+    "TaskFinished",
+    "TaskNotFound",
+    "TaskNotWaiting",
+    "UnsafePath",
+]

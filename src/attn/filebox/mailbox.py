@@ -93,11 +93,13 @@ class RunMailbox:
         task_id: str | None = None,
         data: dict[str, Any] | None = None,
         message_id: str | None = None,
+        created_at: str | None = None,
     ) -> FileboxMessage:
         """Append one message to ``box`` (the run's, or ``task_id``'s own) and return it.
 
-        The caller checked the values. When this returns, the line is written
-        (and fsynced unless ``fsync`` is off).
+        The caller checked the values. ``created_at`` (ISO 8601) keeps a queued
+        message's place when it is delivered later; default now. When this
+        returns, the line is written (and fsynced unless ``fsync`` is off).
 
         Raises:
             UnsafePath: a bad task id or a symbolic link on the way.
@@ -116,7 +118,7 @@ class RunMailbox:
             body=body,
             status="queued",
             priority=priority,
-            created_at=iso(self._now()),
+            created_at=created_at or iso(self._now()),
             task_id=task_id,
             data=dict(data or {}),
         )

@@ -16,7 +16,7 @@ from typing import Any
 
 from attn.echo import shown
 from attn.errors import InvalidInput, TaskNotWaiting
-from attn.filebox.manifest import FINISHED, changing, ensure_task, task_of
+from attn.filebox.manifest import FINISHED, changing, task_of
 from attn.filebox.paths import check_part
 from attn.filebox.pending import Queue, load_pending, push, save_pending
 from attn.filebox.records import (
@@ -63,8 +63,8 @@ class Run(RunFiles):
         check_force(force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
-            task = task_of(manifest, task_id)
-            status = task["status"] if task else "unknown"
+            task = task_of(manifest, task_id) or self._open_task(manifest, task_id)
+            status = task["status"]
             asked = (task or {}).get("question") or {}
             qid: str | None = question_id or asked.get("id")
             earlier = self._response_to(task_id, qid) if qid else None
@@ -83,6 +83,12 @@ class Run(RunFiles):
                     f"task {shown(task_id)} is waiting on question {shown(asked.get('id'))}, "
                     f"not {shown(question_id)}",
                     status=status,
+                )
+            options = asked.get("options") or []
+            if asked.get("kind") == "need_selection" and options and body.strip() not in options:
+                raise InvalidInput(
+                    f"task {shown(task_id)} asked to choose one of "
+                    f"{', '.join(map(shown, options))}; got {shown(body)}"
                 )
             qid = qid or new_id("q")  # a task set waiting without a question
             message = self.append_to_task(
@@ -122,6 +128,7 @@ class Run(RunFiles):
         check_force(force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
+            self._open_task(manifest, task_id)
             message = self.append(
                 "steering", task_id, text, "nudge", "normal", {"source": "nudge-agent"}
             )
@@ -148,6 +155,8 @@ class Run(RunFiles):
         check_force(force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
+            if to != "*":
+                self._open_task(manifest, to)
             if own_mailbox and to != "*":
                 message = self.append_to_task("inbox", to, body, "message", priority, data)
             else:
@@ -168,7 +177,7 @@ class Run(RunFiles):
         check_force(force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
-            task = ensure_task(manifest, task_id, iso(self.now()))
+            task = task_of(manifest, task_id) or self._open_task(manifest, task_id)
             if task["status"] in FINISHED:
                 return dict(task)
             task.update(status="cancelled", updatedAt=iso(self.now()))
@@ -197,7 +206,7 @@ class Run(RunFiles):
         check_force(force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
-            task = task_of(manifest, task_id)
+            task = self._open_task(manifest, task_id)
             if self.worker_alive(manifest) and task is not None and task["status"] == "running":
                 message = self._deliver(queue, task_id, body, priority, data)
                 self.record_event(

@@ -19,10 +19,11 @@ from datetime import datetime
 from typing import Any
 
 from attn.echo import shown
-from attn.errors import InvalidInput, RunOwned
+from attn.errors import InvalidInput, RunOwned, TaskFinished, TaskNotFound
 from attn.filebox.jsonl import TailReader, append_line, encode_line
 from attn.filebox.mailbox import RunMailbox
 from attn.filebox.manifest import (
+    FINISHED,
     load_manifest,
     owner_of,
     pid_alive,
@@ -154,12 +155,33 @@ class RunFiles:
             return False
         return abs(age) <= HEARTBEAT_FRESH_S  # either side: two processes, two clocks
 
+    def _open_task(self, manifest: dict[str, Any], task_id: str) -> dict[str, Any]:
+        """The task, which must exist and not have finished.
+
+        Raises:
+            TaskNotFound: no such task. TaskFinished: it completed, failed or was cancelled.
+        """
+        task = task_of(manifest, task_id)
+        if task is None:
+            known = ", ".join(sorted(manifest["tasks"])[:20]) or "none yet"
+            raise TaskNotFound(
+                f"run {shown(self.id)} has no task {shown(task_id)} (tasks: {known})"
+            )
+        if task["status"] in FINISHED:
+            raise TaskFinished(
+                f"task {shown(task_id)} of run {shown(self.id)} is {task['status']}: "
+                "it takes no more messages",
+                status=task["status"],
+            )
+        return task
+
     def _authorize(self, manifest: dict[str, Any], session: str | None, force: bool) -> None:
         owner = owner_of(manifest)
         if owner is not None and session != owner and force is not True:
             raise RunOwned(
                 f"run {shown(self.id)} is owned by session {shown(owner)}; cannot change it "
-                f"from session {shown(session)}. Pass force=true to override.",
+                f"from {'session ' + shown(session) if session else 'no session'}. "
+                "Pass force=true to override.",
                 owner=owner,
             )
 
@@ -171,9 +193,10 @@ class RunFiles:
         priority: Priority,
         data: dict[str, Any],
         message_id: str | None = None,
+        created_at: str | None = None,
     ) -> FileboxMessage:
         box = "steering" if queue == "steer" else "inbox"
-        return self.append(box, task_id, body, queue, priority, data, message_id)
+        return self.append(box, task_id, body, queue, priority, data, message_id, created_at)
 
     def flush_pending(self, manifest: dict[str, Any]) -> list[FileboxMessage]:
         """Deliver queued steers and follow-ups of running tasks, oldest first (FILE-11)."""
@@ -196,6 +219,7 @@ class RunFiles:
                         entry.get("priority", "normal"),
                         entry.get("data") or {},
                         entry.get("id"),
+                        entry.get("queuedAt") if isinstance(entry.get("queuedAt"), str) else None,
                     )
                 )
             queues[queue] = keep
@@ -223,6 +247,7 @@ class RunFiles:
         priority: Priority,
         data: dict[str, Any],
         message_id: str | None = None,
+        created_at: str | None = None,
     ) -> FileboxMessage:
         sender, target = (to, LEADER) if box == "outbox" else (LEADER, to)
         message = self.mailbox.append(
@@ -235,6 +260,7 @@ class RunFiles:
             data=data,
             message_id=message_id,
             task_id=None,
+            created_at=created_at,
         )
         self._emit("message", {"message": message.to_dict()})
         return message

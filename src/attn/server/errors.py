@@ -50,6 +50,8 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.RunNotFound: 404,
     e.FileboxMessageNotFound: 404,
     e.TaskNotWaiting: 409,
+    e.TaskNotFound: 404,
+    e.TaskFinished: 409,
     e.RunOwned: 403,
     e.ProtectedItem: 409,
     e.MailboxFull: 429,
@@ -72,6 +74,7 @@ EXTRA_FIELDS: tuple[tuple[type[e.AttnError], str, str], ...] = (
     (e.ApprovalClosed, "state", "state"),
     (e.ApprovalClosed, "approval", "approval"),
     (e.TaskNotWaiting, "status", "status"),
+    (e.TaskFinished, "status", "status"),
     (e.RunOwned, "owner", "owner"),
 )
 

@@ -187,7 +187,8 @@ def test_file_07_backpressure_warning_above_20_queued_steers(server: UiServer, p
     assert cancelled["pending"]["followUp"] == 0
     form.get_by_label("Message").fill("after the cancel")
     form.get_by_role("button", name="Follow-up").click()
-    expect(pending.locator(".pending-follow-up")).to_have_attribute("data-count", "1")
+    expect(form.locator(".steer-note")).to_contain_text("is cancelled: it takes no more messages")
+    expect(pending.locator(".pending-follow-up")).to_have_attribute("data-count", "0")
 
 
 def test_file_08_owned_run_refuses_without_force_and_takes_it_with_force(
