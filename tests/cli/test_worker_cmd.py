@@ -102,7 +102,10 @@ async def test_file_10_ask_waits_for_the_answer_and_exits_by_it(run: Run) -> Non
         _env(run), "ask", "Which branch?", "--kind", "need_input", "--timeout", "0.3"
     )
     assert (code, out) == (4, "") and "no answer in 0.3 s" in err
-    assert run.manifest()["tasks"]["build"]["question"]["text"] == "Which branch?"
+    # The question is withdrawn: the task runs again and nobody is asked to answer it.
+    task = run.manifest()["tasks"]["build"]
+    assert task["status"] == "running" and "question" not in task
+    assert [e["type"] for e in run.events()][-1] == "question.withdrawn"
 
 
 async def test_outside_a_run_the_worker_commands_exit_2_with_one_line(

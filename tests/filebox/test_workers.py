@@ -260,3 +260,66 @@ async def test_an_answer_from_a_worker_thread_is_published_on_the_loop_and_reads
             break
         await asyncio.sleep(0.02)
     assert page.unread_count == 0 and len(page.notifications) == 1
+
+
+async def test_questions_nobody_waits_on_leave_the_bell_when_the_worker_exits(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    twice = (
+        "#!/bin/sh\necho '@supervisor need_input: first?'\necho '@supervisor need_input: second?'\n"
+    )
+    worker = await runtime.filebox.start_worker(script(tmp_path, "twice.sh", twice), task_id="t")
+    assert await worker.wait() == 0
+    task = worker.run.manifest()["tasks"]["t"]
+    assert task["status"] == "completed" and "question" not in task
+    for _ in range(200):
+        page = await runtime.people.notifications.page()
+        if page.total_count == 2 and page.unread_count == 0:
+            break
+        await asyncio.sleep(0.02)
+    assert (page.total_count, page.unread_count) == (2, 0)
+
+
+_SUPERVISOR = """
+import asyncio, sys
+from pathlib import Path
+from attn import Runtime
+from attn.config import FileboxConfig
+
+async def main():
+    async with Runtime(filebox=FileboxConfig(state_dir=Path(sys.argv[1]))) as rt:
+        worker = await rt.filebox.start_worker(["sleep", "60"], run_id="orphan", task_id="t")
+        print(worker.pid, flush=True)
+        await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_worker_dies_with_its_supervisor_and_the_next_one_records_it_lost(
+    tmp_path: Path,
+) -> None:
+    import os
+    import signal
+    import sys
+
+    from attn.filebox.manifest import pid_alive
+
+    state = tmp_path / "state"
+    supervisor = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _SUPERVISOR, str(state), stdout=asyncio.subprocess.PIPE
+    )
+    assert supervisor.stdout is not None
+    pid = int(await asyncio.wait_for(supervisor.stdout.readline(), 30))
+    assert pid_alive(pid)
+    os.kill(supervisor.pid, signal.SIGKILL)
+    await supervisor.communicate()
+    await until(lambda: not pid_alive(pid), "the worker to die with its supervisor")
+    async with Runtime(filebox=FileboxConfig(state_dir=state)) as rt:
+        run = rt.filebox.run("orphan")
+        manifest = run.manifest()
+        assert manifest["worker"]["lost"] is True and manifest["worker"]["exitedAt"]
+        assert manifest["tasks"]["t"]["status"] == "failed"
+        [lost] = [e for e in run.events() if e["type"] == "worker.exited"]
+        assert lost["data"]["lost"] is True
+        assert not run.worker_alive()

@@ -38,7 +38,7 @@ from attn.filebox.contact import CONTACT_KINDS, Contact, ContactKind, contact_li
 from attn.filebox.paths import RunPaths, check_part
 from attn.filebox.records import LEADER, check_body, check_data
 from attn.filebox.run import Run
-from attn.filebox.supervision import heartbeat, record_contact
+from attn.filebox.supervision import heartbeat, record_contact, withdraw_question
 from attn.ids import new_id
 
 #: Words that approve a confirmation when the response carries no ``approved`` flag.
@@ -163,7 +163,10 @@ class FileboxClient:
             poll_s: how often the inbox is looked at (0.01..5 s).
 
         Raises:
-            InvalidInput: a bad question, kind or options. TimeoutError: no response in time.
+            InvalidInput: a bad question, kind or options. TimeoutError: no response
+                in time; the question is withdrawn (``question.withdrawn``) and the
+                task runs again, unless an answer came at the last moment (then it
+                is returned).
         """
         if kind not in CONTACT_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(CONTACT_KINDS)}, got {shown(kind)}")
@@ -190,7 +193,8 @@ class FileboxClient:
                     return Answer(
                         message.body, _approved(kind, message.body, message.data), message.to_dict()
                     )
-            if deadline is not None and time.monotonic() >= deadline:
+            late = deadline is not None and time.monotonic() >= deadline
+            if late and withdraw_question(self.run, self.task_id, qid):
                 raise TimeoutError(f"no response to question {qid} in {timeout_s} s")
             time.sleep(wait)
 

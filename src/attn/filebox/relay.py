@@ -65,11 +65,23 @@ class Relay:
         self._host = host
         self._notifications = notifications
         #: The notification of each open question, by question id (read once answered).
-        self._asked: dict[str, str] = {}
+        self._asked: dict[str, tuple[str, str, str]] = {}  # id -> run, task, notification
 
     def answered(self, question_id: str) -> str | None:
         """The notification id of a question just answered (forgotten from now on)."""
-        return self._asked.pop(question_id, None)
+        asked = self._asked.pop(question_id, None)
+        return asked[2] if asked else None
+
+    async def close_questions(self, run_id: str, task_id: str | None = None) -> None:
+        """Read the notifications of the run's open questions (of ``task_id`` only, when
+        given): its worker exited, or asked again, so nobody waits on them any more."""
+        stale = [
+            qid
+            for qid, (run, task, _note) in self._asked.items()
+            if run == run_id and (task_id is None or task == task_id)
+        ]
+        for qid in stale:
+            await self.mark_answered(self._asked.pop(qid)[2])
 
     async def mark_answered(self, notification_id: str) -> None:
         """An answered question's notification is read: nobody needs to act on it."""
@@ -113,7 +125,8 @@ class Relay:
                         **({"agentId": run.manifest().get("leader")} if leader else {}),
                     },
                 )
-                self._asked[qid] = note.id
+                await self.close_questions(run.id, task_id)  # a new question replaces them
+                self._asked[qid] = (run.id, task_id, note.id)
             except AttnError:
                 log.exception("run %s: the notification for a supervisor contact failed", run.id)
         if leader is not None:
@@ -137,6 +150,7 @@ class Relay:
             )
 
     async def worker_exited(self, run: Run, task_id: str, code: int | None) -> None:
+        await self.close_questions(run.id)
         leader = self._leader(run)
         if leader is not None:
             outcome = "finished" if code == 0 else f"failed (exit code {code})"

@@ -107,6 +107,8 @@ class RunFiles:
         self._events = TailReader(paths.events)
         #: Status of each message already reported to ``on_event`` (what a watcher skips).
         self.seen: dict[str, str] = {}
+        #: Ids of the events this process recorded (a watcher reports only the others').
+        self.seen_events: set[str] = set()
 
     @property
     def id(self) -> str:
@@ -286,6 +288,17 @@ class RunFiles:
         """Tell ``on_event`` about a message written outside :meth:`append`."""
         self._emit("message", {"message": message.to_dict()})
 
+    def events_since(self, count: int) -> tuple[list[dict[str, Any]], int]:
+        """Events after the first ``count`` that another process recorded, and the
+        new count (what a watcher reports)."""
+        records, _problems, _torn = self._events.read()
+        fresh = [e for e in records[count:] if e.get("id") not in self.seen_events]
+        return fresh, len(records)
+
+    def emit_event(self, event: dict[str, Any]) -> None:
+        """Tell ``on_event`` about an event another process recorded."""
+        self._emit("event", {"event": event})
+
     def emit_status(self, messages: list[FileboxMessage]) -> None:
         """Tell ``on_event`` that ``messages`` changed status."""
         self._emit("status", {"messages": [m.to_dict() for m in messages]})
@@ -312,6 +325,8 @@ class RunFiles:
     def _emit(self, name: str, payload: dict[str, Any]) -> None:
         if name == "message":
             self.seen[payload["message"]["id"]] = payload["message"]["status"]
+        elif name == "event":
+            self.seen_events.add(payload["event"]["id"])
         elif name == "status":
             self.seen.update({m["id"]: m["status"] for m in payload["messages"]})
         if self._on_event is not None:

@@ -32,6 +32,7 @@ from attn.filebox.pending import Limits
 from attn.filebox.records import iso
 from attn.filebox.relay import AgentHost, Bell, Relay
 from attn.filebox.run import Run
+from attn.filebox.supervision import lost_worker, worker_exited
 from attn.filebox.worker import Worker
 from attn.ids import new_id
 from attn.limits import check_optional_text
@@ -44,6 +45,8 @@ _WANTS = {
     "need_input": "an answer",
     "need_selection": "a choice",
 }
+#: Run events after which nobody needs to answer the question any more.
+_CLOSES_A_QUESTION = frozenset({"task.responded", "question.withdrawn"})
 _BUS_NAMES = {"message": FILEBOX_MESSAGE, "status": FILEBOX_STATUS, "event": FILEBOX_EVENT}
 #: Most arguments of a worker's command, and the longest one (characters).
 MAX_COMMAND_ARGS = 256
@@ -130,6 +133,8 @@ class Fileboxes:
             if not paths.exists() or not paths.check(paths.manifest).exists():
                 raise RunNotFound(f"no run {shown(rid)} under {shown(str(self.root))}")
             run = self._runs[rid] = self._open(paths)
+            if lost_worker(run) and rid not in self._workers:
+                worker_exited(run, None, lost=True)
         return run
 
     def create_run(
@@ -216,7 +221,7 @@ class Fileboxes:
             return
         if self._bus.active:
             self._bus.emit(Event(_BUS_NAMES[name], None, payload, self._clock.now()))
-        if name == "event" and payload["event"]["type"] == "task.responded":
+        if name == "event" and payload["event"]["type"] in _CLOSES_A_QUESTION:
             notification = self._relay.answered(str(payload["event"]["data"].get("questionId")))
             if notification is not None:
                 task = asyncio.get_running_loop().create_task(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from attn.filebox.contact import Contact
-from attn.filebox.manifest import FINISHED, TaskStatus, changing, ensure_task
+from attn.filebox.manifest import FINISHED, TaskStatus, changing, ensure_task, pid_alive
 from attn.filebox.records import LEADER, FileboxMessage, iso
 from attn.filebox.run import Run
 from attn.ids import new_id
@@ -37,21 +37,56 @@ def worker_started(run: Run, task_id: str, pid: int, command: list[str]) -> list
         return run.flush_pending(manifest)
 
 
-def worker_exited(run: Run, code: int | None) -> dict[str, Any]:
+def worker_exited(run: Run, code: int | None, *, lost: bool = False) -> dict[str, Any]:
     """Record the worker's exit; its task completes (code 0) or fails, unless it
-    finished or was cancelled already. Returns the worker record."""
+    finished or was cancelled already, and a question it left open is closed.
+    ``lost``: nobody saw it exit (its supervisor stopped first). Returns the
+    worker record."""
     at = iso(run.now())
     with changing(run.paths, fsync=run.fsync) as manifest:
         worker = manifest["worker"]
         worker.update(exitedAt=at, exitCode=code)
+        if lost:
+            worker["lost"] = True
         task_id = worker.get("taskId")
         if isinstance(task_id, str):
             task = ensure_task(manifest, task_id, at)
             if task["status"] not in FINISHED:
                 task.update(status="completed" if code == 0 else "failed", updatedAt=at)
-                task.pop("waitingSince", None)
-        run.record_event("worker.exited", task_id, f"exit code {code}", {"exitCode": code})
+            task.pop("waitingSince", None)
+            task.pop("question", None)
+        text = "lost: its supervisor stopped before it" if lost else f"exit code {code}"
+        run.record_event("worker.exited", task_id, text, {"exitCode": code, "lost": lost})
         return dict(worker)
+
+
+def withdraw_question(run: Run, task_id: str, question_id: str) -> bool:
+    """The worker stopped waiting for an answer (``ask`` timed out): the task runs
+    again and a ``question.withdrawn`` event says so. False when the task no longer
+    waits on that question (it was answered meanwhile)."""
+    at = iso(run.now())
+    with changing(run.paths, fsync=run.fsync) as manifest:
+        task = manifest["tasks"].get(task_id)
+        if not isinstance(task, dict) or (task.get("question") or {}).get("id") != question_id:
+            return False
+        task.pop("question", None)
+        task.pop("waitingSince", None)
+        if task["status"] == "waiting":
+            task.update(status="running", updatedAt=at)
+        run.record_event("question.withdrawn", task_id, "", {"questionId": question_id})
+        return True
+
+
+def lost_worker(run: Run) -> bool:
+    """Whether the run records a worker that started, never exited, and whose
+    process is gone: its supervisor died before it (a crash, a SIGKILL)."""
+    worker = run.manifest()["worker"]
+    return (
+        bool(worker.get("startedAt"))
+        and worker.get("exitedAt") is None
+        and worker.get("pid") is not None
+        and not pid_alive(worker.get("pid"))
+    )
 
 
 def heartbeat(run: Run) -> str:
@@ -123,4 +158,12 @@ def record_contact(
         return question, message
 
 
-__all__ = ["heartbeat", "record_contact", "set_task_status", "worker_exited", "worker_started"]
+__all__ = [
+    "heartbeat",
+    "lost_worker",
+    "record_contact",
+    "set_task_status",
+    "withdraw_question",
+    "worker_exited",
+    "worker_started",
+]

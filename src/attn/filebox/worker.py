@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
 import os
 import signal
@@ -93,6 +94,7 @@ class Worker:
         self._done = asyncio.Event()
         self._log_bytes = 0
         self._beat = 0.0
+        self._events_seen = 0
 
     @property
     def pid(self) -> int | None:
@@ -128,6 +130,7 @@ class Worker:
         }
         for message in run.mailbox.everything():
             run.seen.setdefault(message.id, message.status)
+        self._events_seen = run.events_since(0)[1]
         self.process = await asyncio.create_subprocess_exec(
             *self.command,
             stdin=asyncio.subprocess.DEVNULL,
@@ -137,6 +140,7 @@ class Worker:
             env=env,
             limit=MAX_OUTPUT_LINE,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         await asyncio.to_thread(worker_started, run, self.task_id, self.process.pid, self.command)
         assert self.process.stdout is not None and self.process.stderr is not None
@@ -234,6 +238,11 @@ class Worker:
 
     async def _look(self) -> None:
         new, changed, beat = await asyncio.to_thread(self._diff)
+        events, self._events_seen = await asyncio.to_thread(
+            self.run.events_since, self._events_seen
+        )
+        for event in events:
+            self.run.emit_event(event)
         for message in new:
             self.run.emit_message(message)
             if (
@@ -264,6 +273,18 @@ class Worker:
         beat = mtime > self._beat
         self._beat = max(self._beat, mtime)
         return new, changed, beat
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, SIGTERM when the supervisor dies, so a
+    worker never outlives the process reading its output (its writes would
+    otherwise fail on a broken pipe). Elsewhere nothing happens."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 async def _lines(stream: asyncio.StreamReader, run_id: str, name: str) -> AsyncIterator[bytes]:
