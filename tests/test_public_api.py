@@ -97,6 +97,7 @@ FACADE = [
     "ReplyCancelled",
     "ReplyTimeout",
     "ResultOutcome",
+    "RunExists",
     "RunNotFound",
     "RunOwned",
     "Runtime",

@@ -84,7 +84,7 @@ async def test_bad_input_is_refused_and_changes_no_file(runs: RunsApi) -> None:
     await runs.refused(
         "POST", "/api/runs/r1/validate", 422, "validation_error", json={"repair": "yes"}
     )
-    await runs.refused("POST", "/api/runs", 422, "invalid_input", json={"runId": "r1"})  # taken
+    await runs.refused("POST", "/api/runs", 409, "run_exists", json={"runId": "r1"})  # taken
     await runs.refused("POST", "/api/runs/r1/replay", 422, "unsafe_path", json={"taskId": "a/b"})
     assert runs.snapshot("r1") == before
 

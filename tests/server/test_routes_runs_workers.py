@@ -64,7 +64,7 @@ async def test_file_10_a_workers_question_is_answered_over_rest_and_it_exits(
     assert question["kind"] == "need_confirmation"
     # A second worker while this one runs is refused.
     await runs.refused(
-        "POST", "/api/workers", 422, "invalid_input", json={"command": command, "runId": "deploy"}
+        "POST", "/api/workers", 409, "run_exists", json={"command": command, "runId": "deploy"}
     )
     answered = await runs.call(
         "POST",

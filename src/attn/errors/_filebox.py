@@ -19,6 +19,12 @@ class RunNotFound(AttnError):
     code = "run_not_found"
 
 
+class RunExists(AttnError):
+    """A run with that id exists already, or its worker runs already (seed 003)."""
+
+    code = "run_exists"
+
+
 class FileboxMessageNotFound(AttnError):
     """No message of the run's mailbox files has that id (seed 003)."""
 
@@ -68,6 +74,7 @@ class RunOwned(AttnError):
 
 __all__ = [
     "FileboxMessageNotFound",
+    "RunExists",
     "RunNotFound",
     "RunOwned",
     "TaskFinished",

@@ -25,7 +25,7 @@ from attn.clock import Clock
 from attn.config.filebox import FileboxConfig
 from attn.core.events import FILEBOX_EVENT, FILEBOX_MESSAGE, FILEBOX_STATUS, Event, EventBus
 from attn.echo import shown
-from attn.errors import AttnError, InvalidInput, RunNotFound
+from attn.errors import AttnError, InvalidInput, RunExists, RunNotFound
 from attn.filebox.manifest import create_manifest
 from attn.filebox.paths import RunPaths, check_part
 from attn.filebox.pending import Limits
@@ -153,8 +153,8 @@ class Fileboxes:
             tasks: task ids to create as queued.
 
         Raises:
-            UnsafePath: a bad run or task id. InvalidInput: a bad owner or leader,
-            or the run exists already.
+            UnsafePath: a bad run or task id. InvalidInput: a bad owner or leader.
+            RunExists: the run exists already.
         """
         rid = check_part(run_id if run_id is not None else new_id("run"), "run id")
         self._remember_loop()
@@ -172,7 +172,7 @@ class Fileboxes:
         }
         paths = RunPaths(self.root, rid)
         if not create_manifest(paths, manifest, fsync=self.config.fsync):
-            raise InvalidInput(f"run {shown(rid)} exists already")
+            raise RunExists(f"run {shown(rid)} exists already")
         run = self._runs[rid] = self._open(paths)
         run.record_event("run.created", None, "", {"owner": owner_id, "leader": leader_id})
         return run
@@ -252,7 +252,7 @@ class Fileboxes:
 
         Raises:
             InvalidInput, UnsafePath: bad arguments (nothing is created).
-            InvalidInput: that run's worker is running already.
+            RunExists: that run's worker is running already.
             OSError: the program could not be started.
         """
         argv = check_command(command)
@@ -264,7 +264,7 @@ class Fileboxes:
         except RunNotFound:
             run = None
         if run is not None and run.id in self._workers and self._workers[run.id].running:
-            raise InvalidInput(f"run {shown(run.id)} has a running worker already")
+            raise RunExists(f"run {shown(run.id)} has a running worker already")
         if run is None:
             run = self.create_run(run_id, owner=owner, leader=leader)
         worker = Worker(

@@ -48,6 +48,7 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.ApprovalNotFound: 404,
     e.ApprovalClosed: 409,
     e.RunNotFound: 404,
+    e.RunExists: 409,
     e.FileboxMessageNotFound: 404,
     e.TaskNotWaiting: 409,
     e.TaskNotFound: 404,

@@ -52,7 +52,7 @@ from fastapi import APIRouter, Path, Query
 
 from attn.echo import shown
 from attn.errors import InvalidInput
-from attn.filebox.paths import MAX_PART_CHARS
+from attn.filebox.paths import MAX_PART_CHARS, check_part
 from attn.filebox.records import FileboxMessage
 from attn.filebox.run import Run
 from attn.limits import MAX_ID_CHARS
@@ -151,6 +151,9 @@ def runs_router(runtime: Runtime) -> APIRouter:
     ) -> dict[str, Any]:
         """The run's messages with their delivery status, oldest first: the newest
         ``limit`` of those that match."""
+
+        if task_id is not None:
+            check_part(task_id, "taskId")  # the same ids as everywhere: no '..', no '/'
 
         def concerns(message: FileboxMessage) -> bool:
             if task_id in (message.task_id, message.to, message.sender):
