@@ -65,10 +65,13 @@ def segment(value: str, what: str) -> str:
     if not value.strip():
         raise CliError(f"the {what} is empty", exit_code=2)
     if "/" in value:
+        hint = (
+            " (keys are dm:a2a:<agent>:<agent>, group:<team> or group:custom:<id>)"
+            if "channel" in what
+            else ""
+        )
         raise CliError(
-            f"the {what} {value[:80]!r} holds '/': no channel key or agent name does "
-            "(keys are dm:a2a:<agent>:<agent>, group:<team> or group:custom:<id>)",
-            exit_code=2,
+            f"the {what} {value[:80]!r} holds '/', which no id can hold{hint}", exit_code=2
         )
     return quote(value, safe="").replace(".", "%2E")
 
