@@ -58,9 +58,7 @@ class Run(RunFiles):
             TaskNotWaiting: the task is not waiting (its status named).
         """
         check_part(task_id, "task id")
-        body, data = check_body(body), check_data(data)
-        check_choice(priority, "priority", PRIORITIES)
-        check_force(force)
+        body, data = _checked(body, data, priority, force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
             task = task_of(manifest, task_id) or self._open_task(manifest, task_id)
@@ -150,9 +148,7 @@ class Run(RunFiles):
         the task's own inbox with ``own_mailbox``."""
         if to != "*":
             check_part(to, "task id")
-        body, data = check_body(body), check_data(data)
-        check_choice(priority, "priority", PRIORITIES)
-        check_force(force)
+        body, data = _checked(body, data, priority, force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
             if to != "*":
@@ -201,9 +197,7 @@ class Run(RunFiles):
         data: dict[str, Any] | None = None,
     ) -> Outcome:
         check_part(task_id, "task id")
-        body, data = check_body(body), check_data(data)
-        check_choice(priority, "priority", PRIORITIES)
-        check_force(force)
+        body, data = _checked(body, data, priority, force)
         with changing(self.paths, fsync=self.fsync) as manifest:
             self._authorize(manifest, session, force)
             task = self._open_task(manifest, task_id)
@@ -293,6 +287,19 @@ class Run(RunFiles):
         if changed:
             self.emit_status(changed)
         return messages
+
+
+def _checked(
+    body: object, data: object, priority: object, force: object
+) -> tuple[str, dict[str, Any]]:
+    """A verb's common arguments, checked before anything is read or written.
+
+    Raises:
+        InvalidInput: a bad body, data, priority or ``force``.
+    """
+    check_choice(priority, "priority", PRIORITIES)
+    check_force(force)
+    return check_body(body), check_data(data)
 
 
 __all__ = ["NUDGE_TEXT", "Outcome", "Run", "check_force"]

@@ -250,7 +250,11 @@ class RunFiles:
         data: dict[str, Any],
         message_id: str | None = None,
         created_at: str | None = None,
+        *,
+        own_mailbox: bool = False,
     ) -> FileboxMessage:
+        """Write one message to or from task ``to`` (the leader is the other end) and
+        tell ``on_event``; in the task's own mailbox with ``own_mailbox``."""
         sender, target = (to, LEADER) if box == "outbox" else (LEADER, to)
         message = self.mailbox.append(
             box,
@@ -261,7 +265,7 @@ class RunFiles:
             priority=priority,
             data=data,
             message_id=message_id,
-            task_id=None,
+            task_id=to if own_mailbox else None,
             created_at=created_at,
         )
         self._emit("message", {"message": message.to_dict()})
@@ -270,19 +274,8 @@ class RunFiles:
     def append_to_task(
         self, box: Any, task_id: str, body: str, kind: Any, priority: Priority, data: dict[str, Any]
     ) -> FileboxMessage:
-        sender, target = (task_id, LEADER) if box == "outbox" else (LEADER, task_id)
-        message = self.mailbox.append(
-            box,
-            sender=sender,
-            to=target,
-            body=body,
-            kind=kind,
-            priority=priority,
-            data=data,
-            task_id=task_id,
-        )
-        self._emit("message", {"message": message.to_dict()})
-        return message
+        """:meth:`append` into the task's own mailbox (``mailbox/tasks/<task id>/``)."""
+        return self.append(box, task_id, body, kind, priority, data, own_mailbox=True)
 
     def emit_message(self, message: FileboxMessage) -> None:
         """Tell ``on_event`` about a message written outside :meth:`append`."""
