@@ -323,3 +323,26 @@ async def test_a_worker_dies_with_its_supervisor_and_the_next_one_records_it_los
         [lost] = [e for e in run.events() if e["type"] == "worker.exited"]
         assert lost["data"]["lost"] is True
         assert not run.worker_alive()
+
+
+async def test_file_08_starting_or_stopping_a_worker_in_an_owned_run_needs_its_session(
+    runtime: Runtime,
+) -> None:
+    from attn.errors import InvalidInput, RunOwned
+    from tests.filebox.support import snapshot
+
+    run = runtime.filebox.create_run("own", owner="ann", tasks=("t",))
+    before = snapshot(run.paths.run_dir)
+    with pytest.raises(RunOwned, match="owned by session 'ann'"):
+        await runtime.filebox.start_worker(["sleep", "30"], run_id="own", task_id="t")
+    with pytest.raises(InvalidInput, match="literal boolean"):
+        await runtime.filebox.start_worker(["sleep", "30"], run_id="own", force="true")  # type: ignore[arg-type]
+    assert snapshot(run.paths.run_dir) == before
+    worker = await runtime.filebox.start_worker(
+        ["sleep", "30"], run_id="own", task_id="t", session="ann"
+    )
+    with pytest.raises(RunOwned):
+        await runtime.filebox.stop_worker("own", session="bob")
+    assert worker.running
+    assert await runtime.filebox.stop_worker("own", session="bob", force=True) is not None
+    assert not worker.running

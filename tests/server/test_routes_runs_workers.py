@@ -62,9 +62,17 @@ async def test_file_10_a_workers_question_is_answered_over_rest_and_it_exits(
     question = view["tasks"]["ship"]["question"]  # type: ignore[index]
     assert question["text"] == "Deploy v2 to production?"
     assert question["kind"] == "need_confirmation"
-    # A second worker while this one runs is refused.
+    # Another session may not start a worker in ann's run (FILE-08); ann may not start
+    # a second one while this one runs.
     await runs.refused(
-        "POST", "/api/workers", 409, "run_exists", json={"command": command, "runId": "deploy"}
+        "POST", "/api/workers", 403, "run_owned", json={"command": command, "runId": "deploy"}
+    )
+    await runs.refused(
+        "POST",
+        "/api/workers",
+        409,
+        "run_exists",
+        json={"command": command, "runId": "deploy", "session": "ann"},
     )
     answered = await runs.call(
         "POST",
@@ -110,6 +118,17 @@ async def test_a_worker_is_stopped_over_rest(runs: RunsApi, tmp_path: Path) -> N
     assert view["tasks"]["worker"]["status"] == "failed" and view["workerAlive"] is False
     await runs.make_run("idle")
     await runs.refused("DELETE", "/api/runs/idle/worker", 404, "run_not_found")
+    # An owned run's worker stops only for its session, or with force (FILE-08).
+    owned = {"command": command, "runId": "owned", "owner": "ann"}
+    await runs.call("POST", "/api/workers", 201, json=owned)
+    await _until_status(runs, "owned", "worker", "running")
+    await runs.refused("DELETE", "/api/runs/owned/worker", 403, "run_owned")
+    await runs.refused(
+        "DELETE", "/api/runs/owned/worker", 422, "validation_error", json={"force": "true"}
+    )
+    assert (await runs.call("GET", "/api/runs/owned", 200))["workerAlive"] is True
+    stopped = await runs.call("DELETE", "/api/runs/owned/worker", 200, json={"session": "ann"})
+    assert stopped == {"exitCode": -15}
     await runs.refused("DELETE", "/api/runs/nope/worker", 404, "run_not_found")
 
 

@@ -177,6 +177,14 @@ class RunFiles:
             )
         return task
 
+    def authorize(self, session: str | None, force: bool) -> None:
+        """Refuse ``session`` unless it owns the run or ``force`` is True (FILE-08).
+
+        Raises:
+            RunOwned: another session owns the run.
+        """
+        self._authorize(self.manifest(), session, force)
+
     def _authorize(self, manifest: dict[str, Any], session: str | None, force: bool) -> None:
         owner = owner_of(manifest)
         if owner is not None and session != owner and force is not True:

@@ -31,7 +31,7 @@ from attn.filebox.paths import RunPaths, check_part
 from attn.filebox.pending import Limits
 from attn.filebox.records import iso
 from attn.filebox.relay import AgentHost, Bell, Relay
-from attn.filebox.run import Run
+from attn.filebox.run import Run, check_force
 from attn.filebox.supervision import lost_worker, worker_exited
 from attn.filebox.worker import Worker
 from attn.ids import new_id
@@ -246,6 +246,8 @@ class Fileboxes:
         owner: object = None,
         cwd: str | Path | None = None,
         env: dict[str, str] | None = None,
+        session: str | None = None,
+        force: bool = False,
     ) -> Worker:
         """Start ``command`` as the worker of task ``task_id`` in run ``run_id``
         (created when missing, with ``owner`` and ``leader``).
@@ -253,6 +255,7 @@ class Fileboxes:
         Raises:
             InvalidInput, UnsafePath: bad arguments (nothing is created).
             RunExists: that run's worker is running already.
+            RunOwned: the run exists, another session owns it, ``force`` is not True.
             OSError: the program could not be started.
         """
         argv = check_command(command)
@@ -263,6 +266,9 @@ class Fileboxes:
             run = self.run(run_id) if run_id is not None else None
         except RunNotFound:
             run = None
+        check_force(force)
+        if run is not None:
+            run.authorize(session, force)
         if run is not None and run.id in self._workers and self._workers[run.id].running:
             raise RunExists(f"run {shown(run.id)} has a running worker already")
         if run is None:
@@ -285,13 +291,23 @@ class Fileboxes:
         """The worker this process started for ``run_id``, if any."""
         return self._workers.get(run_id)
 
-    async def stop_worker(self, run_id: object, grace_s: float = 5.0) -> int | None:
+    async def stop_worker(
+        self,
+        run_id: object,
+        grace_s: float = 5.0,
+        *,
+        session: str | None = None,
+        force: bool = False,
+    ) -> int | None:
         """Stop the run's worker (SIGTERM, then SIGKILL); its exit code.
 
         Raises:
             RunNotFound: no run, or no worker started by this process.
+            RunOwned: another session owns the run and ``force`` is not True.
         """
+        check_force(force)
         run = self.run(run_id)
+        run.authorize(session, force)
         worker = self._workers.get(run.id)
         if worker is None:
             raise RunNotFound(f"run {shown(run.id)} has no worker started by this process")

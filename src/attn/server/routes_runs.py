@@ -347,6 +347,8 @@ def runs_router(runtime: Runtime) -> APIRouter:
                 leader=body.leader,
                 owner=body.owner,
                 cwd=folder,
+                session=body.session,
+                force=body.force,
             )
         except OSError as exc:
             raise InvalidInput(
@@ -356,10 +358,15 @@ def runs_router(runtime: Runtime) -> APIRouter:
         return {"run": view, "pid": worker.pid}
 
     @router.delete("/api/runs/{runId}/worker", **answers(shapes.WorkerStoppedView))
-    async def stop_worker(run_id: RunIdPath) -> dict[str, Any]:
+    async def stop_worker(
+        run_id: RunIdPath, body: shapes.StopWorkerBody | None = None
+    ) -> dict[str, Any]:
         """Stop the run's worker (SIGTERM to its process group, SIGKILL after 5 s) and
-        wait until its exit is recorded; 404 when this server started none for it."""
-        return {"exitCode": await fileboxes.stop_worker(run_id)}
+        wait until its exit is recorded; 404 when this server started none for it,
+        403 ``run_owned`` for another session's run without ``force: true``."""
+        who = body or shapes.StopWorkerBody()
+        code = await fileboxes.stop_worker(run_id, session=who.session, force=who.force)
+        return {"exitCode": code}
 
     return router
 

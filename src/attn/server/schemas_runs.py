@@ -178,6 +178,10 @@ class CancelTaskBody(_Verb):
     _text = field_validator("reason", "session")(check_utf8_strings)
 
 
+class StopWorkerBody(_Verb):
+    """``DELETE /api/runs/{runId}/worker`` (optional): ``session`` and ``force`` (FILE-08)."""
+
+
 class ReplayBody(_Body):
     """``POST /api/runs/{runId}/replay`` (the body may be left out).
 
@@ -201,7 +205,7 @@ class ValidateBody(_Body):
     repair: bool = False
 
 
-class StartWorkerBody(_Body):
+class StartWorkerBody(_Verb):
     """``POST /api/workers``: start a command-line program as the worker of a run.
 
     Attributes:
@@ -211,6 +215,8 @@ class StartWorkerBody(_Body):
         leader: the hosted agent that leads a new run.
         owner: the session that owns a new run.
         cwd: its working folder, an existing directory (default: the server's).
+        session, force: who starts it, and whether to override another session's
+            ownership of an existing run (FILE-08).
     """
 
     command: list[str] = Field(min_length=1, max_length=MAX_COMMAND_ARGS)

@@ -62,7 +62,7 @@ class WorkerToolset(FunctionToolset):
             ``{"runId", "taskId", "pid"}``.
         """
         worker = await self.filebox.start_worker(
-            command, run_id=run_id, task_id=task_id, leader=self.agent_id
+            command, run_id=run_id, task_id=task_id, leader=self.agent_id, session=self.session
         )
         return {"runId": worker.run.id, "taskId": worker.task_id, "pid": worker.pid}
 
