@@ -95,6 +95,7 @@ class Worker:
         self._log_bytes = 0
         self._beat = 0.0
         self._events_seen = 0
+        self._files_seen: tuple[tuple[str, int, int, int], ...] = ()
 
     @property
     def pid(self) -> int | None:
@@ -256,16 +257,25 @@ class Worker:
         if beat:
             await asyncio.to_thread(heartbeat, self.run)
 
+    def _signature(self) -> tuple[tuple[str, int, int, int], ...]:
+        paths = [*self.run.mailbox.files(), self.run.paths.delivery]
+        return tuple(_stat_of(path) for path in paths)
+
     def _diff(self) -> tuple[list[FileboxMessage], list[FileboxMessage], bool]:
         new: list[FileboxMessage] = []
         changed: list[FileboxMessage] = []
-        seen = self.run.seen
-        for message in self.run.mailbox.everything():
-            before = seen.get(message.id)
-            if before is None:
-                new.append(message)
-            elif before != message.status:
-                changed.append(message)
+        # Sizes and times of the mailbox files first: a large mailbox is walked again
+        # only when one of them changed, not on every poll.
+        signature = self._signature()
+        if signature != self._files_seen:
+            self._files_seen = signature
+            seen = self.run.seen
+            for message in self.run.mailbox.everything():
+                before = seen.get(message.id)
+                if before is None:
+                    new.append(message)
+                elif before != message.status:
+                    changed.append(message)
         try:
             mtime = os.stat(self.run.paths.heartbeat).st_mtime
         except FileNotFoundError:
@@ -273,6 +283,16 @@ class Worker:
         beat = mtime > self._beat
         self._beat = max(self._beat, mtime)
         return new, changed, beat
+
+
+def _stat_of(path: Path) -> tuple[str, int, int, int]:
+    """What tells a change of ``path``: appends change its size, an atomic rewrite
+    (``delivery.json``, a repair) its inode, even within one timestamp tick."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return (str(path), -1, 0, 0)
+    return (str(path), info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def _die_with_parent() -> None:
