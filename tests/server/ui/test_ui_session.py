@@ -104,3 +104,26 @@ def test_ppl_17_chat_shows_notify_messages_and_mind_shows_activity(
     expect(page.get_by_role("tab", name="Mind")).to_be_focused()
     expect(page.get_by_role("tab", name="Mind")).to_have_attribute("aria-selected", "true")
     expect(log.locator(".session-activity")).to_have_count(2)
+
+
+def test_ppl_17_a_reply_stored_before_its_stream_answers_shows_once(
+    server: UiServer, page: Any
+) -> None:
+    """The stored copies of a chat can reach the panel (live events) before the
+    stream has said which item it is; they still show as one pair of bubbles."""
+
+    def late_stream(route: Any) -> None:
+        # The whole stream, held back until the reply is done and stored.
+        route.fulfill(response=route.fetch())
+
+    page.route("**/api/agents/ada/chat/stream", late_stream)
+    page.goto(f"{server.url}/#/agents/ada")
+    expect(page.locator("#connection")).to_have_attribute("data-status", "live")
+    log = page.get_by_role("log")
+    page.get_by_label("Message").fill("are we there yet?")
+    page.get_by_role("button", name="Send").click()
+    reply = log.locator(".from-agent .text")
+    expect(reply).to_have_text("done: are we there yet?")
+    expect(log.locator(".from-user")).to_have_count(1)
+    expect(log.locator(".from-agent")).to_have_count(1)
+    expect(log.locator(".from-agent.streaming")).to_have_count(0)

@@ -155,6 +155,7 @@ export class ChatPanel {
       if (own) {
         used.add(own);
         own.dataset.messageId = m.id;
+        this.elements.delete(m.id);
         return own;
       }
       let el = this.elements.get(m.id);
@@ -204,6 +205,8 @@ export class ChatPanel {
           bubble.dataset.mailboxItemId = mailboxItemId || '';
           userBubble.dataset.mailboxItemId = mailboxItemId || '';
           status.textContent = 'waiting for attention…';
+          // Its stored copies may have arrived before the item id did.
+          this.render(true);
         },
         onDelta: (delta) => {
           streamed += delta;
@@ -219,6 +222,7 @@ export class ChatPanel {
           if (typeof done.reply === 'string') replyText.textContent = done.reply;
           status.textContent = done.cancelled ? 'cancelled' : '';
           bubble.classList.toggle('cancelled', Boolean(done.cancelled));
+          this.render(true);
         },
       }, controller.signal);
     } catch (error) {
