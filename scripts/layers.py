@@ -28,6 +28,7 @@ from pathlib import Path
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
     ("cli", "server"),
+    ("mcp",),
     ("trace",),
     ("testing",),
     ("runtime",),

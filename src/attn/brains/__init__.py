@@ -1,4 +1,5 @@
-"""Built-in brains: ``echo`` and ``script`` (no network) and ``llm`` (the tool loop).
+"""Built-in brains: ``echo`` and ``script`` (no network), ``llm`` (the tool loop) and
+``external`` (turns run in an MCP client, issue 17).
 
 A feature package above core: a brain is a :class:`~attn.core.focus.Brain`
 (an async callable given the item and its focus). :func:`build_brain` makes
@@ -13,15 +14,17 @@ from __future__ import annotations
 from typing import Any
 
 from attn.brains.echo import EchoBrain
+from attn.brains.external import ExternalBrain
 from attn.brains.llm import LLMBrain
 from attn.brains.script import ScriptBrain
 from attn.core.focus import Brain
 from attn.errors import InvalidInput
 
-BRAINS: dict[str, type[EchoBrain] | type[ScriptBrain] | type[LLMBrain]] = {
+BRAINS: dict[str, type[EchoBrain] | type[ScriptBrain] | type[LLMBrain] | type[ExternalBrain]] = {
     "echo": EchoBrain,
     "script": ScriptBrain,
     "llm": LLMBrain,
+    "external": ExternalBrain,
 }
 
 
@@ -42,4 +45,4 @@ def build_brain(name: str, options: dict[str, Any] | None = None) -> Brain:
         raise InvalidInput(f"brain {name!r} does not take those options: {exc}") from exc
 
 
-__all__ = ["BRAINS", "EchoBrain", "LLMBrain", "ScriptBrain", "build_brain"]
+__all__ = ["BRAINS", "EchoBrain", "ExternalBrain", "LLMBrain", "ScriptBrain", "build_brain"]

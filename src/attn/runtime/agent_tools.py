@@ -23,6 +23,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from attn.brains.external import desk_of
 from attn.clock import Clock
 from attn.core.deliberation import DeliberationResult
 from attn.core.focus import Focus
@@ -44,6 +45,7 @@ from attn.tools import (
     TreeToolset,
 )
 from attn.tools.channels import DELIBERATION_CHANNEL_TOOLS
+from attn.tools.claims import ClaimToolset
 from attn.tools.filebox import WorkerToolset
 from attn.tools.memory import memory_entry
 from attn.tools.tree import DELIBERATION_TREE_TOOLS
@@ -160,6 +162,9 @@ def compose(
         talk = (*talk, PeopleToolset(people, agent.name, focus))
     if filebox is not None:
         talk = (*talk, WorkerToolset(filebox, agent.name))
+    desk = desk_of(agent)
+    if desk is not None:  # brain = "external": its client claims and acknowledges (issue 17)
+        talk = (ClaimToolset(desk, agent, people), *talk)
     return CombinedToolset(
         mailbox, TimeToolset(keeper, agent.name, session_id), memory, *talk, *user_tools
     )

@@ -71,7 +71,9 @@ def finish(
         # work waits on it whatever else ended the call; only a cancel beats it.
         _park(s, batch, attempt, focus, error)
     elif interrupt is Interrupt.TIMEOUT:
-        _fail(s, batch, attempt, f"backstop: no result after {s.config.backstop_s} s")
+        # The attempt may have done part of its work: the next one is told so.
+        reason = f"backstop: no result after {s.config.backstop_s} s"
+        _fail(s, batch, attempt, reason, redelivered=True)
     elif interrupt is Interrupt.STOPPED:
         item.session = focus.session
         batch.ops.extend(
@@ -231,7 +233,13 @@ def _hopeless(error: BaseException) -> bool:
 
 
 def _fail(
-    s: ControllerState, batch: Batch, attempt: Attempt, reason: str, *, final: bool = False
+    s: ControllerState,
+    batch: Batch,
+    attempt: Attempt,
+    reason: str,
+    *,
+    final: bool = False,
+    redelivered: bool | None = None,
 ) -> None:
     item = attempt.item
     mailbox = s.mailbox
@@ -256,7 +264,11 @@ def _fail(
         )
     else:
         attempt.add_log("error", reason, {})
-        batch.ops.extend(mailbox.transitions.requeue_ops(item, failed=True, reason=reason))
+        batch.ops.extend(
+            mailbox.transitions.requeue_ops(
+                item, failed=True, reason=reason, redelivered=redelivered
+            )
+        )
         batch.ops.append(
             mailbox.transitions.decision_op(
                 item,
