@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from attn.brains.external import desk_of
 from attn.channels.hosting import ChannelAgent
 from attn.core.mailbox import Enqueued
 from attn.models import (
@@ -81,7 +82,8 @@ def foresee(agent: ChannelAgent, channel_key: str) -> tuple[DeliveryOutcome, str
 
     Stopped or paused: queued. Working on the same channel: steered (handed to
     the running turn: absorbed at its next yield point, or, when the turn
-    reaches none, taken right after it). Idle with an empty queue: started.
+    reaches none, taken right after it). Idle with an empty queue: started (an
+    external agent only while its client waits in a claim).
     Otherwise queued behind what it is doing.
     """
     if not agent.running:
@@ -93,6 +95,10 @@ def foresee(agent: ChannelAgent, channel_key: str) -> tuple[DeliveryOutcome, str
         if focus.extra("channelKey") == channel_key:
             return DeliveryOutcome.STEERED, None
         return DeliveryOutcome.QUEUED, f"busy: working on {focus.source_type} {focus.id}"
+    desk = desk_of(agent)
+    if desk is not None and not desk.waiting:
+        # An external agent starts work only when its client claims (issue 17).
+        return DeliveryOutcome.QUEUED, "waiting for its client to claim it"
     if agent.state == AttentionState.IDLE and agent.depth == 0:
         return DeliveryOutcome.STARTED, None
     return DeliveryOutcome.QUEUED, f"busy: {agent.depth} item(s) ahead"

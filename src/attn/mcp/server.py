@@ -123,7 +123,7 @@ class AttnMCP(MCPServer[Any]):
         focus = current.focus if current is not None and current.claimed else None
         tools = agent.tools_for(focus) if focus is not None else agent.tools()
         result = await tools.call_tool(name, arguments)
-        if name == "request_user_approval" and desk.end_if_parked():
+        if name == "request_user_approval" and await desk.end_if_parked():
             result = {
                 **result,
                 "note": (

@@ -242,14 +242,16 @@ class ClaimDesk:
             raise InvalidInput("text must be a non-empty string")
         claim.focus.stream(text)
 
-    def end_if_parked(self) -> bool:
+    async def end_if_parked(self) -> bool:
         """End the focus's turn when it asked a person (``request_user_approval``
         parked it): the loop parks the item and serves other mail; the answer
-        queues it again (000 §13.2). Returns True when it did."""
+        queues it again (000 §13.2). Returns True, once the item is stored
+        parked, when it did."""
         claim = self._claim
         if claim is None or not claim.focus.parking or claim.answer.done():
             return False
         claim.answer.set_result(Reply("", claim.item.id))
+        await asyncio.shield(claim.settled)
         return True
 
     def notices(self) -> list[Notice]:
