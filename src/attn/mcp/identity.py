@@ -1,8 +1,8 @@
 """Who an MCP connection speaks for: one external agent per connection (MCP-01).
 
-In order: the agent the connection's ``register`` call bound (kept per MCP
-session), the ``X-Attn-Agent`` header or ``?agent=`` query of the HTTP request,
-the server's default agent (``attn mcp --agent``). An agent that is not hosted,
+In order: the agent the connection's ``register`` call bound, the
+``X-Attn-Agent`` header or ``?agent=`` query of the HTTP request, the server's
+default agent (``attn mcp --agent``). An agent that is not hosted,
 or whose brain is not ``external``, is an error: never an empty inbox.
 
 Spec: issue 17 point 1; acceptance MCP-01.
@@ -10,22 +10,30 @@ Spec: issue 17 point 1; acceptance MCP-01.
 
 from __future__ import annotations
 
-import contextlib
-import weakref
+from collections import OrderedDict
 from typing import Any
 
 from attn.brains.external import ClaimDesk, desk_of
-from attn.errors import NoIdentity, NotExternal, UnknownAgent
+from attn.errors import InvalidInput, NoIdentity, NotExternal, UnknownAgent
 from attn.runtime import Agent, Runtime
 
 #: The HTTP header that names the agent of a request.
 AGENT_HEADER = "x-attn-agent"
 #: The query parameter that names it (``/mcp?agent=NAME``).
 AGENT_QUERY = "agent"
+#: The header of an MCP session over streamable HTTP.
+SESSION_HEADER = "mcp-session-id"
+#: Registered MCP sessions remembered (the oldest are forgotten first).
+MAX_SESSIONS = 10_000
 
 
 class Identities:
     """The agent of each MCP connection.
+
+    A ``register`` call binds its agent to what outlives one request: on stdio
+    (no HTTP request: one client per process) the process itself; on HTTP the
+    MCP session (``Mcp-Session-Id``). A stateless HTTP request (protocol
+    2026-07-28 without a session) names its agent itself, in the header or query.
 
     Args:
         runtime: the agents.
@@ -35,49 +43,62 @@ class Identities:
     def __init__(self, runtime: Runtime, default: str | None = None) -> None:
         self.runtime = runtime
         self.default = default
-        self._bound: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._sessions: OrderedDict[str, str] = OrderedDict()
 
-    def bind(self, session: Any, agent_id: str) -> Agent:
-        """Make ``agent_id`` the agent of ``session`` (the ``register`` step).
+    def bind(self, request: Any, agent_id: object) -> Agent:
+        """Make ``agent_id`` the agent of the connection ``request`` came on.
 
         Raises:
             UnknownAgent: not hosted. NotExternal: its brain is not external.
+            InvalidInput: a stateless HTTP request (nothing to bind to).
         """
         agent = external_agent(self.runtime, agent_id)
-        with contextlib.suppress(TypeError):  # not weakly referable: this request only
-            self._bound[session] = agent.name
+        if request is None:
+            self.default = agent.name
+            return agent
+        session = _session_id(request)
+        if session is None:
+            raise InvalidInput(
+                "this HTTP request belongs to no MCP session (a stateless connection):"
+                f" name the agent in the URL (?{AGENT_QUERY}=NAME) or the X-Attn-Agent header"
+            )
+        self._sessions[session] = agent.name
+        self._sessions.move_to_end(session)
+        while len(self._sessions) > MAX_SESSIONS:
+            self._sessions.popitem(last=False)
         return agent
 
-    def named(self, session: Any, request: Any) -> str | None:
-        """The agent name this connection gives, if any (not checked)."""
-        bound = self._bound.get(session) if session is not None else None
-        if bound is not None:
-            return bound
-        headers = getattr(request, "headers", None)
-        if headers is not None:
-            name = headers.get(AGENT_HEADER)
-            if name:
-                return str(name)
-        params = getattr(request, "query_params", None)
-        if params is not None:
-            name = params.get(AGENT_QUERY)
-            if name:
-                return str(name)
-        return self.default
+    def named(self, request: Any) -> str | None:
+        """The agent name the connection of ``request`` gives, if any (not checked)."""
+        if request is None:
+            return self.default
+        session = _session_id(request)
+        if session is not None and session in self._sessions:
+            return self._sessions[session]
+        name = request.headers.get(AGENT_HEADER) or request.query_params.get(AGENT_QUERY)
+        return str(name) if name else self.default
 
-    def agent_of(self, session: Any, request: Any) -> tuple[Agent, ClaimDesk]:
+    def agent_of(self, request: Any) -> tuple[Agent, ClaimDesk]:
         """The connection's agent and its claim desk.
 
         Raises:
             NoIdentity: the connection names no agent. UnknownAgent, NotExternal.
         """
-        name = self.named(session, request)
+        name = self.named(request)
         if name is None:
-            raise NoIdentity()
+            raise NoIdentity(
+                "this MCP connection speaks for no agent yet: call register with an agent's"
+                " name, or start the server with --agent NAME, or add ?agent=NAME to the URL"
+            )
         agent = external_agent(self.runtime, name)
         desk = desk_of(agent)
         assert desk is not None
         return agent, desk
+
+
+def _session_id(request: Any) -> str | None:
+    value = request.headers.get(SESSION_HEADER)
+    return str(value) if value else None
 
 
 def external_agent(runtime: Runtime, name: object) -> Agent:

@@ -24,7 +24,7 @@ from attn.config import AgentConfig
 from attn.errors import AttnError, InvalidInput, SendRefused, ToolFailed
 from attn.jsontext import dumps
 from attn.mcp.catalog import REGISTER, WAIT_FOR_MAIL, served_definitions
-from attn.mcp.identity import Identities, external_agent
+from attn.mcp.identity import Identities
 from attn.mcp.resources import add_resources
 from attn.mcp.waiting import wait_for_mail
 from attn.runtime import Agent, Runtime
@@ -69,7 +69,6 @@ class AttnMCP(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult:
         """Run one tool for the connection's agent; refusals are tool errors."""
-        session = context.session if context is not None else None
         request = context.request_context.request if context is not None else None
         desk: ClaimDesk | None = None
         try:
@@ -78,9 +77,9 @@ class AttnMCP(MCPServer[Any]):
                 raise InvalidInput(f"unknown tool {name!r:.80}; see tools/list")
             _check_arguments(definition, arguments)
             if name == REGISTER.name:
-                result = await self._register(session, arguments)
+                result = await self._register(request, arguments)
             else:
-                agent, desk = self.identities.agent_of(session, request)
+                agent, desk = self.identities.agent_of(request)
                 if name == WAIT_FOR_MAIL.name:
                     result = await wait_for_mail(agent, context, **arguments)
                 else:
@@ -94,7 +93,7 @@ class AttnMCP(MCPServer[Any]):
             return _refusal(ToolFailed(text[:1000]), {}, desk)
         return _answer(result, desk)
 
-    async def _register(self, session: Any, arguments: dict[str, Any]) -> JSON:
+    async def _register(self, request: Any, arguments: dict[str, Any]) -> JSON:
         name = arguments.get("agent")
         create = arguments.get("create", False)
         if not isinstance(create, bool):
@@ -109,7 +108,7 @@ class AttnMCP(MCPServer[Any]):
                     name, ExternalBrain(), AgentConfig(), description=description
                 )
                 created = True
-        agent = self.identities.bind(session, external_agent(self.runtime, name).name)
+        agent = self.identities.bind(request, name)
         return {"agentId": agent.name, "created": created, "depth": agent.mailbox.depth}
 
     async def _attn_tool(

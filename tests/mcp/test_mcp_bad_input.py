@@ -1,0 +1,106 @@
+"""MCP-07: bad input on any tool is a tool error with a clear message, and nothing changes.
+
+Each refused call is checked against a snapshot of everything the tools could
+change: both agents' items (status, attempt, payload), the channels, the
+notifications and approvals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from attn import Runtime
+from attn.brains import EchoBrain
+from attn.store.base import ItemQuery
+from tests.mcp.support import FAST, connected, hosted, server_for
+
+HUGE = "x" * 1_000_001
+
+
+async def snapshot(rt: Runtime) -> dict[str, Any]:
+    items = {
+        name: [
+            (i.id, str(i.status), i.attempt, i.payload, i.priority)
+            for i in await rt.store.find_items(ItemQuery(name, limit=1000))
+        ]
+        for name in ("ada", "bob")
+    }
+    channels = [c.key for c in await rt.store.find_channels()]
+    notes = (await rt.people.notifications.page()).total_count
+    _, approvals = await rt.people.approvals.page()
+    return {"items": items, "channels": channels, "notes": notes, "approvals": approvals}
+
+
+BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
+    ("claim", {"item_id": "mbx_nope"}, "item_not_found"),
+    ("claim", {"wait_s": -1}, "invalid_input"),
+    ("claim", {"wait_s": 51}, "invalid_input"),
+    ("claim", {"wait_s": "soon"}, "invalid_input"),
+    ("claim", {"item_id": ""}, "invalid_input"),
+    ("ack", {"item_id": "mbx_nope"}, "item_not_claimed"),
+    ("ack", {}, "invalid_input"),
+    ("ack", {"item_id": "mbx_nope", "tokens": -5}, "item_not_claimed"),
+    ("reply", {"item_id": "mbx_nope", "text": ""}, "item_not_claimed"),
+    ("peek_inbox", {"limit": 0}, "invalid_input"),
+    ("peek_inbox", {"after_seq": -1}, "invalid_input"),
+    ("peek_inbox", {"statuses": ["lost"]}, "invalid_input"),
+    ("peek_inbox", {"colour": "red"}, "invalid_input"),
+    ("wait_for_mail", {"timeout_s": 60}, "invalid_input"),
+    ("wait_for_mail", {"timeout_s": float("nan")}, "invalid_input"),
+    ("wait_for_mail", {"after_seq": True}, "invalid_input"),
+    ("agent_send_message", {"to": "nobody", "message": "hi"}, "send_refused"),
+    ("agent_send_message", {"to": "bob", "message": ""}, "send_refused"),
+    ("agent_send_message", {"to": "bob", "message": HUGE}, "invalid_input"),
+    ("agent_send_message", {"to": "ada", "message": "me"}, "send_refused"),
+    ("notify_user", {"title": "", "body": "x"}, "invalid_input"),
+    ("notify_user", {"title": "t", "body": HUGE}, "invalid_input"),
+    ("check_approval", {"approval_id": "apr_nope"}, "approval_not_found"),
+    ("schedule_wakeup", {}, "invalid_input"),
+    ("defer_mailbox_item", {"item_id": "mbx_nope", "reason": "later"}, "item_not_found"),
+    ("no_such_tool", {}, "invalid_input"),
+]
+
+
+async def test_mcp_07_bad_input_is_a_tool_error_and_changes_nothing(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        bob = rt.get_agent("bob")
+        theirs = await bob.enqueue("a2a_message", {"content": "bob's work"})
+        await rt.get_agent("ada").enqueue("a2a_message", {"content": "ada's work"})
+        before = await snapshot(rt)
+        for name, arguments, code in BAD_CALLS:
+            body = await ada.refused(name, **arguments)
+            assert body["error"] == code, (name, arguments, body)
+            assert len(body["message"]) < 2000, (name, body)
+            assert await snapshot(rt) == before, (name, arguments)
+        # A claim of another agent's item: refused, bob's item untouched.
+        body = await ada.refused("claim", item_id=theirs)
+        assert body["error"] == "item_not_found" and theirs in body["message"]
+        assert await snapshot(rt) == before
+
+
+async def test_mcp_01_an_unknown_or_internal_identity_is_an_error_never_an_empty_inbox(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path) as rt:
+        await rt.add_agent("eve", EchoBrain(), FAST)
+        async with connected(server_for(rt, "ghost")) as ghost:
+            body = await ghost.refused("peek_inbox")
+            assert body["error"] == "unknown_agent" and "ada" in body["message"]
+        async with connected(server_for(rt, None)) as anonymous:
+            body = await anonymous.refused("check_mailbox")
+            assert body["error"] == "no_identity" and "register" in body["message"]
+            body = await anonymous.refused("register", agent="eve")
+            assert body["error"] == "not_external"
+            body = await anonymous.refused("register", agent="ghost")
+            assert body["error"] == "unknown_agent"
+            registered = await anonymous.ok("register", agent="bob")
+            assert registered["agentId"] == "bob"
+            assert (await anonymous.ok("peek_inbox"))["agentId"] == "bob"
+        async with connected(server_for(rt, None)) as newcomer:
+            made = await newcomer.ok("register", agent="cy", create=True)
+            assert made == {"agentId": "cy", "created": True, "depth": 0}
+            assert (await newcomer.ok("check_mailbox"))["agentId"] == "cy"
+            body = await newcomer.refused("register", agent="bad name!", create=True)
+            assert body["error"] == "invalid_input"
+        assert sorted(a.name for a in rt.agents) == ["ada", "bob", "cy", "eve"]

@@ -1,0 +1,93 @@
+"""MCP-06: a CLI agent's claim is a focus like any other: a person's chat interrupts
+it (preempt or merge, told with the next tool call), and a claim abandoned by a dead
+connection comes back after the backstop, flagged as redelivered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attn import Runtime
+from attn.config import AgentConfig
+from attn.models import ItemStatus
+from attn.testing import FakeClock, eventually
+from tests.mcp.support import connected, hosted, server_for
+
+
+async def test_mcp_06_a_persons_chat_preempts_a_claimed_message(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        agent = rt.get_agent("ada")
+        work = await agent.enqueue("a2a_message", {"content": "refactor the parser"})
+        assert (await ada.ok("claim"))["focus"]["item"]["id"] == work
+        chat = await agent.enqueue("human_chat", {"content": "stop, prod is down"})
+        await eventually(lambda: status(rt, work), what="the claimed work is preempted")
+        answer = await ada.ok("check_mailbox")
+        [notice] = answer["interrupts"]
+        assert notice["action"] == "preempt" and notice["itemId"] == work
+        assert [i["id"] for i in notice["items"]] == [chat]
+        assert "interrupts" not in await ada.ok("check_mailbox")  # told once
+        late = await ada.refused("ack", item_id=work, reply="half done")
+        assert late["error"] == "item_not_claimed"
+        # People first: the chat is the next focus, then the preempted work resumes.
+        assert (await ada.ok("claim", wait_s=10))["focus"]["item"]["id"] == chat
+        await ada.ok("ack", item_id=chat, reply="on it")
+        resumed = await ada.ok("claim", wait_s=10)
+        assert resumed["focus"]["item"]["id"] == work and resumed["focus"]["resumed"] is True
+        await ada.ok("ack", item_id=work, reply="refactored")
+        stored = await rt.store.get_item(work)
+        assert stored is not None and stored.status == ItemStatus.COMPLETED
+
+
+async def test_mcp_06_a_second_chat_of_the_same_person_merges_into_the_claimed_one(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        agent = rt.get_agent("ada")
+        meta = {"senderId": "ana", "sessionId": "s1"}
+        first = await agent.enqueue("human_chat", {"content": "summarise the logs"}, metadata=meta)
+        await ada.ok("claim")
+        await agent.enqueue("human_chat", {"content": "only errors please"}, metadata=meta)
+        await eventually(lambda: bool(ada_notices(rt)))
+        answer = await ada.ok("peek_inbox")
+        actions = [n["action"] for n in answer.get("interrupts", [])]
+        assert actions == ["merge"], answer
+        assert "only errors please" in answer["focus"]["item"]["content"]
+        done = await ada.ok("ack", item_id=first, reply="3 errors")
+        assert done["status"] == "completed"
+
+
+async def status(rt: Runtime, item_id: str) -> ItemStatus | None:
+    """The stored status of ``item_id``; None while it is still processing."""
+    item = await rt.store.get_item(item_id)
+    assert item is not None
+    return None if item.status == ItemStatus.PROCESSING else item.status
+
+
+def ada_notices(rt: object) -> bool:
+    from attn.brains.external import desk_of
+
+    desk = desk_of(rt.get_agent("ada"))  # type: ignore[attr-defined]
+    return desk is not None and bool(desk._notices)
+
+
+async def test_mcp_06_an_abandoned_claim_returns_after_the_backstop_redelivered(
+    tmp_path: Path,
+) -> None:
+    clock = FakeClock()
+    config = AgentConfig(coalesce_window_ms=0, backstop_s=60)
+    async with hosted(tmp_path, clock=clock, config=config) as rt:
+        agent = rt.get_agent("ada")
+        item_id = await agent.enqueue("a2a_message", {"content": "long job"})
+        async with connected(server_for(rt)) as dead:
+            await dead.ok("claim")
+        # The connection is gone; the item stays the focus until the backstop.
+        assert await status(rt, item_id) is None  # processing
+        await clock.advance(61)
+        await eventually(
+            lambda: agent.mailbox.find(item_id) is not None, what="the item is queued again"
+        )
+        async with connected(server_for(rt)) as ada:
+            again = await ada.ok("claim", wait_s=10)
+            focus = again["focus"]
+            assert focus["item"]["id"] == item_id
+            assert focus["redelivered"] is True and focus["item"]["attempt"] == 2
+            await ada.ok("ack", item_id=item_id)
