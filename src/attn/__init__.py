@@ -10,7 +10,7 @@ directly only by attn itself and by tests.
 - Brains: a :class:`Brain` is an async callable receiving a
   :class:`MailboxItem` and a :class:`Focus` and returning a :class:`Reply`;
   it meets new mail at yield points (:class:`YieldDecision`). Built-ins:
-  :class:`EchoBrain`, :class:`ScriptBrain`, :func:`build_brain`. Brain tools:
+  :class:`EchoBrain`, :class:`ScriptBrain`, :class:`ExternalBrain`, :func:`build_brain`. Brain tools:
   :class:`Toolset`, :class:`MailboxToolset`, :class:`TimeToolset`, joined
   by :class:`CombinedToolset` (``agent.tools()``).
 - Interrupts and deliberation: :class:`InterruptRules` (tier 0, by default
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attn.brains import EchoBrain, ScriptBrain, build_brain
+from attn.brains import EchoBrain, ExternalBrain, ScriptBrain, build_brain
 from attn.channels import Channels, SendReceipt
 from attn.clock import Clock, SystemClock
 from attn.config import AgentConfig, CatchUp, TimeConfig
@@ -76,13 +76,17 @@ from attn.errors import (
     InvalidPriority,
     InvalidTrace,
     InvalidTransition,
+    ItemNotClaimed,
     ItemNotFound,
     MailboxFull,
     MemoryFull,
     ModelError,
     ModelStreamError,
+    NoIdentity,
     NotAMember,
+    NotExternal,
     NotificationNotFound,
+    NotNext,
     OptionError,
     PayloadTooLarge,
     ProtectedItem,
@@ -188,6 +192,7 @@ __all__ = [
     "DeliveryMode",
     "DeliveryOutcome",
     "EchoBrain",
+    "ExternalBrain",
     "Enqueued",
     "Event",
     "EventBus",
@@ -203,6 +208,7 @@ __all__ = [
     "InvalidPriority",
     "InvalidTrace",
     "InvalidTransition",
+    "ItemNotClaimed",
     "ItemNotFound",
     "ItemStatus",
     "ItemType",
@@ -213,7 +219,10 @@ __all__ = [
     "MemoryUpdate",
     "ModelError",
     "ModelStreamError",
+    "NoIdentity",
     "NotAMember",
+    "NotExternal",
+    "NotNext",
     "Notification",
     "NotificationNotFound",
     "OptionError",

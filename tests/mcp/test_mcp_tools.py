@@ -72,7 +72,9 @@ async def test_mcp_02_send_to_an_agent_and_to_a_channel_with_the_delivery_outcom
         assert "review PR 12?" in inbox["items"][0]["content"]
         group = await ada.ok("agent_create_group_chat", name="release", members=["bob", "cy"])
         sent = await ada.ok(
-            "agent_send_group_message", channel_key=group["channel"]["channelKey"], message="ship at 5"
+            "agent_send_group_message",
+            channel_key=group["channel"]["channelKey"],
+            message="ship at 5",
         )
         assert sorted(d["recipient"] for d in sent["deliveries"]) == ["bob", "cy"]
         refused = await ada.refused("agent_send_message", to="nobody", message="hi")

@@ -54,6 +54,8 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.TaskNotFound: 404,
     e.TaskFinished: 409,
     e.RunOwned: 403,
+    e.ItemNotClaimed: 409,
+    e.NotNext: 409,
     e.ProtectedItem: 409,
     e.MailboxFull: 429,
     e.MemoryFull: 429,
