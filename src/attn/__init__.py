@@ -10,7 +10,8 @@ directly only by attn itself and by tests.
 - Brains: a :class:`Brain` is an async callable receiving a
   :class:`MailboxItem` and a :class:`Focus` and returning a :class:`Reply`;
   it meets new mail at yield points (:class:`YieldDecision`). Built-ins:
-  :class:`EchoBrain`, :class:`ScriptBrain`, :class:`ExternalBrain`, :func:`build_brain`. Brain tools:
+  :class:`EchoBrain`, :class:`ScriptBrain`, :class:`ExternalBrain`, :func:`build_brain`.
+  Brain tools:
   :class:`Toolset`, :class:`MailboxToolset`, :class:`TimeToolset`, joined
   by :class:`CombinedToolset` (``agent.tools()``).
 - Interrupts and deliberation: :class:`InterruptRules` (tier 0, by default
@@ -192,10 +193,10 @@ __all__ = [
     "DeliveryMode",
     "DeliveryOutcome",
     "EchoBrain",
-    "ExternalBrain",
     "Enqueued",
     "Event",
     "EventBus",
+    "ExternalBrain",
     "FileboxMessageNotFound",
     "Focus",
     "HeuristicRules",

@@ -168,6 +168,9 @@ class AgentSummaryView(_Out):
     running: bool
     paused: bool
     queueDepth: int = Field(description="queued items")
+    external: bool = Field(
+        default=False, description='brain = "external": its turns run in an MCP client'
+    )
     currentFocus: FocusView | None
 
 

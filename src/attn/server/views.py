@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from attn.brains.external import desk_of
+
 if TYPE_CHECKING:
     from attn.runtime import Agent
 
 
 def agent_summary(agent: Agent) -> dict[str, Any]:
-    """The listing entry of one agent: agent id, state, queue depth and a short current focus.
+    """The listing entry of one agent: agent id, state, queue depth, whether its turns
+    run in an MCP client (``external``, issue 17) and a short current focus.
 
     Args:
         agent: a hosted agent.
@@ -31,6 +34,7 @@ def agent_summary(agent: Agent) -> dict[str, Any]:
         "running": agent.running,
         "paused": agent.paused,
         "queueDepth": agent.depth,
+        "external": desk_of(agent) is not None,
         "currentFocus": None
         if focus is None
         else {

@@ -90,7 +90,8 @@ export class OverviewView {
     badge.textContent = STATE_LABELS[state] || state;
     replaceChildren(flags,
       !agent.running ? h('span', { class: 'flag flag-stopped' }, 'Stopped')
-        : agent.paused ? h('span', { class: 'flag flag-paused' }, 'Paused') : null);
+        : agent.paused ? h('span', { class: 'flag flag-paused' }, 'Paused') : null,
+      agent.external ? h('span', { class: 'flag flag-external', title: 'Its turns run in an MCP client (Claude Code, Codex…): it works on what it claims' }, 'External (MCP)') : null);
     description.textContent = agent.description || '';
     description.hidden = !agent.description;
     const focus = agent.currentFocus;
