@@ -99,7 +99,7 @@ async def test_mcp_01_an_unknown_or_internal_identity_is_an_error_never_an_empty
             assert (await anonymous.ok("peek_inbox"))["agentId"] == "bob"
         async with connected(server_for(rt, None)) as newcomer:
             made = await newcomer.ok("register", agent="cy", create=True)
-            assert made == {"agentId": "cy", "created": True, "depth": 0}
+            assert made == {"agentId": "cy", "created": True, "queueDepth": 0}
             assert (await newcomer.ok("check_mailbox"))["agentId"] == "cy"
             body = await newcomer.refused("register", agent="bad name!", create=True)
             assert body["error"] == "invalid_input"

@@ -21,7 +21,7 @@ async def test_mcp_05_a_reconnecting_client_catches_up_from_its_last_sequence(
             seqs = [i["seq"] for i in page["items"]]
             assert seqs == sorted(seqs) and all(s > 0 for s in seqs)
             claimed = await first.ok("claim")
-            assert claimed["focus"]["item"]["seq"] == seqs[0]
+            assert claimed["claim"]["item"]["seq"] == seqs[0]
             await first.ok("ack", item_id=sent[0])
             last = page["lastSeq"]
         # Gone; meanwhile more mail arrives, some of it handled elsewhere.

@@ -17,21 +17,21 @@ async def test_mcp_06_a_persons_chat_preempts_a_claimed_message(tmp_path: Path) 
     async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
         agent = rt.get_agent("ada")
         work = await agent.enqueue("a2a_message", {"content": "refactor the parser"})
-        assert (await ada.ok("claim"))["focus"]["item"]["id"] == work
+        assert (await ada.ok("claim"))["claim"]["item"]["id"] == work
         chat = await agent.enqueue("human_chat", {"content": "stop, prod is down"})
         await eventually(lambda: status(rt, work), what="the claimed work is preempted")
         answer = await ada.ok("check_mailbox")
         [notice] = answer["interrupts"]
-        assert notice["action"] == "preempt" and notice["itemId"] == work
+        assert notice["action"] == "preempt" and notice["mailboxItemId"] == work
         assert [i["id"] for i in notice["items"]] == [chat]
         assert "interrupts" not in await ada.ok("check_mailbox")  # told once
         late = await ada.refused("ack", item_id=work, reply="half done")
         assert late["error"] == "item_not_claimed"
         # People first: the chat is the next focus, then the preempted work resumes.
-        assert (await ada.ok("claim", wait_s=10))["focus"]["item"]["id"] == chat
+        assert (await ada.ok("claim", wait_s=10))["claim"]["item"]["id"] == chat
         await ada.ok("ack", item_id=chat, reply="on it")
         resumed = await ada.ok("claim", wait_s=10)
-        assert resumed["focus"]["item"]["id"] == work and resumed["focus"]["resumed"] is True
+        assert resumed["claim"]["item"]["id"] == work and resumed["claim"]["resumed"] is True
         await ada.ok("ack", item_id=work, reply="refactored")
         stored = await rt.store.get_item(work)
         assert stored is not None and stored.status == ItemStatus.COMPLETED
@@ -50,7 +50,7 @@ async def test_mcp_06_a_second_chat_of_the_same_person_merges_into_the_claimed_o
         answer = await ada.ok("peek_inbox")
         actions = [n["action"] for n in answer.get("interrupts", [])]
         assert actions == ["merge"], answer
-        assert "only errors please" in answer["focus"]["item"]["content"]
+        assert "only errors please" in answer["claim"]["item"]["content"]
         done = await ada.ok("ack", item_id=first, reply="3 errors")
         assert done["status"] == "completed"
 
@@ -87,7 +87,7 @@ async def test_mcp_06_an_abandoned_claim_returns_after_the_backstop_redelivered(
         )
         async with connected(server_for(rt)) as ada:
             again = await ada.ok("claim", wait_s=10)
-            focus = again["focus"]
+            focus = again["claim"]
             assert focus["item"]["id"] == item_id
             assert focus["redelivered"] is True and focus["item"]["attempt"] == 2
             await ada.ok("ack", item_id=item_id)

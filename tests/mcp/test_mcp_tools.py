@@ -92,19 +92,19 @@ async def test_mcp_03_peeking_never_consumes_and_only_ack_completes(tmp_path: Pa
         mailbox = await ada.ok("check_mailbox")
         assert mailbox["depth"] == 2
         claimed = await ada.ok("claim")
-        assert claimed["focus"]["item"]["id"] == first
+        assert claimed["claim"]["item"]["id"] == first
         # Claimed is not done: the store says processing, REST's view says the same.
         stored = await rt.store.get_item(first)
         assert stored is not None and stored.status == ItemStatus.PROCESSING
         timeline = await agent.mailbox_timeline(limit=10)
         assert [i["id"] for i in timeline["queued"]] != [first]
-        assert (await ada.ok("peek_inbox"))["focus"]["item"]["id"] == first
+        assert (await ada.ok("peek_inbox"))["claim"]["item"]["id"] == first
         done = await ada.ok("ack", item_id=first, reply="done", tokens=120, tool_calls=3)
         assert done["status"] == "completed"
         stored = await rt.store.get_item(first)
         assert stored is not None and stored.status == ItemStatus.COMPLETED
         left = await ada.ok("peek_inbox")
-        assert [i["content"] for i in left["items"]] == ["two"] and left["focus"] is None
+        assert [i["content"] for i in left["items"]] == ["two"] and left["claim"] is None
         activities = await rt.store.find_activities("ada", [first])
         assert any(a.total_tokens == 120 and a.total_tools == 3 for a in activities)
 
@@ -117,8 +117,8 @@ async def test_mcp_02_a_chat_is_answered_by_reply_and_ack(tmp_path: Path) -> Non
             agent.send_message("how is the build?", timeout_s=20, on_delta=deltas.append)
         )
         claimed = await ada.ok("claim", wait_s=10)
-        item_id = claimed["focus"]["item"]["id"]
-        assert claimed["focus"]["item"]["sourceType"] == "human_chat"
+        item_id = claimed["claim"]["item"]["id"]
+        assert claimed["claim"]["item"]["sourceType"] == "human_chat"
         await ada.ok("reply", item_id=item_id, text="checking… ")
         await ada.ok("ack", item_id=item_id, reply="green")
         reply = await asyncio.wait_for(asked, 10)
@@ -149,9 +149,9 @@ async def test_mcp_02_notify_a_person_and_ask_for_an_approval(tmp_path: Path) ->
         answered = await asyncio.wait_for(waited, 20)
         assert answered["state"] == "approved"
         resumed = await ada.ok("claim", wait_s=10)
-        assert resumed["focus"]["item"]["id"] == item_id
-        assert resumed["focus"]["resumed"] is True
-        assert resumed["focus"]["approvals"][approval_id]["approved"] is True
+        assert resumed["claim"]["item"]["id"] == item_id
+        assert resumed["claim"]["resumed"] is True
+        assert resumed["claim"]["approvals"][approval_id]["approved"] is True
         await ada.ok("ack", item_id=item_id, reply="deployed")
 
 

@@ -59,5 +59,5 @@ async def test_mcp_04_a_claim_waits_for_mail_too(tmp_path: Path) -> None:
         await asyncio.sleep(0)
         item_id = await rt.get_agent("ada").enqueue("a2a_message", {"content": "work"})
         claimed = await asyncio.wait_for(claiming, 10)
-        assert claimed["focus"]["item"]["id"] == item_id
+        assert claimed["claim"]["item"]["id"] == item_id
         await ada.ok("ack", item_id=item_id)

@@ -109,7 +109,7 @@ class AttnMCP(MCPServer[Any]):
                 )
                 created = True
         agent = self.identities.bind(request, name)
-        return {"agentId": agent.name, "created": created, "depth": agent.mailbox.depth}
+        return {"agentId": agent.name, "created": created, "queueDepth": agent.mailbox.depth}
 
     async def _attn_tool(
         self, agent: Agent, desk: ClaimDesk, name: str, arguments: dict[str, Any]
@@ -163,10 +163,10 @@ def _check_arguments(definition: ToolDefinition, arguments: object) -> None:
 
 
 def notice_view(notice: Notice) -> JSON:
-    """An interrupt as a client reads it: ``{"action", "itemId", "reason", "items"}``."""
+    """An interrupt as a client reads it: ``{"action", "mailboxItemId", "reason", "items"}``."""
     return {
         "action": notice.action,
-        "itemId": notice.item_id,
+        "mailboxItemId": notice.item_id,
         "reason": notice.reason,
         "items": [item_view(i) for i in notice.items],
     }

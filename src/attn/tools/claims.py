@@ -103,8 +103,8 @@ class ClaimToolset(FunctionToolset):
             limit: Most items to list.
 
         Returns:
-            ``{"agentId", "focus", "items", "lastSeq", "more"}``: ``focus`` is the
-            claimed item or null; ``lastSeq`` the largest seq listed (pass it as
+            ``{"agentId", "claim", "items", "lastSeq", "more"}``: ``claim`` is your
+            claimed focus or null; ``lastSeq`` the largest seq listed (pass it as
             after_seq next time); ``more`` is true when the limit cut the list.
         """
         count = check_int(limit, "limit", low=1, high=MAX_PEEK)
@@ -127,7 +127,7 @@ class ClaimToolset(FunctionToolset):
         current = self.desk.current
         return {
             "agentId": self.reader.name,
-            "focus": claim_view(current) if current is not None and current.claimed else None,
+            "claim": claim_view(current) if current is not None and current.claimed else None,
             "items": [item_view(i) for i in shown],
             "lastSeq": max((i.seq for i in shown), default=after_seq),
             "more": len(items) > count,
@@ -150,13 +150,14 @@ class ClaimToolset(FunctionToolset):
             wait_s: Seconds to wait for mail when none is queued (at most 50).
 
         Returns:
-            ``{"status": "claimed", "focus": {"item", "resumed", "redelivered",
-            "approvals", "merged", "backstopRemainingS"}}``, or ``{"status": "empty"}``.
+            ``{"status": "claimed", "claim": {"item", "resumed", "redelivered",
+            "approvals", "merged", "backstopRemainingS"}}``, or ``{"status": "empty",
+            "claim": null}``.
         """
         claim = await self.desk.claim(item_id, wait_s=wait_s)
         if claim is None:
-            return {"status": "empty", "focus": None}
-        return {"status": "claimed", "focus": claim_view(claim)}
+            return {"status": "empty", "claim": None}
+        return {"status": "claimed", "claim": claim_view(claim)}
 
     @tool
     async def ack(
@@ -210,7 +211,7 @@ class ClaimToolset(FunctionToolset):
     ) -> JSON:
         """See whether a person answered an approval you asked for, waiting up to wait_s
         seconds for the answer. Once answered, the item it was about is queued again:
-        claim it to go on (its focus carries the answer under approvals).
+        claim it to go on (its claim carries the answer under approvals).
 
         Args:
             approval_id: The id request_user_approval answered.
