@@ -163,3 +163,13 @@ async def test_mcp_02_schedule_a_wakeup(tmp_path: Path) -> None:
         assert cancelled
         items = await rt.store.find_items(ItemQuery("ada"))
         assert items == []
+
+
+async def test_mcp_03_an_ack_without_a_reply_completes_the_item(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        item_id = await rt.get_agent("ada").enqueue("a2a_message", {"content": "fyi: deployed"})
+        await ada.ok("claim")
+        done = await ada.ok("ack", item_id=item_id)
+        assert done["status"] == "completed" and done["item"]["attempt"] == 1
+        again = await ada.refused("ack", item_id=item_id)
+        assert again["error"] == "item_not_claimed"

@@ -91,7 +91,7 @@ class Claim:
     focus: Focus
     merged: list[MailboxItem] = field(default_factory=list)
     claimed: bool = False
-    answer: asyncio.Future[Reply] = field(
+    answer: asyncio.Future[Reply | None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
     settled: asyncio.Future[MailboxItem] = field(
@@ -227,7 +227,9 @@ class ClaimDesk:
         if claim.answer.done():
             raise ItemNotClaimed(f"item {claim.item.id} is being acknowledged already")
         claim.focus.report_usage(tokens=spent, tools=calls)
-        claim.answer.set_result(Reply(text, claim.item.id, data=dict(data or {})))
+        # No text is no reply: the item completes (an empty Reply reads as a failed turn).
+        answer = Reply(text, claim.item.id, data=dict(data or {})) if text else None
+        claim.answer.set_result(answer)
         return await asyncio.shield(claim.settled)
 
     def reply(self, item_id: object, text: object) -> None:
@@ -250,7 +252,7 @@ class ClaimDesk:
         claim = self._claim
         if claim is None or not claim.focus.parking or claim.answer.done():
             return False
-        claim.answer.set_result(Reply("", claim.item.id))
+        claim.answer.set_result(None)
         await asyncio.shield(claim.settled)
         return True
 
@@ -385,7 +387,7 @@ def _check_next(wanted: str, queue: list[MailboxItem], current: Claim | None) ->
         )
 
 
-async def _first(answer: asyncio.Future[Reply], *events: asyncio.Event) -> None:
+async def _first(answer: asyncio.Future[Reply | None], *events: asyncio.Event) -> None:
     """Wait until ``answer`` is done or one of ``events`` is set."""
     waits = [asyncio.ensure_future(e.wait()) for e in events]
     pending: list[asyncio.Future[Any]] = [answer, *waits]
