@@ -334,11 +334,12 @@ class ClaimDesk:
             return
         self._claim = None
         item = settlement.item
-        if item.status != ItemStatus.COMPLETED or not claim.answer.done():
-            reason = item.reason or str(item.status)
-            self._ended[item.id] = f"it is {item.status} now ({reason})"
-            while len(self._ended) > MAX_NOTICES:
-                self._ended.pop(next(iter(self._ended)))
+        if item.status == ItemStatus.COMPLETED and claim.answer.done():
+            self._ended[item.id] = "it is completed (acknowledged)"
+        else:
+            self._ended[item.id] = f"it is {item.status} now ({item.reason or 'no reason given'})"
+        while len(self._ended) > MAX_NOTICES:
+            self._ended.pop(next(iter(self._ended)))
         if not claim.settled.done():
             claim.settled.set_result(item)
         if not claim.answer.done():
