@@ -173,3 +173,24 @@ async def test_mcp_03_an_ack_without_a_reply_completes_the_item(tmp_path: Path) 
         assert done["status"] == "completed" and done["item"]["attempt"] == 1
         again = await ada.refused("ack", item_id=item_id)
         assert again["error"] == "item_not_claimed" and "completed" in again["message"]
+
+
+async def test_mcp_02_a_claim_by_id_follows_the_attention_rules(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        agent = rt.get_agent("ada")
+        later = await agent.enqueue("a2a_message", {"content": "refactor"})
+        chat = await agent.enqueue("human_chat", {"content": "a person asks"})
+        refused = await ada.refused("claim", item_id=later)
+        assert refused["error"] == "not_next" and chat in refused["message"]
+        claimed = await ada.ok("claim", item_id=chat)
+        assert claimed["claim"]["item"]["id"] == chat  # people first
+        again = await ada.ok("claim")  # one focus at a time: the same item
+        assert again["claim"]["item"]["id"] == chat
+        busy = await ada.refused("claim", item_id=later)
+        assert busy["error"] == "not_next" and "acknowledge" in busy["message"]
+        await ada.ok("ack", item_id=chat, reply="hello")
+        await agent.pause()
+        paused = await ada.refused("claim")
+        assert paused["error"] == "agent_not_running"
+        await agent.resume()
+        assert (await ada.ok("claim", item_id=later))["claim"]["item"]["id"] == later
