@@ -93,6 +93,8 @@ def agents(
             state += " (paused)"
         elif not agent.get("running", True):
             state += " (stopped)"
+        if agent.get("external"):
+            state += ", external"  # its turns run in an MCP client (issue 17)
         tree = (agent_tree_cell(agent),) if trees else ()
         table.add_row(
             escape(str(agent["agentId"])),
