@@ -91,3 +91,20 @@ async def test_mcp_06_an_abandoned_claim_returns_after_the_backstop_redelivered(
             assert focus["item"]["id"] == item_id
             assert focus["redelivered"] is True and focus["item"]["attempt"] == 2
             await ada.ok("ack", item_id=item_id)
+
+
+async def test_mcp_06_a_client_that_calls_tools_keeps_its_claim_past_the_backstop(
+    tmp_path: Path,
+) -> None:
+    clock = FakeClock()
+    config = AgentConfig(coalesce_window_ms=0, backstop_s=60)
+    async with hosted(tmp_path, clock=clock, config=config) as rt:
+        item_id = await rt.get_agent("ada").enqueue("a2a_message", {"content": "long job"})
+        async with connected(server_for(rt)) as ada:
+            await ada.ok("claim")
+            for _ in range(3):  # 120 s of work, a tool call every 40 s
+                await clock.advance(40)
+                assert (await ada.ok("check_mailbox"))["currentFocus"]["id"] == item_id
+            assert await status(rt, item_id) is None  # still processing
+            done = await ada.ok("ack", item_id=item_id, reply="finished")
+            assert done["status"] == "completed" and done["item"]["attempt"] == 1

@@ -234,6 +234,13 @@ class Focus:
             if attempt.live:
                 attempt.arm_backstop()
 
+    def renew_backstop(self) -> None:
+        """Restart the backstop from now: a sign of life of work that runs elsewhere
+        (an external agent's client calling a tool, issue 17), so only a client
+        silent for ``backstop_s`` loses its claim."""
+        if self._attempt.live:
+            self._attempt.arm_backstop()
+
     def park(self, waiting_on: str) -> None:
         """Park this item on a person's answer once the brain returns (000 §13.2).
 

@@ -80,6 +80,7 @@ class AttnMCP(MCPServer[Any]):
                 result = await self._register(request, arguments)
             else:
                 agent, desk = self.identities.agent_of(request)
+                desk.touch()  # a live client keeps its claim (MCP-06)
                 if name == WAIT_FOR_MAIL.name:
                     result = await wait_for_mail(agent, context, **arguments)
                 else:

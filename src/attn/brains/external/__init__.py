@@ -10,7 +10,9 @@ Spec: issue 17 point 2; acceptance MCP-02, MCP-03, MCP-06.
 from __future__ import annotations
 
 from attn.brains.external.brain import ExternalBrain, ExternalHost, desk_of
-from attn.brains.external.desk import MAX_WAIT_S, Claim, ClaimDesk, ExternalGate, Notice
+from attn.brains.external.claim import Claim, Notice
+from attn.brains.external.desk import MAX_WAIT_S, ClaimDesk
+from attn.brains.external.gate import ExternalGate
 
 __all__ = [
     "MAX_WAIT_S",

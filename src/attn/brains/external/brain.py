@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from attn.brains.external.desk import ClaimDesk, DeskHost, ExternalGate
+from attn.brains.external.desk import ClaimDesk, DeskHost
+from attn.brains.external.gate import ExternalGate
 from attn.config import AgentConfig
 from attn.core.attention.gate import TurnGate
 from attn.core.focus import Focus, Reply

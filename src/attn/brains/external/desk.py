@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from attn.brains.external.claim import Claim, Notice
+from attn.brains.external.gate import ExternalGate
 from attn.core.attention.gate import Settlement
 from attn.core.focus import Focus, Reply, YieldAction
 from attn.errors import AgentNotRunning, InvalidInput, ItemNotClaimed, ItemNotFound, NotNext
@@ -55,48 +56,6 @@ class DeskHost(Protocol):
     def queued_items(self) -> list[MailboxItem]:
         """The queue in claim order."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """What happened to the focus between two tool calls (MCP-06).
-
-    Attributes:
-        action: ``merge`` (items joined the focus), ``preempt`` (the focus went
-            back to the queue for more urgent mail: claim again), ``cancel`` (a
-            person cancelled it) or ``timeout`` (the backstop ended it).
-        item_id: the focus it concerns.
-        reason: why, in words.
-        items: the merged items, or the item that interrupted.
-    """
-
-    action: str
-    item_id: str
-    reason: str
-    items: tuple[MailboxItem, ...] = ()
-
-
-@dataclass(eq=False, slots=True)
-class Claim:
-    """The agent's focus as its client holds it.
-
-    Attributes:
-        item: the item in focus (a live object: merged text is appended to it).
-        focus: the loop's handle on the attempt.
-        merged: items absorbed into the focus since it was claimed.
-        claimed: False while the loop's pick waits for a claim that gave up waiting.
-    """
-
-    item: MailboxItem
-    focus: Focus
-    merged: list[MailboxItem] = field(default_factory=list)
-    claimed: bool = False
-    answer: asyncio.Future[Reply | None] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
-    settled: asyncio.Future[MailboxItem] = field(
-        default_factory=lambda: asyncio.get_running_loop().create_future()
-    )
 
 
 class ClaimDesk:
@@ -256,6 +215,12 @@ class ClaimDesk:
         await asyncio.shield(claim.settled)
         return True
 
+    def touch(self) -> None:
+        """The client is alive (it called a tool): its claim's backstop starts again."""
+        claim = self._claim
+        if claim is not None and claim.claimed and not claim.answer.done():
+            claim.focus.renew_backstop()
+
     def notices(self) -> list[Notice]:
         """The interrupt notices since the last call, oldest first (then forgotten)."""
         taken = list(self._notices)
@@ -348,25 +313,6 @@ class ClaimDesk:
             self.host.wake()
 
 
-class ExternalGate:
-    """The turn gate of an external agent: a turn starts only for a waiting claim."""
-
-    def __init__(self, desk: ClaimDesk) -> None:
-        self.desk = desk
-
-    def arrived(self, item: MailboxItem) -> None:
-        """Mail needs no mark: the next claim picks by the attention rules."""
-
-    def admit(self) -> bool:
-        return self.desk.current is None and self.desk.waiting > 0
-
-    def release(self) -> None:
-        """Nothing was picked: the claim keeps waiting for mail."""
-
-    def settle(self, settlement: Settlement) -> None:
-        settlement.then(lambda: self.desk.settled(settlement))
-
-
 def _item_id(value: object) -> str | None:
     if value is None:
         return None
@@ -399,4 +345,4 @@ async def _first(answer: asyncio.Future[Reply | None], *events: asyncio.Event) -
             task.cancel()
 
 
-__all__ = ["MAX_WAIT_S", "Claim", "ClaimDesk", "DeskHost", "ExternalGate", "Notice"]
+__all__ = ["MAX_WAIT_S", "PICK_GRACE_S", "ClaimDesk", "DeskHost"]
