@@ -51,3 +51,11 @@ def test_filebox_example_runs(tmp_path: Path) -> None:
     """Issue 16's example: a leader runs two shell workers, one asks, a person answers."""
     printed, shown = run_example("## Command-line workers: file mailboxes (seed 003)", tmp_path)
     assert printed == shown
+
+
+def test_mcp_example_runs(tmp_path: Path) -> None:
+    """Issue 17: two external agents talk through attn's MCP tools (MCP-08's README)."""
+    printed, shown = run_example(
+        "## Coding agents over MCP: Claude Code, Codex, Gemini CLI", tmp_path
+    )
+    assert printed == shown
