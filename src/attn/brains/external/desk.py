@@ -124,6 +124,9 @@ class ClaimDesk:
                 f"agent {host.name!r} is stopped or paused: it claims nothing now"
             )
         current = self._claim
+        if current is not None and current.answer.done():
+            await asyncio.shield(current.settled)  # being acknowledged: claim after it
+            current = self._claim
         if current is not None and (wanted is None or wanted == current.item.id):
             current.claimed = True
             return current
