@@ -1,18 +1,21 @@
 """The paged JSON views of one agent's records, as :class:`~attn.runtime.Agent` methods.
 
-A mixin of :class:`~attn.runtime.Agent`: the mailbox timeline, decisions and
-activity logs, read from the store (see :mod:`attn.runtime.views`).
+A mixin of :class:`~attn.runtime.Agent`: the mailbox timeline, catch-up reads
+by mailbox sequence, decisions and activity logs, read from the store (see
+:mod:`attn.runtime.views` and :mod:`attn.runtime.catch_up`).
 
-Spec: 000 §5 (the Agent Mind endpoints); acceptance SRV-02.
+Spec: 000 §5 (the Agent Mind endpoints); acceptance SRV-02, MCP-05.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from attn.core.registry import TypeRegistry
+from attn.models import MailboxItem
 from attn.people import People
-from attn.runtime import views
+from attn.runtime import catch_up, views
 from attn.store.base import Store
 
 
@@ -31,6 +34,42 @@ class AgentViews:
             return []
         found = await self._people.sessions.page(self.name, limit=limit)
         return [m.to_dict() for m in found]
+
+    async def items_after(
+        self,
+        after_seq: int,
+        *,
+        limit: int = catch_up.DEFAULT_CATCH_UP_PAGE,
+        statuses: Sequence[str] | None = None,
+        source_types: Sequence[str] | None = None,
+    ) -> list[MailboxItem]:
+        """This agent's items with a ``seq`` above ``after_seq``, oldest first: a
+        catch-up read for a client that reconnects (issue 17, MCP-05).
+
+        Pass the ``seq`` of the last item of an answer as ``after_seq`` to read
+        on; an empty answer means the client is caught up. ``seq`` is the
+        agent's commit order, so the pages miss and repeat nothing, also while
+        items arrive. Filters apply when read: an item below the cursor that
+        later changes to a wanted status is not read again.
+
+        Args:
+            after_seq: the last ``seq`` seen; 0 .. 2**63-1 (0: from the first item).
+            limit: most items answered, 1..1000.
+            statuses: item statuses to keep, e.g. ``["queued"]`` (None or empty: any).
+            source_types: source types to keep (None or empty: any).
+
+        Returns:
+            Up to ``limit`` items in ascending ``seq``.
+
+        Raises:
+            InvalidInput: ``after_seq`` or ``limit`` not an int in range (bools
+                refused), a filter that is not a list of names (at most 100), or
+                an unknown status. UnknownItemType: an unknown source type.
+        """
+        query = catch_up.catch_up_query(
+            self._registry, self.name, after_seq, limit, statuses, source_types
+        )
+        return await self._store.find_items(query)
 
     async def mailbox_timeline(
         self,

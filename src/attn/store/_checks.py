@@ -2,12 +2,13 @@
 
 Each backend calls :func:`check_write` at its single write entry point
 (``write`` and ``submit``) before it encodes or applies anything, and the read
-checks (:func:`check_page`, :func:`check_statuses`, :func:`check_claim`) at its
-reads, so memory, SQLite and PostgreSQL refuse the same input with the same
-error. JSON values keep :mod:`attn.limits` (finite numbers, 64-bit integers,
-at most 32 levels deep); whether a value is JSON at all is the encoder's
-business: :func:`attn.store._values.json_text`, which the SQL backends call
-while encoding. The rules of single values live in :mod:`attn.store._values`.
+checks (:func:`check_page`, :func:`check_statuses`, :func:`check_query`,
+:func:`check_claim`) at its reads, so memory, SQLite and PostgreSQL refuse the
+same input with the same error. JSON values keep :mod:`attn.limits` (finite
+numbers, 64-bit integers, at most 32 levels deep); whether a value is JSON at
+all is the encoder's business: :func:`attn.store._values.json_text`, which the
+SQL backends call while encoding. The rules of single values live in
+:mod:`attn.store._values`.
 
 Spec: DESIGN.md invariant 10 (bad input gets a clear error and changes
 nothing); 000 §6.2 (columns).
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from attn.errors import InvalidInput, StoreError
+from attn.limits import MAX_JSON_INT, MIN_JSON_INT, check_int
 from attn.models import ItemStatus
 from attn.store._channels import check_channel_op
 from attn.store._people import PEOPLE_OPS, check_people_op
@@ -223,13 +225,29 @@ def check_statuses(statuses: Sequence[Any] | None) -> None:
 
 
 def check_query(query: ItemQuery) -> None:
-    """Refuse an item query with a negative page or an unknown status.
+    """Refuse an item query with a negative page, an unknown status or a bad cursor.
 
     Raises:
-        InvalidInput: a negative limit or offset, or an unknown status.
+        InvalidInput: a negative limit or offset, an unknown status, or a cursor
+            that is not None or an int in range (see :func:`check_cursors`).
     """
     check_page(query.limit, query.offset)
     check_statuses(query.statuses)
+    check_cursors(query)
+
+
+def check_cursors(query: ItemQuery) -> None:
+    """Refuse an item query's ``before_seq`` or ``after_seq`` unless it is None or
+    an int (not a bool): ``after_seq`` 0 .. 2**63-1, ``before_seq`` 64-bit signed.
+
+    Raises:
+        InvalidInput: naming the cursor and the value, e.g.
+            ``"after_seq must be an integer from 0 to 9,223,372,036,854,775,807, got -1"``.
+    """
+    if query.after_seq is not None:
+        check_int(query.after_seq, "after_seq", low=0, high=MAX_JSON_INT)
+    if query.before_seq is not None:
+        check_int(query.before_seq, "before_seq", low=MIN_JSON_INT, high=MAX_JSON_INT)
 
 
 _ITEM_STATUS_VALUES = frozenset(s.value for s in ItemStatus)

@@ -74,6 +74,18 @@ class ItemQuery:
     ``statuses``/``source_types`` of None mean any. ``limit`` and ``offset`` page;
     ``before_seq`` pages by key instead (only items with a smaller ``seq``), so a
     page never repeats an item when others are added or change status meanwhile.
+    ``after_seq`` keeps only items with a larger ``seq``: with ``oldest_first``, a
+    page is the next items after a cursor (catch-up reads, MCP-05). ``seq`` is
+    the agent's commit order on every backend: once an item is visible, no item
+    of that agent with a smaller ``seq`` becomes visible later, so paging on with
+    ``after_seq`` set to the last ``seq`` read misses and repeats nothing.
+    (Filters apply when read: an item that later changes into a filtered-for
+    status below the cursor is not read again.) The cursors bound ``limit``
+    and ``offset``, never :meth:`Store.count_items`.
+
+    Both cursors are None or an int (not a bool): ``after_seq`` 0 .. 2**63-1,
+    ``before_seq`` -2**63 .. 2**63-1; anything else is
+    :class:`~attn.errors.InvalidInput`.
     """
 
     agent_id: str
@@ -83,6 +95,7 @@ class ItemQuery:
     offset: int = 0
     oldest_first: bool = False
     before_seq: int | None = None
+    after_seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ def _matching(tables: Tables, query: ItemQuery) -> list[MailboxItem]:
         and (query.statuses is None or item.status in query.statuses)
         and (query.source_types is None or item.source_type in query.source_types)
         and (query.before_seq is None or item.seq < query.before_seq)
+        and (query.after_seq is None or item.seq > query.after_seq)
     ]
 
 
@@ -54,8 +55,8 @@ def find_items(tables: Tables, query: ItemQuery) -> list[MailboxItem]:
 
 
 def count_items(tables: Tables, query: ItemQuery) -> int:
-    """How many items match ``query`` (paging ignored)."""
-    return len(_matching(tables, replace(query, before_seq=None)))
+    """How many items match ``query`` (paging and cursors ignored)."""
+    return len(_matching(tables, replace(query, before_seq=None, after_seq=None)))
 
 
 def load_queue(tables: Tables, agent_id: str) -> list[MailboxItem]:

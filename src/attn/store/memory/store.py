@@ -37,6 +37,7 @@ from attn.store._channels import (
 )
 from attn.store._checks import (
     check_claim,
+    check_cursors,
     check_instant,
     check_page,
     check_query,
@@ -178,9 +179,10 @@ class MemoryStore(PeopleReads):
         return reads.find_items(self._tables, query)
 
     async def count_items(self, query: ItemQuery) -> int:
-        """How many items match ``query`` (limit and offset ignored)."""
+        """How many items match ``query`` (limit, offset and cursors ignored)."""
         self._check()
         check_statuses(query.statuses)
+        check_cursors(query)
         return reads.count_items(self._tables, query)
 
     async def load_queue(self, agent_id: str) -> list[MailboxItem]:

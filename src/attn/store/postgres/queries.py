@@ -16,11 +16,25 @@ from __future__ import annotations
 NOTIFY_CHANNEL = "attn_mailbox"
 
 #: First key of attn's advisory locks ("atnc": claims, "atnh": hosting, "atns":
-#: channel and session message inserts; "atnm", migrations, is taken by
-#: :mod:`attn.store.migrate`).
+#: channel and session message inserts, "atni": mailbox item inserts; "atnm",
+#: migrations, is taken by :mod:`attn.store.migrate`).
 CLAIM_LOCK_CLASS = 0x61746E63
 HOST_LOCK_CLASS = 0x61746E68
 SEND_LOCK_CLASS = 0x61746E73
+ITEM_LOCK_CLASS = 0x61746E69
+
+#: Taken (transaction-scoped) as the first statement of a transaction that
+#: inserts mailbox items: one lock per agent ($1, the agents' ids), so an
+#: agent's inserts commit one at a time and its items' ``seq`` follows commit
+#: order (a catch-up read after a ``seq`` never misses an item committed later,
+#: MCP-05) while other agents' inserts go on. Taken in one statement in key
+#: order (volatile output is computed after the sort), before any row lock, so
+#: two such transactions never wait for each other in opposite orders.
+LOCK_ITEM_AGENTS = f"""
+SELECT pg_advisory_xact_lock({ITEM_LOCK_CLASS}, key)
+FROM (SELECT DISTINCT hashtext(agent) AS key FROM unnest($1::text[]) AS agent) AS keys
+ORDER BY key
+"""
 
 #: Taken (transaction-scoped) before a channel message or a session message is
 #: inserted, so their ``seq`` follows commit order. One lock for both tables, so
@@ -74,9 +88,12 @@ WHERE agent_id = $1
   AND ($2::text[] IS NULL OR status = ANY($2::text[]))
   AND ($3::text[] IS NULL OR source_type = ANY($3::text[]))
 """
-_BEFORE = "AND ($6::bigint IS NULL OR seq < $6)"
-FIND_ITEMS_NEWEST = f"{ITEM_SELECT} {_ITEM_FILTER} {_BEFORE} ORDER BY seq DESC LIMIT $4 OFFSET $5"
-FIND_ITEMS_OLDEST = f"{ITEM_SELECT} {_ITEM_FILTER} {_BEFORE} ORDER BY seq ASC LIMIT $4 OFFSET $5"
+# The cursors ($6 before, $7 after) as plain bigint range bounds (seq starts at 1),
+# so even a generic plan starts the (agent_id, seq) index scan at the cursor instead
+# of filtering the rows below it (``$7 IS NULL OR seq > $7`` is no index condition).
+_CURSORS = "AND seq < COALESCE($6::bigint, 9223372036854775807) AND seq > COALESCE($7::bigint, 0)"
+FIND_ITEMS_NEWEST = f"{ITEM_SELECT} {_ITEM_FILTER} {_CURSORS} ORDER BY seq DESC LIMIT $4 OFFSET $5"
+FIND_ITEMS_OLDEST = f"{ITEM_SELECT} {_ITEM_FILTER} {_CURSORS} ORDER BY seq ASC LIMIT $4 OFFSET $5"
 COUNT_ITEMS = f"SELECT count(*) FROM mailbox_items {_ITEM_FILTER}"
 LOAD_QUEUE_PAGE = (
     f"{ITEM_SELECT} WHERE agent_id = $1 AND status = 'queued' ORDER BY priority, seq LIMIT $2"

@@ -15,7 +15,7 @@ import asyncpg
 from attn.errors import StoreError
 from attn.limits import load_stored
 from attn.models import Activity, ActivityLog, Decision, MailboxItem, Memory, PendingCallback
-from attn.store._checks import check_page, check_query, check_statuses
+from attn.store._checks import check_cursors, check_page, check_query, check_statuses
 from attn.store._memories import check_search
 from attn.store.base import ItemQuery, Timeline
 from attn.store.postgres import codec, memories, queries
@@ -68,10 +68,11 @@ class PostgresReads(ChannelReads, TreeReads, PeopleReads, ABC):
         rows = await self._fetch(*self._page(query))
         return [codec.decode_item(row) for row in rows]
 
-    def _page(self, query: ItemQuery) -> tuple[str, Any, Any, Any, int, int, int | None]:
+    def _page(self, query: ItemQuery) -> tuple[Any, ...]:
         check_query(query)
         sql = queries.FIND_ITEMS_OLDEST if query.oldest_first else queries.FIND_ITEMS_NEWEST
-        return (sql, *self._filter_args(query), query.limit, query.offset, query.before_seq)
+        cursors = (query.before_seq, query.after_seq)
+        return (sql, *self._filter_args(query), query.limit, query.offset, *cursors)
 
     async def read_timeline(self, query: ItemQuery, queue_limit: int) -> Timeline:
         """Everything in one read-only REPEATABLE READ transaction: one snapshot."""
@@ -105,6 +106,7 @@ class PostgresReads(ChannelReads, TreeReads, PeopleReads, ABC):
         )
 
     async def count_items(self, query: ItemQuery) -> int:
+        check_cursors(query)
         rows = await self._fetch(queries.COUNT_ITEMS, *self._filter_args(query))
         return int(rows[0][0])
 

@@ -6,6 +6,8 @@ items in ``processing`` (DESIGN invariant 3); inserts ``NOTIFY attn_mailbox``
 with the agent id in the same transaction so a runtime in another process can
 be woken (:meth:`PostgresStore.listen`). ``write`` calls run concurrently on
 the pool; ``submit`` (write-behind) calls are group-committed in call order.
+A transaction that inserts items first takes a per-agent advisory lock, so each
+agent's items commit in ``seq`` order (catch-up reads, MCP-05).
 
 Spec: 000 §6 (tables, lifecycle), §12.1 (persistence), §17 (recovery reads).
 """
@@ -31,7 +33,7 @@ from attn.store.postgres.group_commit import GroupCommit
 from attn.store.postgres.host import HostLock
 from attn.store.postgres.notify import Listener, WakeCallback
 from attn.store.postgres.reads import DRIVER_ERRORS, PostgresReads
-from attn.store.postgres.writes import Step, apply_step, compile_ops
+from attn.store.postgres.writes import Step, apply_step, compile_ops, lock_item_agents
 
 Connection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
 PooledConnection: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -212,6 +214,7 @@ class PostgresStore(PostgresReads):
             return [await self._write_steps(batch[0], pool)]
         what = f"group commit of {len(batch)} writes"
         async with self._transaction(what, pool=pool) as conn:
+            await lock_item_agents(conn, [step for steps in batch for step in steps])
             results = [[await apply_step(conn, step) for step in steps] for steps in batch]
         self._stats.write_calls += len(batch)
         self._stats.largest_batch = max(self._stats.largest_batch, len(batch))
@@ -223,6 +226,7 @@ class PostgresStore(PostgresReads):
             atomic = len(steps) > 1 or not steps[0].single
             what = f"write of {len(steps)} op(s)"
             async with self._transaction(what, atomic=atomic, pool=pool) as conn:
+                await lock_item_agents(conn, steps)
                 results = [await apply_step(conn, step) for step in steps]
             self._stats.largest_batch = max(self._stats.largest_batch, 1)
         else:

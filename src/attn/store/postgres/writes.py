@@ -3,7 +3,8 @@ r"""Write ops as SQL: encoded up front, applied inside one transaction.
 :func:`compile_ops` turns the :data:`~attn.store.base.WriteOp`\ s of one call,
 checked by :func:`attn.store._checks.check_write`, into :class:`Step`\ s (SQL
 plus encoded arguments) without touching the database, so malformed input
-fails before a connection is taken. :func:`apply_step` runs one.
+fails before a connection is taken. :func:`apply_step` runs one, after
+:func:`lock_item_agents` opened the transaction.
 """
 
 from __future__ import annotations
@@ -80,8 +81,9 @@ def compile_ops(ops: Sequence[WriteOp]) -> list[Step]:
 
 def _compile(op: WriteOp) -> Step:
     if isinstance(op, InsertItem):
+        # Not single: the transaction first takes the agent's lock (lock_item_agents).
         return Step(
-            "insert_item", queries.INSERT_ITEM, True, codec.encode_item(op.item), item=op.item
+            "insert_item", queries.INSERT_ITEM, False, codec.encode_item(op.item), item=op.item
         )
     if isinstance(op, UpdateItem):
         what = f"mailbox item {op.item_id!r}"
@@ -160,6 +162,17 @@ def _update_callback(op: UpdateCallback) -> Step:
         sql += f" AND due_at = ${len(args) + 1}"
         args = (*args, op.only_if_due_at)
     return Step("update", sql, True, args)
+
+
+async def lock_item_agents(conn: Connection, steps: Sequence[Step]) -> None:
+    """Take the item lock of every agent ``steps`` insert items for (none: no statement).
+
+    The first statement of the transaction, so an agent's items commit in
+    ``seq`` order (see :data:`~attn.store.postgres.queries.LOCK_ITEM_AGENTS`).
+    """
+    agents = sorted({step.item.agent_id for step in steps if step.item is not None})
+    if agents:
+        await conn.execute(queries.LOCK_ITEM_AGENTS, agents)
 
 
 async def apply_step(conn: Connection, step: Step) -> Any:

@@ -140,9 +140,11 @@ def find_activities(n_items: int) -> str:
     )
 
 
-def item_filter(n_statuses: int | None, n_types: int | None, before: bool = False) -> str:
+def item_filter(
+    n_statuses: int | None, n_types: int | None, before: bool = False, after: bool = False
+) -> str:
     """The WHERE clause of an item query: agent, then optional status and type lists,
-    then (``before``) a seq bound."""
+    then (``before``, ``after``) seq bounds."""
     where = "WHERE agent_id = ?"
     if n_statuses is not None:
         where += f" AND status IN ({', '.join('?' * n_statuses)})"
@@ -150,15 +152,22 @@ def item_filter(n_statuses: int | None, n_types: int | None, before: bool = Fals
         where += f" AND source_type IN ({', '.join('?' * n_types)})"
     if before:
         where += " AND seq < ?"
+    if after:
+        where += " AND seq > ?"
     return where
 
 
 def find_items(
-    n_statuses: int | None, n_types: int | None, oldest_first: bool, before: bool = False
+    n_statuses: int | None,
+    n_types: int | None,
+    oldest_first: bool,
+    before: bool = False,
+    after: bool = False,
 ) -> str:
-    """A paged item query; parameters: agent, statuses…, types…, [before seq], limit, offset."""
+    """A paged item query; parameters: agent, statuses…, types…, [before seq],
+    [after seq], limit, offset."""
     order = "ASC" if oldest_first else "DESC"
-    where = item_filter(n_statuses, n_types, before)
+    where = item_filter(n_statuses, n_types, before, after)
     return f"{ITEM_SELECT} {where} ORDER BY seq {order} LIMIT ? OFFSET ?"
 
 

@@ -15,7 +15,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from attn.limits import load_stored
 from attn.models import Activity, ActivityLog, Decision, ItemStatus, MailboxItem, PendingCallback
-from attn.store._checks import check_page, check_statuses
+from attn.store._checks import check_cursors, check_page, check_query, check_statuses
 from attn.store.base import ItemQuery, Timeline
 from attn.store.sqlite import codec, queries
 
@@ -64,19 +64,18 @@ def find_items(query: ItemQuery) -> Read[list[MailboxItem]]:
     """A page of items matching ``query``, by seq.
 
     Raises:
-        InvalidInput: a negative limit or offset, or an unknown status.
+        InvalidInput: a negative limit or offset, an unknown status or a bad cursor.
     """
     statement, params = _page(query)
     return Read(_fetch_all(statement, params), _items)
 
 
 def _page(query: ItemQuery) -> tuple[str, list[Any]]:
-    check_page(query.limit, query.offset)
+    check_query(query)
     params, n_statuses, n_types = _filter(query)
-    before = query.before_seq is not None
-    statement = queries.find_items(n_statuses, n_types, query.oldest_first, before)
-    if before:
-        params.append(query.before_seq)
+    before, after = query.before_seq is not None, query.after_seq is not None
+    statement = queries.find_items(n_statuses, n_types, query.oldest_first, before, after)
+    params += [s for s in (query.before_seq, query.after_seq) if s is not None]
     return statement, [*params, query.limit, query.offset]
 
 
@@ -136,7 +135,12 @@ def read_timeline(query: ItemQuery, queue_limit: int) -> Read[Timeline]:
 
 
 def count_items(query: ItemQuery) -> Read[int]:
-    """How many items match ``query``."""
+    """How many items match ``query`` (limit, offset and cursors ignored).
+
+    Raises:
+        InvalidInput: an unknown status or a bad cursor.
+    """
+    check_cursors(query)
     params, n_statuses, n_types = _filter(query)
     return Read(_fetch_all(queries.count_items(n_statuses, n_types), params), _first_int)
 

@@ -251,7 +251,7 @@ class SQLiteStore(ChannelReads, TreeReads, PeopleReads):
         return await self._read(reads.find_items(query))
 
     async def count_items(self, query: ItemQuery) -> int:
-        """How many items match ``query`` (limit and offset ignored)."""
+        """How many items match ``query`` (limit, offset and cursors ignored)."""
         return await self._read(reads.count_items(query))
 
     async def load_queue(self, agent_id: str) -> list[MailboxItem]:
