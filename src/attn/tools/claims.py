@@ -24,7 +24,7 @@ from attn.tools._schema import Param
 from attn.types import JSON
 
 #: Most items one peek answers.
-MAX_PEEK = 1000
+MAX_PEEK = 500
 #: The longest text one ``reply`` passes on, in characters.
 MAX_REPLY_CHARS = 100_000
 _STATUSES = {s.value: s for s in ItemStatus}
