@@ -205,23 +205,23 @@ async def rest_enqueue(
         raise RuntimeError(f"enqueue answered {head[:40]!r}: {data[:200]!r}")
 
 
-async def wait_wakeups(url: str, waiter: Caller, n: int, *, via: str) -> list[float]:
+async def wait_wakeups(
+    url: str, waiter: Caller, n: int, *, via: str, after: int
+) -> tuple[list[float], int]:
     """Seconds from the start of an enqueue for :data:`WAITER` to its client's
-    ``wait_for_mail`` returning with it, ``n`` times.
+    ``wait_for_mail`` returning with it, ``n`` times; and the last seq it saw.
 
     The wait is known to be active when its first progress notification
     arrives (sent once it found no mail). Each wait asks for the items after
-    the last one it saw (``after_seq``), so every enqueue wakes exactly one
+    the last one it saw (``after_seq``, from ``after`` on: nothing of
+    :data:`WAITER` may be stored after it), so every enqueue wakes exactly one
     wait. ``via`` is ``rest`` (``POST /api/agents/w/mailbox``) or ``mcp``
     (``agent_send_message`` from :data:`SENDER`, on its own connection).
     """
     host = url.removeprefix("http://")
     rest = await asyncio.open_connection(*host.rsplit(":", 1)) if via == "rest" else None
     sender = await RawMCP(url, SENDER).open() if via == "mcp" else None
-    first = checked(await waiter.call("wait_for_mail", {"timeout_s": 0}), "wait_for_mail")
-    last = first["lastSeq"] or 0
-    if first["items"]:
-        last = max(i["seq"] for i in first["items"])
+    last = after
     found: list[float] = []
     try:
         for i in range(n):
@@ -252,7 +252,7 @@ async def wait_wakeups(url: str, waiter: Caller, n: int, *, via: str) -> list[fl
             rest[1].close()
         if sender is not None:
             await sender.close()
-    return found
+    return found, last
 
 
 async def fill(url: str, agent: str, target: int, *, connections: int = 16) -> int:

@@ -43,7 +43,7 @@ from mcp.shared.inbound import (
     classify_inbound_request,
     find_duplicated_routing_header,
 )
-from mcp_types import SERVER_INFO_META_KEY, JSONRPCResponse
+from mcp_types import SERVER_INFO_META_KEY, CallToolResult, JSONRPCResponse, TextContent
 from mcp_types import methods as spec_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
@@ -51,6 +51,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from attn.mcp.server import AttnMCP
+from attn.types import JSON
 
 _MODERN = frozenset(v.encode() for v in MODERN_PROTOCOL_VERSIONS)
 _METHOD = "tools/call"
@@ -142,6 +143,35 @@ class ToolCallFastPath:
             return
         request_id, version, name, arguments = call
         result = await self.server.run_tool(name, arguments, request)
+        data = json.dumps(self._answer(request_id, version, result), separators=(",", ":")).encode()
+        self.served += 1
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [*_JSON_HEADERS, (b"content-length", str(len(data)).encode())],
+            }
+        )
+        await send({"type": "http.response.body", "body": data})
+
+    def _answer(self, request_id: int | str, version: str, result: CallToolResult) -> JSON:
+        """The JSON-RPC answer the SDK gives for ``result``, as a dict to encode once.
+
+        The SDK's own steps shape it (the result's dump, the protocol surface's
+        sieve, ``resultType``, the ``serverInfo`` stamp, the JSON-RPC envelope),
+        run on a copy whose large values, the text blocks and the structured
+        content, are left empty; they are put back in their places afterwards.
+        Each step would copy and walk them whole (four passes over a 40 kB peek
+        cost more than the peek), and none changes them: text is text, and
+        structured content is an object of JSON values in the SDK's model.
+        """
+        texts = [block.text for block in result.content if isinstance(block, TextContent)]
+        structured = result.structured_content
+        light = len(texts) == len(result.content)  # else a block of another kind: walk it all
+        if light:
+            empty: dict[str, Any] | None = None if structured is None else {}
+            blocks = [TextContent(type="text", text="") for _ in texts]
+            result = result.model_copy(update={"content": blocks, "structured_content": empty})
         dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         body = spec_methods.serialize_server_result(_METHOD, version, dumped)
         if body.get("resultType") is None:
@@ -150,18 +180,14 @@ class ToolCallFastPath:
         if meta is None or (isinstance(meta, dict) and meta.get(SERVER_INFO_META_KEY) is None):
             body["_meta"] = {**(meta or {}), SERVER_INFO_META_KEY: self._lowlevel.server_info_stamp}
         answer = JSONRPCResponse(jsonrpc="2.0", id=request_id, result=body)
-        content = json.dumps(
-            answer.model_dump(mode="json", by_alias=True, exclude_none=True), separators=(",", ":")
-        ).encode()
-        self.served += 1
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [*_JSON_HEADERS, (b"content-length", str(len(content)).encode())],
-            }
-        )
-        await send({"type": "http.response.body", "body": content})
+        wire: JSON = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+        shaped = wire["result"]
+        if light:
+            for block, text in zip(shaped["content"], texts, strict=True):
+                block["text"] = text
+            if "structuredContent" in shaped:
+                shaped["structuredContent"] = structured
+        return wire
 
     def _plain_call(
         self, raw: bytes, request: Request
