@@ -198,6 +198,7 @@ ROWS: list[Row] = [
     ("  server CPU per send", "raw", "many_raw_server_cpu", "{:.2f} ms", "", None, None),
     ("sends/s, 30 clients", "SDK", "many_sdk_rate", "{:,.0f}/s", "", None, "many_rate"),
     ("  errors (all kinds)", "SDK", "many_sdk_errors", "{:.0f}", "", None, "many_errors"),
+    ("  lock errors", "SDK", "many_sdk_lock_errors", "{:.0f}", "", None, "many_lock"),
     ("  client CPU", "SDK", "many_sdk_client_cpu_share", "{:.0%} of a core", "", None, None),
     ("REST enqueue → wait_for_mail p50", "raw", "wake_rest_p50", "{:.2f} ms", "", None, None),
     (
@@ -234,14 +235,14 @@ ROWS: list[Row] = [
 def peer_figures(run: dict[str, Any]) -> dict[str, float]:
     """The peer's figures under the keys of :data:`ROWS`."""
     seq, many, fetch = run["sequential"], run["concurrent"], run["fetch"]
+    errors = many["errors"] if isinstance(many["errors"], dict) else {"other": many["errors"]}
     return {
         "seq_p50": seq["p50_ms"],
         "seq_p99": seq["p99_ms"],
         "seq_mean": seq["mean_ms"],
         "many_rate": many["sends_per_s"],
-        "many_errors": float(
-            sum(many["errors"].values()) if isinstance(many["errors"], dict) else many["errors"]
-        ),
+        "many_errors": float(sum(errors.values())),
+        "many_lock": float(errors.get("lock", 0)),
         "fetch_size": fetch["inbox_messages"],
         "fetch_p50": fetch["default_limit"]["p50_ms"],
         "fetch_p99": fetch["default_limit"]["p99_ms"],
