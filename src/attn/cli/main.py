@@ -22,6 +22,7 @@ from attn.cli import (
     control,
     db,
     filebox,
+    mcp,
     people,
     tail,
     time,
@@ -196,3 +197,6 @@ worker.register(app)
 control.register(app)
 db.register(app)
 config_cmd.register(app)
+# `attn mcp` (MCP on stdio, hosting or relaying: cli/mcp.py, mcp_stdio.py) and
+# `attn mcp install` (each MCP host's registration: cli/mcp_hosts.py).
+mcp.register(app)
