@@ -42,9 +42,15 @@ def test_mcp_08_claude_code_prints_claude_mcp_add(runner: CliRunner, home: Path)
     code, out, _ = install(runner, "claude-code", "--agent", "ada", "--stdio")
     assert out == "claude mcp add attn -- attn mcp --agent ada\n"
     code, out, _ = install(
-        runner, "claude-code", "--agent", "ada", "--url", "http://127.0.0.1:9000", "--token-env",
+        runner,
+        "claude-code",
+        "--agent",
+        "ada",
+        "--url",
+        "http://127.0.0.1:9000",
+        "--token-env",
         "ATTN_TOKEN",
-    )  # fmt: skip
+    )
     assert out == (
         "claude mcp add --transport http attn 'http://127.0.0.1:9000/mcp?agent=ada'"
         ' --header "Authorization: Bearer $ATTN_TOKEN"\n'
@@ -201,8 +207,9 @@ def test_mcp_08_gemini_write_creates_the_file(runner: CliRunner, home: Path) -> 
 def test_mcp_08_claude_code_write_makes_a_project_mcp_json(
     runner: CliRunner, home: Path, tmp_path: Path
 ) -> None:
-    code, out, _ = install(runner, "claude-code", "--agent", "ada", "--token-env", "ATTN_TOKEN",
-                           "--write")  # fmt: skip
+    code, out, _ = install(
+        runner, "claude-code", "--agent", "ada", "--token-env", "ATTN_TOKEN", "--write"
+    )
     assert code == 0 and "added" in out
     data = json.loads((tmp_path / ".mcp.json").read_text(encoding="utf-8"))
     assert data == {
