@@ -5,6 +5,7 @@ that already hosts them; an unknown identity is a tool error, never an empty inb
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 from attn.server.testing import LiveServer, team_config
 from attn.store.sqlite import SQLiteStore
 from mcp import Client
-from tests.mcp.transport_support import TEAM, attn_mcp, child_env, sqlite_url, tool
+from tests.mcp.transport_support import INITIALIZE, TEAM, attn_mcp, child_env, sqlite_url, tool
 
 
 @pytest.fixture
@@ -162,3 +163,26 @@ def test_mcp_01_stdio_hosted_database_without_a_server_fails_clearly(project: Pa
     assert "another process already hosts" in done.stderr
     assert "attn serve" in done.stderr and "--url" in done.stderr
     assert nowhere in done.stderr
+
+
+def test_mcp_01_stdio_sigterm_closes_the_runtime_and_exits(project: Path) -> None:
+    env = child_env(ATTN_DATABASE_URL=sqlite_url(project / "attn.db"))
+    with subprocess.Popen(
+        [sys.executable, "-m", "attn", "mcp", "--agent", "ada"],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ) as child:
+        try:
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+            child.stdin.flush()
+            answer = json.loads(child.stdout.readline())
+            assert answer["result"]["serverInfo"]["name"] == "attn"
+            child.send_signal(signal.SIGTERM)  # stdin stays open: a host's usual stop
+            assert child.wait(timeout=30) == 0  # its handler ran: not killed by the signal
+        finally:
+            if child.poll() is None:
+                child.kill()

@@ -157,6 +157,12 @@ def serve(
                 )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
+        external = [a.name for a in settings.agents if a.brain == "external"]
+        if external:
+            typer.echo(
+                f"  mcp:         {info.url}/mcp?agent={external[0]}   (for an MCP client; see"
+                f" {hint}attn mcp install claude-code --agent {external[0]})"
+            )
 
     # The standard loop, not uvloop: the SQLite store's group commit waits while
     # the loop has ready callbacks, which only the standard loop shows (measured
