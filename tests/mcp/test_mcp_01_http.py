@@ -11,7 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from attn.server.testing import LiveServer, team_config
+from attn.server.app import create_app
+from attn.server.testing import LiveServer, serve_app, team_config
+from tests.mcp.support import hosted
 from tests.mcp.transport_support import INITIALIZE, MCP_HEADERS, TEAM, http_client, tool
 
 TOKEN = "s3cret-token-for-mcp"
@@ -143,3 +145,20 @@ async def test_mcp_01_shutdown_ends_open_waits(tmp_path: Path) -> None:
                 await waiting
     finally:
         live.stop()
+
+
+async def test_mcp_01_an_app_served_without_lifespan_starts_mcp_on_first_use(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path, ("ada",)) as runtime:
+        app = create_app(runtime)
+        try:
+            async with serve_app(app) as url, http_client(f"{url}/mcp?agent=ada") as client:
+                error, body = await tool(client, "check_mailbox")
+                assert not error and body["agentId"] == "ada"
+        finally:
+            await app.state.mcp.aclose()
+        # Closed: a request is answered 503, never served by a stopped manager.
+        async with serve_app(app) as url, httpx.AsyncClient() as http:
+            late = await http.post(f"{url}/mcp", json=INITIALIZE, headers=MCP_HEADERS)
+        assert late.status_code == 503 and late.json()["error"]["code"] == "mcp_closed"

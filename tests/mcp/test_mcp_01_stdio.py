@@ -186,3 +186,18 @@ def test_mcp_01_stdio_sigterm_closes_the_runtime_and_exits(project: Path) -> Non
         finally:
             if child.poll() is None:
                 child.kill()
+
+
+def test_mcp_01_stdio_without_a_config_says_what_to_pass(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "attn", "mcp", "--agent", "ada"],
+        cwd=tmp_path,
+        env=child_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--config" in done.stderr and "--url" in done.stderr
+    assert list(tmp_path.iterdir()) == []  # no attn.db made for a demo team

@@ -74,7 +74,7 @@ def mcp_command(
         Path | None,
         typer.Option(
             "--config",
-            help="Config file (default ./attn.toml when present, else the demo team).",
+            help="Config file (default ./attn.toml; needed unless --url).",
             dir_okay=False,
         ),
     ] = None,
@@ -110,13 +110,20 @@ def mcp_command(
         return
     from attn.brains.from_config import brain_problem
     from attn.cli.mcp_stdio import serve_stdio
-    from attn.config import load_config
+    from attn.config import DEFAULT_CONFIG_PATH, load_config
     from attn.store.url import check_database_url, default_database_url
 
     if sys.stdin.isatty():
         sys.stderr.write(
             "attn: serving MCP on stdin/stdout; an MCP host starts this command"
             " (see 'attn mcp install --help'). Ctrl+D ends it.\n"
+        )
+    if url is None and config is None and not DEFAULT_CONFIG_PATH.is_file():
+        # The demo team has no external agent: hosting it here would only make ./attn.db.
+        raise CliError(
+            f"no ./attn.toml in {Path.cwd()}: pass --config FILE (its agents with brain ="
+            ' "external" are served), or --url URL to relay to a running attn serve',
+            exit_code=2,
         )
     settings = load_config(config, check_agent=brain_problem)
     database_url = database or settings.database.url or default_database_url()

@@ -86,21 +86,23 @@ class McpEndpoint:
         """Start the session manager (idempotent); returns once it serves.
 
         Raises:
-            RuntimeError: the endpoint was closed (it cannot start again).
+            RuntimeError: the endpoint was closed (it cannot start again), or the
+                session manager failed to start (its error is the cause).
         """
         async with self._lock:
             if self._closed:
                 raise RuntimeError("the /mcp endpoint is closed")
             if self._task is None:
                 self._task = asyncio.create_task(self._run(), name="attn-mcp-sessions")
+            task = self._task
         running = asyncio.create_task(self._running.wait(), name="attn-mcp-start")
         try:
-            await asyncio.wait({running, self._task}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({running, task}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             running.cancel()
-        if self._task.done():
-            self._task.result()  # the manager failed to start: raise why
-            raise RuntimeError("the /mcp session manager stopped")
+        if not self._running.is_set():
+            error = task.exception() if task.done() and not task.cancelled() else None
+            raise RuntimeError("the /mcp session manager did not start") from error
 
     async def _run(self) -> None:
         async with self.manager.run():
@@ -117,11 +119,11 @@ class McpEndpoint:
             await task
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self._running.is_set() or self._stop.is_set():
-            if self._closed:
-                response = error_response(503, MCP_CLOSED, "the MCP endpoint is shutting down")
-                await response(scope, receive, send)
-                return
+        if self._closed:
+            response = error_response(503, MCP_CLOSED, "the MCP endpoint is shutting down")
+            await response(scope, receive, send)
+            return
+        if not self._running.is_set():  # a host without a lifespan: start on first use
             await self.start()
         await self.manager.handle_request(scope, receive, send)
 
