@@ -73,6 +73,8 @@ COMMANDS = [
     ["db"],
     ["db", "upgrade"],
     ["db", "status"],
+    ["mcp"],
+    ["mcp", "install"],
     ["config"],
     ["config", "check"],
     ["tail"],

@@ -22,6 +22,7 @@ from attn.cli import (
     control,
     db,
     filebox,
+    mcp,
     people,
     tail,
     time,
@@ -156,6 +157,12 @@ def serve(
                 )
         else:
             typer.echo(f"  next:        add [[agents]] to {where} and restart   (Ctrl+C stops)")
+        external = [a.name for a in settings.agents if a.brain == "external"]
+        if external:
+            typer.echo(
+                f"  mcp:         {info.url}/mcp?agent={external[0]}   (for an MCP client; see"
+                f" {hint}attn mcp install claude-code --agent {external[0]})"
+            )
 
     # The standard loop, not uvloop: the SQLite store's group commit waits while
     # the loop has ready callbacks, which only the standard loop shows (measured
@@ -196,3 +203,6 @@ worker.register(app)
 control.register(app)
 db.register(app)
 config_cmd.register(app)
+# `attn mcp` (MCP on stdio, hosting or relaying: cli/mcp.py, mcp_stdio.py) and
+# `attn mcp install` (each MCP host's registration: cli/mcp_hosts.py).
+mcp.register(app)

@@ -49,7 +49,13 @@ class AttnMCP(MCPServer[Any]):
 
     def __init__(self, runtime: Runtime, *, agent: str | None = None) -> None:
         super().__init__(
-            "attn", instructions=INSTRUCTIONS, version=__version__, warn_on_duplicate_tools=False
+            "attn",
+            instructions=INSTRUCTIONS,
+            version=__version__,
+            warn_on_duplicate_tools=False,
+            # MCPServer calls logging.basicConfig at this level (a Rich handler on
+            # stderr): at its default, INFO, every session and HTTP request was logged.
+            log_level="WARNING",
         )
         self.runtime = runtime
         self.identities = Identities(runtime, agent)

@@ -25,6 +25,7 @@ runtime::
                      tasks/{taskId}/...]], /api/workers (file mailboxes, seed 003)
     live             /ws, POST /api/agents/{agentId}/chat/stream
     ui               GET / and the files under /ui/
+    mcp_mount        /mcp (MCP over streamable HTTP, issue 17; the app's lifespan runs it)
 
 All answers are JSON; errors are ``{"error": {"code", "message"}}``, see
 :mod:`attn.server.errors`; bodies must be JSON objects sent as
@@ -47,6 +48,7 @@ from attn.server.fastpath import EnqueueFastPath
 from attn.server.handlers import install_error_handlers
 from attn.server.live import install_live
 from attn.server.llm_endpoints import Endpoint
+from attn.server.mcp_mount import install_mcp, mcp_lifespan
 from attn.server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -114,6 +116,7 @@ def create_app(
         # attn reports through /metrics (Prometheus). FastAPI's native OpenTelemetry
         # checks the global providers on every request (about 15 µs each), so it is off.
         telemetry={"tracing": False, "metrics": False, "logs": False},
+        lifespan=mcp_lifespan,  # starts and closes /mcp's sessions (attn.server.mcp_mount)
     )
     app.router.route_class = JsonBodyRoute
     install_error_handlers(app)
@@ -137,6 +140,7 @@ def create_app(
     app.include_router(runs_router(runtime))  # runs of command-line workers (routes_runs)
     install_live(app, runtime)  # /ws, POST /api/agents/{agentId}/chat/stream (attn.server.live)
     install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
+    install_mcp(app, runtime)  # /mcp: MCP over streamable HTTP (attn.server.mcp_mount)
     app.include_router(control_router(runtime))  # control, cancel, config (routes_control)
     app.include_router(meta_router(runtime))  # /health, /api/types, /ready, /metrics
     install_openapi(app)  # every error response declared (attn.server.openapi)

@@ -146,12 +146,11 @@ class TokenMiddleware:
         self._expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):  # lifespan: no path
+            await self.app(scope, receive, send)
+            return
         path = scope["path"]
-        if (
-            scope["type"] not in ("http", "websocket")
-            or path in OPEN_PATHS
-            or (scope["type"] == "http" and path.startswith(OPEN_PREFIXES))
-        ):
+        if path in OPEN_PATHS or (scope["type"] == "http" and path.startswith(OPEN_PREFIXES)):
             await self.app(scope, receive, send)
             return
         given: bytes | None = None

@@ -24,15 +24,13 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from attn.brains.from_config import build_brains
-from attn.brains.llm.tiers import build_tiers
 from attn.config import AttnConfig, is_loopback
 from attn.errors import ConfigError, ServeError
 from attn.server.app import create_app
+from attn.server.hosting import ConfiguredAgents, configured_runtime
 from attn.server.llm_endpoints import configured_endpoints
 from attn.server.timeouts import timed_protocol
 from attn.server.ws import MAX_MESSAGE_CHARS
-from attn.store import open_store
 from attn.store.url import check_database_url, default_database_url
 
 #: Seconds uvicorn waits for in-flight requests on shutdown before cancelling them.
@@ -189,8 +187,6 @@ async def serve(
         AttnError: the store cannot be opened (``RuntimeLocked`` when another
             process hosts it).
     """
-    from attn.runtime import Runtime
-
     host = host if host is not None else config.server.host
     port = port if port is not None else config.server.port
     token = config.server.token
@@ -198,33 +194,13 @@ async def serve(
     database_url = config.database.url or default_database_url()
     check_database_url(database_url)
     # Build every brain before touching the database: a typo fails fast.
-    brains = build_brains(config)
-    tiers = [build_tiers(section.brain, dict(section.options)) for section in config.agents]
+    agents = ConfiguredAgents(config)
     sock = bind_socket(host, port)
     try:
-        runtime = Runtime(
-            open_store(database_url),
-            time=config.time_config(),
-            users=config.users,
-            filebox=config.filebox.config(),
-        )
+        runtime = configured_runtime(config, database_url)
         await runtime.start()
         try:
-            if config.webhook is not None:
-                await runtime.people.start_webhook(config.webhook)
-            for section, brain, tier in zip(config.agents, brains, tiers, strict=True):
-                agent_config = config.agent_settings(section).agent_config()
-                agent = await runtime.add_agent(
-                    section.name,
-                    brain,
-                    agent_config,
-                    description=section.description,
-                    classifier=tier.classifier,
-                    deliberator=tier.deliberator,
-                )
-                tier.bind(agent)
-            for team in config.teams.values():  # each team's channel group:<team>
-                await runtime.channels.ensure_team(team.name, team.members, team.display_name)
+            await agents.host(runtime)
             app = create_app(
                 runtime,
                 token=token,
@@ -235,7 +211,8 @@ async def serve(
             server = _Server(
                 uvicorn.Config(
                     app,
-                    lifespan="off",
+                    # The app's lifespan runs /mcp's session manager (attn.server.mcp_mount).
+                    lifespan="on",
                     log_level=log_level,
                     access_log=False,
                     # attn uses no client address, so X-Forwarded-* is not parsed.
@@ -249,7 +226,14 @@ async def serve(
                 )
             )
             _quiet_client_faults()
-            server.before_shutdown = runtime.close
+
+            async def before_shutdown() -> None:
+                await runtime.close()
+                # Open MCP streams (a wait_for_mail, a client's GET stream) end now,
+                # not after uvicorn's grace period for open connections.
+                await app.state.mcp.aclose()
+
+            server.before_shutdown = before_shutdown
             info = ServeInfo(
                 url=base_url(sock),
                 database_url=database_url,
@@ -265,8 +249,7 @@ async def serve(
                 raise ServeError(f"the HTTP server did not start on {info.url}")
         finally:
             await runtime.close()
-            for tier in tiers:
-                await tier.aclose()
+            await agents.aclose()
     finally:
         sock.close()
 
