@@ -302,16 +302,20 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--no-peer", action="store_true", help="do not run mcp_agent_mail")
+    parser.add_argument(
+        "--sdk-only",
+        action="store_true",
+        help="serve /mcp through the SDK's transport alone (no tool-call fast path)",
+    )
     args = parser.parse_args()
     runs = max(1, min(args.runs, 10))
     size = QUICK if args.quick else FULL
     figures: dict[str, list[float]] = {}
     peer: dict[str, list[float]] = {}
-    kind = ""
+    kind = "attn serve, /mcp through the SDK alone" if args.sdk_only else "attn serve (/mcp)"
     with tempfile.TemporaryDirectory(prefix="attn-mcp-bench-") as tmp:
         for run in range(runs):
-            server = BenchServer(Path(tmp), CLIENTS)
-            kind = server.kind
+            server = BenchServer(Path(tmp), CLIENTS, sdk_only=args.sdk_only)
             try:
                 with quiet_client():
                     found = asyncio.run(measure(server.url, server.pid, size))
