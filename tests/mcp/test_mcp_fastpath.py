@@ -77,7 +77,7 @@ async def both(tmp_path: Path) -> AsyncIterator[Both]:
 async def test_mcp_01_a_plain_call_is_answered_as_the_sdk_answers_it(tmp_path: Path) -> None:
     async with both(tmp_path) as b:
         for i in range(3):  # mail for ada: the peeks list items (with their nulls and nesting)
-            text = f"PR {i}: \u00e9t\u00e9 \"quoted\" \n line"
+            text = f'PR {i}: \u00e9t\u00e9 "quoted" \n line'
             body = call_body(i, "agent_send_message", {"to": "ada", "message": text})
             await b.post(b.sdk, body, headers("agent_send_message"), agent="bob")
         cases = [
