@@ -1,0 +1,367 @@
+"""mcp_agent_mail, run on this machine: the peer beside attn's MCP figures (issue 17).
+
+mcp_agent_mail (PyPI ``mcp-agent-mail`` 0.1.0) is the most used MCP mailbox; its
+published figures are 8.4 sends/s and a 118 ms mean send. This module starts it
+from its own virtualenv, in a temporary directory, on a free 127.0.0.1 port
+(streamable HTTP at ``/mcp/``), and measures it with the official ``mcp`` SDK
+client (``mcp.Client``), the one ``benchmarks/mcp_bench.py`` uses for attn:
+
+* **sequential**: one client sends ``n_sends`` messages one at a time
+  (``send_message`` to one recipient): p50, p99 and mean milliseconds, sends/s;
+* **concurrent**: ``clients`` clients, each on its own session, each sending
+  ``per_client`` messages as fast as it can: sends/s over the wall time, per-send
+  p50/p99, errors counted by kind (lock, timeout, other);
+* **fetch**: the recipient's inbox topped up to ``inbox_size`` messages, then
+  ``fetch_inbox`` timed with its default ``limit`` (20) and with a limit that
+  takes the whole inbox; the mean send while topping up is the send at that size;
+* **archive**: git commits in its archive per message sent, and its size.
+
+Starting and stopping the peer is in ``agent_mail_process.py`` beside this file.
+
+Set-up (the peer gets its own venv, never attn's ``.venv``)::
+
+    python3 -m venv .venv-agent-mail && .venv-agent-mail/bin/pip install mcp-agent-mail==0.1.0
+
+(at the repository root; or anywhere, named by ``AGENT_MAIL_VENV=/path/to/venv``).
+Without it :func:`run_peer` returns ``None`` and :func:`peer_unavailable` says why.
+
+Run (from attn's venv, which has ``mcp`` and ``rich``)::
+
+    .venv/bin/python benchmarks/peers/agent_mail_peer.py [--runs 3] [--n-sends 200]
+        [--clients 30] [--per-client 10] [--inbox 1000] [--quiet-logs] [--json]
+
+Offline: the peer is started with its LLM features off (``LLM_ENABLED=false``),
+LiteLLM's price list read from the package (``LITELLM_LOCAL_MODEL_COST_MAP``),
+no OpenTelemetry, JWT, rate limiter or Redis, its SQLite file and git archive in
+the temporary directory and ``HOME`` pointed there. Its console logging stays as
+shipped (a Rich panel per tool call, written to ``peer.log``) unless
+``quiet_logs``. Every loop is bounded in count and in time (``budget_s`` per
+phase); the peer's process group is ended on the way out, on error too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+if __package__:
+    from .agent_mail_process import (
+        PeerFailed,
+        git_commits,
+        peer_unavailable,
+        peer_version,
+        running_peer,
+        venv_path,
+    )
+else:  # run as a script from benchmarks/peers
+    from agent_mail_process import (
+        PeerFailed,
+        git_commits,
+        peer_unavailable,
+        peer_version,
+        running_peer,
+        venv_path,
+    )
+
+__all__ = ["PUBLISHED", "PeerFailed", "peer_unavailable", "run_peer"]
+
+PUBLISHED = {"sends_per_s": 8.4, "mean_send_ms": 118.0}
+PROJECT = "/bench/attn-peer"
+RECIPIENT = "InboxAgent"
+CALL_TIMEOUT_S = 90.0  # above the peer's own 60 s archive-lock timeout, so its error arrives first
+LIMITS = {"n_sends": 2000, "clients": 100, "per_client": 200, "inbox_size": 5000}
+
+
+def pct(values: list[float], q: float) -> float:
+    """Nearest-rank percentile ``q`` (0-100) of ``values``; NaN when empty."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    return ordered[rank - 1]
+
+
+def error_kind(text: str) -> str:
+    low = text.lower()
+    if "lock" in low:
+        return "lock"
+    return "timeout" if "timeout" in low or "timed out" in low else "other"
+
+
+async def call(client: Client, tool: str, args: dict[str, Any]) -> tuple[float, str | None, Any]:
+    """One tool call: (milliseconds, error kind or None, structured result)."""
+    start = time.perf_counter()
+    try:
+        result = await client.call_tool(tool, args, read_timeout_seconds=CALL_TIMEOUT_S)
+    except Exception as exc:  # a transport error or timeout counts, it does not stop the run
+        return (time.perf_counter() - start) * 1000, error_kind(f"{type(exc).__name__} {exc}"), exc
+    ms = (time.perf_counter() - start) * 1000
+    if result.is_error:
+        text = " ".join(getattr(part, "text", "") for part in result.content)
+        return ms, error_kind(text), text
+    return ms, None, result.structured_content
+
+
+def send_args(sender: str, n: int) -> dict[str, Any]:
+    body = f"benchmark message {n} from {sender}"
+    return {
+        "project_key": PROJECT,
+        "sender_name": sender,
+        "to": [RECIPIENT],
+        "subject": f"bench {n}",
+        "body_md": body,
+    }
+
+
+async def send_loop(client: Client, sender: str, count: int, deadline: float) -> dict[str, Any]:
+    ms: list[float] = []
+    errors: Counter[str] = Counter()
+    sample: str | None = None
+    for n in range(count):
+        if time.monotonic() > deadline:
+            errors["budget"] += count - n
+            break
+        took, err, detail = await call(client, "send_message", send_args(sender, n))
+        if err is None:
+            ms.append(took)
+        else:
+            errors[err] += 1
+            sample = sample or str(detail)[:300]
+    return {"ms": ms, "errors": errors, "sample": sample}
+
+
+def send_figures(ms: list[float], wall_s: float, errors: Counter[str]) -> dict[str, Any]:
+    return {
+        "ok": len(ms),
+        "p50_ms": pct(ms, 50),
+        "p99_ms": pct(ms, 99),
+        "mean_ms": statistics.fmean(ms) if ms else float("nan"),
+        "sends_per_s": len(ms) / wall_s if wall_s > 0 else float("nan"),
+        "wall_s": wall_s,
+        "errors": dict(errors),
+    }
+
+
+async def concurrent_sends(
+    url: str, senders: list[str], per: int, budget_s: float
+) -> dict[str, Any]:
+    """Each sender on its own client session; all start together once all are connected."""
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(Client(url)) for _ in senders]
+        deadline = time.monotonic() + budget_s
+        start = time.perf_counter()
+        loops = [send_loop(c, s, per, deadline) for c, s in zip(clients, senders, strict=True)]
+        parts = await asyncio.gather(*loops)
+        wall = time.perf_counter() - start
+    ms = [m for p in parts for m in p["ms"]]
+    errors: Counter[str] = sum((p["errors"] for p in parts), Counter())
+    out = send_figures(ms, wall, errors)
+    out["error_sample"] = next((p["sample"] for p in parts if p["sample"]), None)
+    return out
+
+
+async def timed_fetches(client: Client, limit: int, reads: int) -> dict[str, Any]:
+    ms: list[float] = []
+    returned = 0
+    args = {"project_key": PROJECT, "agent_name": RECIPIENT, "limit": limit}
+    for _ in range(reads):
+        took, err, result = await call(client, "fetch_inbox", args)
+        if err is not None:
+            raise PeerFailed(f"fetch_inbox failed: {result}")
+        ms.append(took)
+        returned = len(result.get("result", result) if isinstance(result, dict) else result)
+    return {"limit": limit, "returned": returned, "p50_ms": pct(ms, 50), "p99_ms": pct(ms, 99)}
+
+
+def archive_figures(home: Path, messages: int, sent: int, commits_before: int) -> dict[str, Any]:
+    """Git commits the sends added (``sent`` of them), and the archive's size with ``messages``."""
+    added = git_commits(home) - commits_before
+    size = sum(p.stat().st_size for p in (home / "archive").rglob("*") if p.is_file())
+    return {
+        "messages": messages,
+        "commits_by_sends": added,
+        "commits_per_send": added / sent if sent else float("nan"),
+        "archive_mb": size / 1e6,
+    }
+
+
+async def measure(url: str, home: Path, cfg: dict[str, Any]) -> dict[str, Any]:
+    """The four phases against the peer at ``url`` (see the module docstring)."""
+    senders = [f"Sender{i}" for i in range(cfg["clients"])]
+    budget_s = cfg["budget_s"]
+    async with Client(url) as client:
+        for name in [RECIPIENT, *senders]:
+            args = {"project_key": PROJECT, "program": "bench", "model": "none", "name": name}
+            _, err, detail = await call(client, "register_agent", args)
+            if err is not None:
+                raise PeerFailed(f"register_agent {name} failed: {detail}")
+        await send_loop(client, senders[0], 3, time.monotonic() + budget_s)  # warm-up
+        commits_before = git_commits(home)
+        start = time.perf_counter()
+        seq = await send_loop(client, senders[0], cfg["n_sends"], time.monotonic() + budget_s)
+        sequential = send_figures(seq["ms"], time.perf_counter() - start, seq["errors"])
+        sequential["error_sample"] = seq["sample"]
+    concurrent = await concurrent_sends(url, senders, cfg["per_client"], budget_s)
+    async with Client(url) as client:
+        held = (await timed_fetches(client, LIMITS["inbox_size"] * 2, 1))["returned"]
+        start = time.perf_counter()
+        seed = await send_loop(
+            client, senders[0], max(0, cfg["inbox_size"] - held), time.monotonic() + budget_s
+        )
+        seeding = send_figures(seed["ms"], time.perf_counter() - start, seed["errors"])
+        whole = await timed_fetches(client, LIMITS["inbox_size"] * 2, cfg["fetch_reads"])
+        default = await timed_fetches(client, 20, cfg["fetch_reads"])
+    tail = seed["ms"][-100:]
+    sent = sequential["ok"] + concurrent["ok"] + seeding["ok"]
+    return {
+        "sequential": sequential,
+        "concurrent": concurrent | {"clients": cfg["clients"], "per_client": cfg["per_client"]},
+        "fetch": {"inbox_messages": whole["returned"], "default_limit": default, "whole": whole},
+        "send_at_size": {
+            "messages": whole["returned"],
+            "mean_ms": statistics.fmean(tail) if tail else float("nan"),
+        },
+        "seeding": seeding,
+        "archive": archive_figures(home, whole["returned"], sent, commits_before),
+    }
+
+
+def run_peer(
+    n_sends: int = 200,
+    clients: int = 30,
+    per_client: int = 10,
+    inbox_size: int = 1000,
+    *,
+    fetch_reads: int = 20,
+    budget_s: float = 300.0,
+    quiet_logs: bool = False,
+    venv: str | Path | None = None,
+) -> dict[str, Any] | None:
+    """One run against a fresh mcp_agent_mail; ``None`` (reason on stderr) when it is not installed.
+
+    Args: counts as named (bounded by ``LIMITS``), ``budget_s`` seconds per phase, ``venv``
+    as in :func:`venv_path`. Returns ``{"peer", "version", "sequential", "concurrent",
+    "fetch", "send_at_size", "seeding", "archive", "published", "config"}``; send figures in
+    ms and sends/s, errors as ``{kind: count}``. Raises :class:`PeerFailed` when the peer
+    is installed but does not start or answer, ``ValueError`` for counts out of bounds.
+    """
+    cfg = {
+        "n_sends": n_sends,
+        "clients": clients,
+        "per_client": per_client,
+        "inbox_size": inbox_size,
+        "fetch_reads": fetch_reads,
+        "budget_s": budget_s,
+    }
+    for key, top in LIMITS.items():
+        if not 1 <= cfg[key] <= top:
+            raise ValueError(f"{key} must be in 1..{top}, got {cfg[key]}")
+    if not 1 <= fetch_reads <= 200 or not 1 <= budget_s <= 1800:
+        raise ValueError(
+            f"fetch_reads in 1..200, budget_s in 1..1800; got {fetch_reads}, {budget_s}"
+        )
+    reason = peer_unavailable(venv)
+    if reason is not None:
+        print(f"mcp_agent_mail skipped: {reason}", file=sys.stderr)
+        return None
+    path = venv_path(venv)
+    with tempfile.TemporaryDirectory(prefix="agent-mail-peer-") as tmp:
+        home = Path(tmp)
+        with running_peer(path, home, quiet_logs=quiet_logs) as url:
+            figures = asyncio.run(measure(url, home, cfg))
+    return {
+        "peer": "mcp_agent_mail",
+        "version": peer_version(path),
+        **figures,
+        "published": PUBLISHED,
+        "config": cfg | {"quiet_logs": quiet_logs},
+    }
+
+
+ROWS = [
+    ("sequential send p50 (ms)", ("sequential", "p50_ms")),
+    ("sequential send p99 (ms)", ("sequential", "p99_ms")),
+    ("sequential send mean (ms)", ("sequential", "mean_ms")),
+    ("sequential sends/s", ("sequential", "sends_per_s")),
+    ("concurrent sends/s", ("concurrent", "sends_per_s")),
+    ("concurrent send p50 (ms)", ("concurrent", "p50_ms")),
+    ("concurrent send p99 (ms)", ("concurrent", "p99_ms")),
+    ("concurrent errors", ("concurrent", "errors")),
+    ("mean send at ~inbox size (ms)", ("send_at_size", "mean_ms")),
+    ("inbox messages", ("fetch", "inbox_messages")),
+    ("fetch_inbox limit=20 p50 (ms)", ("fetch", "default_limit", "p50_ms")),
+    ("fetch_inbox limit=20 p99 (ms)", ("fetch", "default_limit", "p99_ms")),
+    ("fetch_inbox whole p50 (ms)", ("fetch", "whole", "p50_ms")),
+    ("fetch_inbox whole p99 (ms)", ("fetch", "whole", "p99_ms")),
+    ("git commits per send", ("archive", "commits_per_send")),
+    ("archive size (MB)", ("archive", "archive_mb")),
+]
+
+
+def dig(run: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    value: Any = run
+    for key in keys:
+        value = value[key]
+    return value
+
+
+def cell(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items()) or "0"
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+
+def print_table(runs: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"mcp_agent_mail {runs[0]['version']} on this machine (streamable HTTP)")
+    table.add_column("figure")
+    for i in range(len(runs)):
+        table.add_column(f"run {i + 1}", justify="right")
+    table.add_column("median", justify="right", style="bold")
+    for label, keys in ROWS:
+        values = [dig(r, keys) for r in runs]
+        numeric = all(isinstance(v, int | float) for v in values)
+        median = cell(float(statistics.median(values))) if numeric else "-"
+        table.add_row(label, *map(cell, values), median)
+    table.caption = f"published: {PUBLISHED['sends_per_s']} sends/s, {PUBLISHED['mean_send_ms']} ms"
+    Console().print(table)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--n-sends", type=int, default=200)
+    parser.add_argument("--clients", type=int, default=30)
+    parser.add_argument("--per-client", type=int, default=10)
+    parser.add_argument("--inbox", type=int, default=1000)
+    parser.add_argument("--quiet-logs", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print the runs as JSON too")
+    args = parser.parse_args()
+    runs: list[dict[str, Any]] = []
+    for _ in range(max(1, min(args.runs, 10))):
+        run = run_peer(
+            args.n_sends, args.clients, args.per_client, args.inbox, quiet_logs=args.quiet_logs
+        )
+        if run is None:
+            sys.exit(0)
+        runs.append(run)
+    print_table(runs)
+    if args.json:
+        print(json.dumps(runs, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
