@@ -8,13 +8,17 @@ client (``mcp.Client``), the one ``benchmarks/mcp_bench.py`` uses for attn:
 
 * **sequential**: one client sends ``n_sends`` messages one at a time
   (``send_message`` to one recipient): p50, p99 and mean milliseconds, sends/s;
-* **concurrent**: ``clients`` clients, each on its own session, each sending
-  ``per_client`` messages as fast as it can: sends/s over the wall time, per-send
-  p50/p99, errors counted by kind (lock, timeout, other);
-* **fetch**: the recipient's inbox topped up to ``inbox_size`` messages, then
+* **fetch**: the recipient's inbox topped up to ``inbox_size`` messages by the
+  same client (the mean of its last 100 sends is the send at that size), then
   ``fetch_inbox`` timed with its default ``limit`` (20) and with a limit that
-  takes the whole inbox; the mean send while topping up is the send at that size;
-* **archive**: git commits in its archive per message sent, and its size.
+  takes the whole inbox;
+* **archive**: git commits in its archive per message sent, and its size;
+* **concurrent** (last, as it can wedge the peer): ``clients`` clients, each on
+  its own session, each sending up to ``per_client`` messages as fast as it can
+  for at most ``concurrent_budget_s``: sends/s over the wall time, per-send
+  p50/p99, errors by kind (``lock``: the peer's ARCHIVE_LOCK_TIMEOUT after its
+  60 s wait; ``timeout``; ``session``: a client session that died; ``other``)
+  and the sends never tried before the budget ran out (``unsent``).
 
 Starting and stopping the peer is in ``agent_mail_process.py`` beside this file.
 
@@ -35,8 +39,9 @@ LiteLLM's price list read from the package (``LITELLM_LOCAL_MODEL_COST_MAP``),
 no OpenTelemetry, JWT, rate limiter or Redis, its SQLite file and git archive in
 the temporary directory and ``HOME`` pointed there. Its console logging stays as
 shipped (a Rich panel per tool call, written to ``peer.log``) unless
-``quiet_logs``. Every loop is bounded in count and in time (``budget_s`` per
-phase); the peer's process group is ended on the way out, on error too.
+``quiet_logs``. Every loop is bounded in count and in time (``budget_s``,
+``concurrent_budget_s``); the peer's process group is ended on the way out, on
+error too. Progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -45,15 +50,19 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 if __package__:
     from .agent_mail_process import (
@@ -64,6 +73,7 @@ if __package__:
         running_peer,
         venv_path,
     )
+    from .agent_mail_table import PUBLISHED, print_table
 else:  # run as a script from benchmarks/peers
     from agent_mail_process import (
         PeerFailed,
@@ -73,14 +83,18 @@ else:  # run as a script from benchmarks/peers
         running_peer,
         venv_path,
     )
+    from agent_mail_table import PUBLISHED, print_table
 
 __all__ = ["PUBLISHED", "PeerFailed", "peer_unavailable", "run_peer"]
 
-PUBLISHED = {"sends_per_s": 8.4, "mean_send_ms": 118.0}
 PROJECT = "/bench/attn-peer"
 RECIPIENT = "InboxAgent"
 CALL_TIMEOUT_S = 90.0  # above the peer's own 60 s archive-lock timeout, so its error arrives first
 LIMITS = {"n_sends": 2000, "clients": 100, "per_client": 200, "inbox_size": 5000}
+
+
+def note(text: str) -> None:
+    print(f"[agent_mail_peer {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -124,24 +138,36 @@ def send_args(sender: str, n: int) -> dict[str, Any]:
     }
 
 
-async def send_loop(client: Client, sender: str, count: int, deadline: float) -> dict[str, Any]:
-    ms: list[float] = []
-    errors: Counter[str] = Counter()
-    sample: str | None = None
-    for n in range(count):
-        if time.monotonic() > deadline:
-            errors["budget"] += count - n
-            break
-        took, err, detail = await call(client, "send_message", send_args(sender, n))
+@contextlib.asynccontextmanager
+async def connect(url: str) -> AsyncIterator[Client]:
+    """An SDK client whose HTTP read timeout is the call timeout (the default 300 s would outlive
+    a call that gave up, and its late ``ReadTimeout`` would end the session)."""
+    timeout = httpx2.Timeout(30.0, read=CALL_TIMEOUT_S)
+    async with (
+        httpx2.AsyncClient(timeout=timeout) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
+
+
+async def send_loop(
+    client: Client, sender: str, count: int, deadline: float, part: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Up to ``count`` sends one after another until ``deadline``; adds to ``part`` if given."""
+    part = part if part is not None else {"ms": [], "errors": Counter(), "sample": None, "tried": 0}
+    while part["tried"] < count and time.monotonic() < deadline:
+        took, err, detail = await call(client, "send_message", send_args(sender, part["tried"]))
+        part["tried"] += 1
         if err is None:
-            ms.append(took)
+            part["ms"].append(took)
         else:
-            errors[err] += 1
-            sample = sample or str(detail)[:300]
-    return {"ms": ms, "errors": errors, "sample": sample}
+            part["errors"][err] += 1
+            part["sample"] = part["sample"] or str(detail)[:300]
+    return part
 
 
-def send_figures(ms: list[float], wall_s: float, errors: Counter[str]) -> dict[str, Any]:
+def send_figures(part: dict[str, Any], wall_s: float, count: int) -> dict[str, Any]:
+    ms = part["ms"]
     return {
         "ok": len(ms),
         "p50_ms": pct(ms, 50),
@@ -149,26 +175,65 @@ def send_figures(ms: list[float], wall_s: float, errors: Counter[str]) -> dict[s
         "mean_ms": statistics.fmean(ms) if ms else float("nan"),
         "sends_per_s": len(ms) / wall_s if wall_s > 0 else float("nan"),
         "wall_s": wall_s,
-        "errors": dict(errors),
+        "errors": dict(part["errors"]),
+        "unsent": count - part["tried"],
+        "error_sample": part["sample"],
     }
 
 
 async def concurrent_sends(
     url: str, senders: list[str], per: int, budget_s: float
 ) -> dict[str, Any]:
-    """Each sender on its own client session; all start together once all are connected."""
-    async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(Client(url)) for _ in senders]
+    """Each sender on its own session, all starting together once all are connected; a session
+    that dies is counted (``session``) and opened again while the budget lasts."""
+    go = asyncio.Event()
+    all_ready = asyncio.Event()
+    ready: list[str] = []
+
+    def mark_ready(sender: str) -> None:
+        ready.append(sender)
+        if len(ready) == len(senders):
+            all_ready.set()
+
+    deadline = time.monotonic() + budget_s + 60.0  # until ``go`` sets the real one
+
+    async def worker(sender: str) -> dict[str, Any]:
+        part: dict[str, Any] = {"ms": [], "errors": Counter(), "sample": None, "tried": 0}
+        while part["tried"] < per and time.monotonic() < deadline:
+            try:
+                async with connect(url) as client:
+                    if sender not in ready:
+                        mark_ready(sender)
+                        await go.wait()
+                    await send_loop(client, sender, per, deadline, part)
+            except Exception as exc:  # the session ended under the load: count it, open another
+                part["errors"]["session"] += 1
+                part["sample"] = part["sample"] or f"{type(exc).__name__}: {exc}"[:300]
+            if sender not in ready:
+                mark_ready(sender)
+                await go.wait()
+        return part
+
+    async def start() -> float:
+        nonlocal deadline
+        async with asyncio.timeout(60.0):
+            await all_ready.wait()
         deadline = time.monotonic() + budget_s
-        start = time.perf_counter()
-        loops = [send_loop(c, s, per, deadline) for c, s in zip(clients, senders, strict=True)]
-        parts = await asyncio.gather(*loops)
-        wall = time.perf_counter() - start
-    ms = [m for p in parts for m in p["ms"]]
-    errors: Counter[str] = sum((p["errors"] for p in parts), Counter())
-    out = send_figures(ms, wall, errors)
-    out["error_sample"] = next((p["sample"] for p in parts if p["sample"]), None)
-    return out
+        go.set()
+        return time.perf_counter()
+
+    async with asyncio.TaskGroup() as tg:
+        tasks = [tg.create_task(worker(s), name=f"peer-sender-{s}") for s in senders]
+        started = tg.create_task(start(), name="peer-start")
+    wall = time.perf_counter() - started.result()
+    parts = [t.result() for t in tasks]
+    merged: dict[str, Any] = {
+        "ms": [m for p in parts for m in p["ms"]],
+        "errors": sum((p["errors"] for p in parts), Counter()),
+        "sample": next((p["sample"] for p in parts if p["sample"]), None),
+        "tried": sum(p["tried"] for p in parts),
+    }
+    return send_figures(merged, wall, per * len(senders))
 
 
 async def timed_fetches(client: Client, limit: int, reads: int) -> dict[str, Any]:
@@ -197,10 +262,10 @@ def archive_figures(home: Path, messages: int, sent: int, commits_before: int) -
 
 
 async def measure(url: str, home: Path, cfg: dict[str, Any]) -> dict[str, Any]:
-    """The four phases against the peer at ``url`` (see the module docstring)."""
+    """The phases against the peer at ``url``; the concurrent one last, as it can wedge the peer."""
     senders = [f"Sender{i}" for i in range(cfg["clients"])]
     budget_s = cfg["budget_s"]
-    async with Client(url) as client:
+    async with connect(url) as client:
         for name in [RECIPIENT, *senders]:
             args = {"project_key": PROJECT, "program": "bench", "model": "none", "name": name}
             _, err, detail = await call(client, "register_agent", args)
@@ -210,20 +275,22 @@ async def measure(url: str, home: Path, cfg: dict[str, Any]) -> dict[str, Any]:
         commits_before = git_commits(home)
         start = time.perf_counter()
         seq = await send_loop(client, senders[0], cfg["n_sends"], time.monotonic() + budget_s)
-        sequential = send_figures(seq["ms"], time.perf_counter() - start, seq["errors"])
-        sequential["error_sample"] = seq["sample"]
-    concurrent = await concurrent_sends(url, senders, cfg["per_client"], budget_s)
-    async with Client(url) as client:
+        sequential = send_figures(seq, time.perf_counter() - start, cfg["n_sends"])
         held = (await timed_fetches(client, LIMITS["inbox_size"] * 2, 1))["returned"]
+        top_up = max(0, cfg["inbox_size"] - held)
         start = time.perf_counter()
         seed = await send_loop(
-            client, senders[0], max(0, cfg["inbox_size"] - held), time.monotonic() + budget_s
+            client, senders[1 % len(senders)], top_up, time.monotonic() + 3 * budget_s
         )
-        seeding = send_figures(seed["ms"], time.perf_counter() - start, seed["errors"])
+        seeding = send_figures(seed, time.perf_counter() - start, top_up)
         whole = await timed_fetches(client, LIMITS["inbox_size"] * 2, cfg["fetch_reads"])
         default = await timed_fetches(client, 20, cfg["fetch_reads"])
+    note(f"sequential {sequential['ok']} ok, seeded {seeding['ok']}, inbox {whole['returned']}")
+    sent = sequential["ok"] + seeding["ok"]
+    archive = archive_figures(home, whole["returned"], sent, commits_before)
+    concurrent = await concurrent_sends(url, senders, cfg["per_client"], cfg["concurrent_budget_s"])
+    note(f"concurrent {concurrent['ok']} ok, errors {concurrent['errors']}")
     tail = seed["ms"][-100:]
-    sent = sequential["ok"] + concurrent["ok"] + seeding["ok"]
     return {
         "sequential": sequential,
         "concurrent": concurrent | {"clients": cfg["clients"], "per_client": cfg["per_client"]},
@@ -233,7 +300,7 @@ async def measure(url: str, home: Path, cfg: dict[str, Any]) -> dict[str, Any]:
             "mean_ms": statistics.fmean(tail) if tail else float("nan"),
         },
         "seeding": seeding,
-        "archive": archive_figures(home, whole["returned"], sent, commits_before),
+        "archive": archive,
     }
 
 
@@ -245,13 +312,16 @@ def run_peer(
     *,
     fetch_reads: int = 20,
     budget_s: float = 300.0,
+    concurrent_budget_s: float = 120.0,
     quiet_logs: bool = False,
     venv: str | Path | None = None,
 ) -> dict[str, Any] | None:
     """One run against a fresh mcp_agent_mail; ``None`` (reason on stderr) when it is not installed.
 
-    Args: counts as named (bounded by ``LIMITS``), ``budget_s`` seconds per phase, ``venv``
-    as in :func:`venv_path`. Returns ``{"peer", "version", "sequential", "concurrent",
+    Args: counts as named (bounded by ``LIMITS``); ``budget_s`` seconds for the sequential
+    sends (three times that for topping up the inbox), ``concurrent_budget_s`` for the
+    clients' sends (calls in flight then still end, within ``CALL_TIMEOUT_S``); ``venv`` as
+    in :func:`venv_path`. Returns ``{"peer", "version", "sequential", "concurrent",
     "fetch", "send_at_size", "seeding", "archive", "published", "config"}``; send figures in
     ms and sends/s, errors as ``{kind: count}``. Raises :class:`PeerFailed` when the peer
     is installed but does not start or answer, ``ValueError`` for counts out of bounds.
@@ -263,19 +333,24 @@ def run_peer(
         "inbox_size": inbox_size,
         "fetch_reads": fetch_reads,
         "budget_s": budget_s,
+        "concurrent_budget_s": concurrent_budget_s,
     }
     for key, top in LIMITS.items():
         if not 1 <= cfg[key] <= top:
             raise ValueError(f"{key} must be in 1..{top}, got {cfg[key]}")
-    if not 1 <= fetch_reads <= 200 or not 1 <= budget_s <= 1800:
-        raise ValueError(
-            f"fetch_reads in 1..200, budget_s in 1..1800; got {fetch_reads}, {budget_s}"
-        )
+    for key, low, top in (
+        ("fetch_reads", 1, 200),
+        ("budget_s", 1, 1800),
+        ("concurrent_budget_s", 1, 1800),
+    ):
+        if not low <= cfg[key] <= top:
+            raise ValueError(f"{key} must be in {low}..{top}, got {cfg[key]}")
     reason = peer_unavailable(venv)
     if reason is not None:
         print(f"mcp_agent_mail skipped: {reason}", file=sys.stderr)
         return None
     path = venv_path(venv)
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="agent-mail-peer-") as tmp:
         home = Path(tmp)
         with running_peer(path, home, quiet_logs=quiet_logs) as url:
@@ -286,58 +361,8 @@ def run_peer(
         **figures,
         "published": PUBLISHED,
         "config": cfg | {"quiet_logs": quiet_logs},
+        "load_avg_1m": {"before": load_before, "after": os.getloadavg()[0]},
     }
-
-
-ROWS = [
-    ("sequential send p50 (ms)", ("sequential", "p50_ms")),
-    ("sequential send p99 (ms)", ("sequential", "p99_ms")),
-    ("sequential send mean (ms)", ("sequential", "mean_ms")),
-    ("sequential sends/s", ("sequential", "sends_per_s")),
-    ("concurrent sends/s", ("concurrent", "sends_per_s")),
-    ("concurrent send p50 (ms)", ("concurrent", "p50_ms")),
-    ("concurrent send p99 (ms)", ("concurrent", "p99_ms")),
-    ("concurrent errors", ("concurrent", "errors")),
-    ("mean send at ~inbox size (ms)", ("send_at_size", "mean_ms")),
-    ("inbox messages", ("fetch", "inbox_messages")),
-    ("fetch_inbox limit=20 p50 (ms)", ("fetch", "default_limit", "p50_ms")),
-    ("fetch_inbox limit=20 p99 (ms)", ("fetch", "default_limit", "p99_ms")),
-    ("fetch_inbox whole p50 (ms)", ("fetch", "whole", "p50_ms")),
-    ("fetch_inbox whole p99 (ms)", ("fetch", "whole", "p99_ms")),
-    ("git commits per send", ("archive", "commits_per_send")),
-    ("archive size (MB)", ("archive", "archive_mb")),
-]
-
-
-def dig(run: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    value: Any = run
-    for key in keys:
-        value = value[key]
-    return value
-
-
-def cell(value: Any) -> str:
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {v}" for k, v in value.items()) or "0"
-    return f"{value:.1f}" if isinstance(value, float) else str(value)
-
-
-def print_table(runs: list[dict[str, Any]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"mcp_agent_mail {runs[0]['version']} on this machine (streamable HTTP)")
-    table.add_column("figure")
-    for i in range(len(runs)):
-        table.add_column(f"run {i + 1}", justify="right")
-    table.add_column("median", justify="right", style="bold")
-    for label, keys in ROWS:
-        values = [dig(r, keys) for r in runs]
-        numeric = all(isinstance(v, int | float) for v in values)
-        median = cell(float(statistics.median(values))) if numeric else "-"
-        table.add_row(label, *map(cell, values), median)
-    table.caption = f"published: {PUBLISHED['sends_per_s']} sends/s, {PUBLISHED['mean_send_ms']} ms"
-    Console().print(table)
 
 
 def main() -> None:
@@ -347,13 +372,19 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=30)
     parser.add_argument("--per-client", type=int, default=10)
     parser.add_argument("--inbox", type=int, default=1000)
+    parser.add_argument("--concurrent-budget", type=float, default=120.0, help="seconds")
     parser.add_argument("--quiet-logs", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the runs as JSON too")
     args = parser.parse_args()
     runs: list[dict[str, Any]] = []
     for _ in range(max(1, min(args.runs, 10))):
         run = run_peer(
-            args.n_sends, args.clients, args.per_client, args.inbox, quiet_logs=args.quiet_logs
+            args.n_sends,
+            args.clients,
+            args.per_client,
+            args.inbox,
+            concurrent_budget_s=args.concurrent_budget,
+            quiet_logs=args.quiet_logs,
         )
         if run is None:
             sys.exit(0)
