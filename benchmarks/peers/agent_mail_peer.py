@@ -16,11 +16,14 @@ client (``mcp.Client``), the one ``benchmarks/mcp_bench.py`` uses for attn:
 * **concurrent** (last, as it can wedge the peer): ``clients`` clients, each on
   its own session, each sending up to ``per_client`` messages as fast as it can
   for at most ``concurrent_budget_s``: sends/s over the wall time, per-send
-  p50/p99, errors by kind (``lock``: the peer's ARCHIVE_LOCK_TIMEOUT after its
-  60 s wait; ``timeout``; ``session``: a client session that died; ``other``)
+  p50/p99, failed sends by kind (``lock``: the peer's ARCHIVE_LOCK_TIMEOUT after
+  its 60 s wait; ``timeout``: no answer in ``CALL_TIMEOUT_S``; ``other``), client
+  sessions lost (each timed-out call ends its session; the client opens another)
   and the sends never tried before the budget ran out (``unsent``).
 
-Starting and stopping the peer is in ``agent_mail_process.py`` beside this file.
+Beside this file: ``agent_mail_process.py`` starts and stops the peer,
+``agent_mail_calls.py`` holds the client session and the tool calls (names and
+arguments), ``agent_mail_table.py`` the printed table.
 
 Set-up (the peer gets its own venv, never attn's ``.venv``)::
 
@@ -48,7 +51,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import statistics
@@ -56,40 +58,25 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules, as a script too
 
-if __package__:
-    from .agent_mail_process import (
-        PeerFailed,
-        git_commits,
-        peer_unavailable,
-        peer_version,
-        running_peer,
-        venv_path,
-    )
-    from .agent_mail_table import PUBLISHED, print_table
-else:  # run as a script from benchmarks/peers
-    from agent_mail_process import (
-        PeerFailed,
-        git_commits,
-        peer_unavailable,
-        peer_version,
-        running_peer,
-        venv_path,
-    )
-    from agent_mail_table import PUBLISHED, print_table
+from agent_mail_calls import PROJECT, RECIPIENT, call, connect, fetch, send_args
+from agent_mail_process import (
+    PeerFailed,
+    git_commits,
+    peer_unavailable,
+    peer_version,
+    running_peer,
+    venv_path,
+)
+from agent_mail_table import PUBLISHED, print_table
+from mcp import Client
 
 __all__ = ["PUBLISHED", "PeerFailed", "peer_unavailable", "run_peer"]
 
-PROJECT = "/bench/attn-peer"
-RECIPIENT = "InboxAgent"
-CALL_TIMEOUT_S = 90.0  # above the peer's own 60 s archive-lock timeout, so its error arrives first
 LIMITS = {"n_sends": 2000, "clients": 100, "per_client": 200, "inbox_size": 5000}
 
 
@@ -104,50 +91,6 @@ def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
     return ordered[rank - 1]
-
-
-def error_kind(text: str) -> str:
-    low = text.lower()
-    if "lock" in low:
-        return "lock"
-    return "timeout" if "timeout" in low or "timed out" in low else "other"
-
-
-async def call(client: Client, tool: str, args: dict[str, Any]) -> tuple[float, str | None, Any]:
-    """One tool call: (milliseconds, error kind or None, structured result)."""
-    start = time.perf_counter()
-    try:
-        result = await client.call_tool(tool, args, read_timeout_seconds=CALL_TIMEOUT_S)
-    except Exception as exc:  # a transport error or timeout counts, it does not stop the run
-        return (time.perf_counter() - start) * 1000, error_kind(f"{type(exc).__name__} {exc}"), exc
-    ms = (time.perf_counter() - start) * 1000
-    if result.is_error:
-        text = " ".join(getattr(part, "text", "") for part in result.content)
-        return ms, error_kind(text), text
-    return ms, None, result.structured_content
-
-
-def send_args(sender: str, n: int) -> dict[str, Any]:
-    body = f"benchmark message {n} from {sender}"
-    return {
-        "project_key": PROJECT,
-        "sender_name": sender,
-        "to": [RECIPIENT],
-        "subject": f"bench {n}",
-        "body_md": body,
-    }
-
-
-@contextlib.asynccontextmanager
-async def connect(url: str) -> AsyncIterator[Client]:
-    """An SDK client whose HTTP read timeout is the call timeout (the default 300 s would outlive
-    a call that gave up, and its late ``ReadTimeout`` would end the session)."""
-    timeout = httpx2.Timeout(30.0, read=CALL_TIMEOUT_S)
-    async with (
-        httpx2.AsyncClient(timeout=timeout) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
-    ):
-        yield client
 
 
 async def send_loop(
@@ -185,7 +128,7 @@ async def concurrent_sends(
     url: str, senders: list[str], per: int, budget_s: float
 ) -> dict[str, Any]:
     """Each sender on its own session, all starting together once all are connected; a session
-    that dies is counted (``session``) and opened again while the budget lasts."""
+    that dies is counted (``sessions_lost``) and opened again while the budget lasts."""
     go = asyncio.Event()
     all_ready = asyncio.Event()
     ready: list[str] = []
@@ -198,7 +141,13 @@ async def concurrent_sends(
     deadline = time.monotonic() + budget_s + 60.0  # until ``go`` sets the real one
 
     async def worker(sender: str) -> dict[str, Any]:
-        part: dict[str, Any] = {"ms": [], "errors": Counter(), "sample": None, "tried": 0}
+        part: dict[str, Any] = {
+            "ms": [],
+            "errors": Counter(),
+            "sample": None,
+            "tried": 0,
+            "sessions_lost": 0,
+        }
         while part["tried"] < per and time.monotonic() < deadline:
             try:
                 async with connect(url) as client:
@@ -206,8 +155,8 @@ async def concurrent_sends(
                         mark_ready(sender)
                         await go.wait()
                     await send_loop(client, sender, per, deadline, part)
-            except Exception as exc:  # the session ended under the load: count it, open another
-                part["errors"]["session"] += 1
+            except Exception as exc:  # the session ended (after a timed-out call): open another
+                part["sessions_lost"] += 1
                 part["sample"] = part["sample"] or f"{type(exc).__name__}: {exc}"[:300]
             if sender not in ready:
                 mark_ready(sender)
@@ -233,20 +182,32 @@ async def concurrent_sends(
         "sample": next((p["sample"] for p in parts if p["sample"]), None),
         "tried": sum(p["tried"] for p in parts),
     }
-    return send_figures(merged, wall, per * len(senders))
+    lost = sum(p["sessions_lost"] for p in parts)
+    return send_figures(merged, wall, per * len(senders)) | {"sessions_lost": lost}
 
 
 async def timed_fetches(client: Client, limit: int, reads: int) -> dict[str, Any]:
     ms: list[float] = []
     returned = 0
-    args = {"project_key": PROJECT, "agent_name": RECIPIENT, "limit": limit}
     for _ in range(reads):
-        took, err, result = await call(client, "fetch_inbox", args)
-        if err is not None:
-            raise PeerFailed(f"fetch_inbox failed: {result}")
+        took, items = await fetch(client, limit=limit)
         ms.append(took)
-        returned = len(result.get("result", result) if isinstance(result, dict) else result)
+        returned = len(items)
     return {"limit": limit, "returned": returned, "p50_ms": pct(ms, 50), "p99_ms": pct(ms, 99)}
+
+
+async def polled_reach(client: Client, since: str | None, rounds: int = 100) -> int:
+    """Messages a poller reaches the way the tool's docstring suggests (``since_ts`` = the
+    newest ``created_ts`` it has seen, default ``limit``) when the top-up arrived since its
+    last poll: the tool returns the newest ``limit``, so the cursor passes over the rest."""
+    seen: set[int] = set()
+    for _ in range(rounds):
+        _, items = await fetch(client, since_ts=since) if since else await fetch(client)
+        if not items:
+            break
+        seen.update(int(m["id"]) for m in items)
+        since = max(str(m["created_ts"]) for m in items)
+    return len(seen)
 
 
 def archive_figures(home: Path, messages: int, sent: int, commits_before: int) -> dict[str, Any]:
@@ -278,6 +239,7 @@ async def measure(url: str, home: Path, cfg: dict[str, Any]) -> dict[str, Any]:
         sequential = send_figures(seq, time.perf_counter() - start, cfg["n_sends"])
         held = (await timed_fetches(client, LIMITS["inbox_size"] * 2, 1))["returned"]
         top_up = max(0, cfg["inbox_size"] - held)
+        cursor = (await fetch(client, limit=1))[1][0]["created_ts"]
         start = time.perf_counter()
         seed = await send_loop(
             client, senders[1 % len(senders)], top_up, time.monotonic() + 3 * budget_s
@@ -285,6 +247,7 @@ async def measure(url: str, home: Path, cfg: dict[str, Any]) -> dict[str, Any]:
         seeding = send_figures(seed, time.perf_counter() - start, top_up)
         whole = await timed_fetches(client, LIMITS["inbox_size"] * 2, cfg["fetch_reads"])
         default = await timed_fetches(client, 20, cfg["fetch_reads"])
+        reached = await polled_reach(client, cursor)
     note(f"sequential {sequential['ok']} ok, seeded {seeding['ok']}, inbox {whole['returned']}")
     sent = sequential["ok"] + seeding["ok"]
     archive = archive_figures(home, whole["returned"], sent, commits_before)
@@ -294,7 +257,12 @@ async def measure(url: str, home: Path, cfg: dict[str, Any]) -> dict[str, Any]:
     return {
         "sequential": sequential,
         "concurrent": concurrent | {"clients": cfg["clients"], "per_client": cfg["per_client"]},
-        "fetch": {"inbox_messages": whole["returned"], "default_limit": default, "whole": whole},
+        "fetch": {
+            "inbox_messages": whole["returned"],
+            "default_limit": default,
+            "whole": whole,
+            "polling": {"arrived_since_last_poll": seeding["ok"], "reached": reached},
+        },
         "send_at_size": {
             "messages": whole["returned"],
             "mean_ms": statistics.fmean(tail) if tail else float("nan"),

@@ -21,6 +21,7 @@ ROWS = [
     ("concurrent send p50 (ms)", ("concurrent", "p50_ms")),
     ("concurrent send p99 (ms)", ("concurrent", "p99_ms")),
     ("concurrent errors", ("concurrent", "errors")),
+    ("concurrent sessions lost", ("concurrent", "sessions_lost")),
     ("concurrent unsent at budget end", ("concurrent", "unsent")),
     ("mean send at ~inbox size (ms)", ("send_at_size", "mean_ms")),
     ("inbox messages", ("fetch", "inbox_messages")),
@@ -28,6 +29,8 @@ ROWS = [
     ("fetch_inbox limit=20 p99 (ms)", ("fetch", "default_limit", "p99_ms")),
     ("fetch_inbox whole p50 (ms)", ("fetch", "whole", "p50_ms")),
     ("fetch_inbox whole p99 (ms)", ("fetch", "whole", "p99_ms")),
+    ("top-up messages since a poll", ("fetch", "polling", "arrived_since_last_poll")),
+    ("  of them reached by since_ts polls", ("fetch", "polling", "reached")),
     ("git commits per send", ("archive", "commits_per_send")),
     ("archive size (MB)", ("archive", "archive_mb")),
     ("machine load, 1 min, at start", ("load_avg_1m", "before")),
@@ -59,4 +62,4 @@ def print_table(runs: list[dict[str, Any]]) -> None:
         median = cell(float(statistics.median(values))) if numeric else "-"
         table.add_row(label, *map(cell, values), median)
     table.caption = f"published: {PUBLISHED['sends_per_s']} sends/s, {PUBLISHED['mean_send_ms']} ms"
-    Console().print(table)
+    Console(width=max(100, 40 + 14 * len(runs))).print(table)
