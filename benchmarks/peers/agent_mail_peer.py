@@ -44,7 +44,18 @@ the temporary directory and ``HOME`` pointed there. Its console logging stays as
 shipped (a Rich panel per tool call, written to ``peer.log``) unless
 ``quiet_logs``. Every loop is bounded in count and in time (``budget_s``,
 ``concurrent_budget_s``); the peer's process group is ended on the way out, on
-error too. Progress goes to stderr.
+error too. Progress goes to stderr. (Without ``LITELLM_LOCAL_MODEL_COST_MAP``,
+importing LiteLLM tries to fetch its price list from the network.)
+
+What 0.1.0 does, read in its source and seen here: each send is one git commit
+(its message the Rich panel of the call) and three copies of the message (canonical,
+sender's outbox, recipient's inbox), about 29 MB of archive for 1,000 messages; sends
+to one project queue on one archive lock (an asyncio lock and a file lock polled from
+worker threads, 60 s timeout), and from 8 concurrent clients on the peer stalls in
+60 s steps, most sends failing with ARCHIVE_LOCK_TIMEOUT or not answering (with
+filelock 3.20.0, current at its release, as with 4.3.1); ``fetch_inbox`` marks
+nothing read but returns only the newest ``limit`` (20), so a ``since_ts`` cursor
+passes over whatever else arrived since the last poll.
 """
 
 from __future__ import annotations
