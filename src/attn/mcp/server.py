@@ -21,6 +21,7 @@ from mcp.types import Tool as MCPTool
 
 from attn.brains.external import ClaimDesk, ExternalBrain, Notice
 from attn.config import AgentConfig
+from attn.core.focus import Focus
 from attn.errors import AttnError, InvalidInput, SendRefused, ToolFailed
 from attn.jsontext import dumps
 from attn.mcp.catalog import REGISTER, WAIT_FOR_MAIL, served_definitions
@@ -28,6 +29,7 @@ from attn.mcp.identity import Identities
 from attn.mcp.resources import add_resources
 from attn.mcp.waiting import wait_for_mail
 from attn.runtime import Agent, Runtime
+from attn.tools import Toolset
 from attn.tools._schema import ToolDefinition
 from attn.tools.claims import item_view
 from attn.types import JSON
@@ -62,6 +64,7 @@ class AttnMCP(MCPServer[Any]):
             MCPTool(name=d.name, description=d.description, input_schema=d.parameters)
             for d in self.definitions.values()
         ]
+        self._toolsets: dict[str, tuple[Agent, Focus | None, bool, Toolset]] = {}
         add_resources(self)
 
     async def list_tools(self) -> list[MCPTool]:
@@ -76,6 +79,21 @@ class AttnMCP(MCPServer[Any]):
     ) -> CallToolResult:
         """Run one tool for the connection's agent; refusals are tool errors."""
         request = context.request_context.request if context is not None else None
+        return await self.run_tool(name, arguments, request, context)
+
+    async def run_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        request: Any,
+        context: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """:meth:`call_tool` for the HTTP ``request`` it came on (None: stdio).
+
+        Without ``context`` (the SDK's request context) a wait sends no progress:
+        :class:`~attn.mcp.fastpath.ToolCallFastPath` calls it so for requests that
+        asked for none.
+        """
         desk: ClaimDesk | None = None
         try:
             definition = self.definitions.get(name)
@@ -127,8 +145,7 @@ class AttnMCP(MCPServer[Any]):
                 "request_user_approval asks about your claimed item: claim one first"
             )
         focus = current.focus if current is not None and current.claimed else None
-        tools = agent.tools_for(focus) if focus is not None else agent.tools()
-        result = await tools.call_tool(name, arguments)
+        result = await self._toolset(agent, focus).call_tool(name, arguments)
         if name == "request_user_approval" and await desk.end_if_parked():
             result = {
                 **result,
@@ -139,6 +156,21 @@ class AttnMCP(MCPServer[Any]):
                 ),
             }
         return result
+
+    def _toolset(self, agent: Agent, focus: Focus | None) -> Toolset:
+        """The agent's tools for ``focus`` (None: no claim), built once per agent and focus.
+
+        Composing them builds a dozen objects (about a tenth of a send's CPU);
+        they hold no state of a call, so one set serves every call until the
+        agent's claim (its focus) or the focus's read-only flag changes.
+        """
+        read_only = focus is not None and focus.session.get("readOnly") is True
+        cached = self._toolsets.get(agent.name)
+        if cached is not None and cached[:3] == (agent, focus, read_only):
+            return cached[3]
+        tools = agent.tools_for(focus) if focus is not None else agent.tools()
+        self._toolsets[agent.name] = (agent, focus, read_only, tools)
+        return tools
 
 
 def build_server(runtime: Runtime, *, agent: str | None = None) -> AttnMCP:

@@ -91,7 +91,7 @@ async def wait_for_mail(
 
 async def _mail(agent: Agent, after: int | None) -> list[Any]:
     if after is None:
-        return agent.queued_items()
+        return agent.queued_items(MAX_ITEMS + 1)
     return await agent.items_after(after, limit=MAX_ITEMS + 1)
 
 

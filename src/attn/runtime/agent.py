@@ -155,9 +155,9 @@ class Agent(AgentViews):
             *parts, deliberation=deliberation, services=self._services, focus=focus
         )
 
-    def queued_items(self) -> list[MailboxItem]:
-        """Every queued item in claim order (the whole queue: 000 §4 rule 4)."""
-        return self.mailbox.queued_items()
+    def queued_items(self, limit: int | None = None) -> list[MailboxItem]:
+        """The queued items in claim order (all: 000 §4 rule 4), or the first ``limit``."""
+        return self.mailbox.queued_items(limit)
 
     async def memories_for(self, text: str, limit: int = 5) -> list[str]:
         """Long-term memory entries sharing words with ``text``, best first, as

@@ -130,6 +130,9 @@ def create_app(
         app.add_middleware(HostGuard, hosts=hosts)
 
     # The order routes are added is the order they are matched in.
+    # /mcp first: a CLI agent's every tool call is a POST there, and matching it after
+    # the other routes cost about 0.4 ms a call (67 failed matches); no other path is /mcp.
+    install_mcp(app, runtime)  # /mcp: MCP over streamable HTTP (attn.server.mcp_mount)
     # agents (routes_agents)
     app.include_router(agents_router(runtime, agent_defaults, llm_endpoints))
     app.include_router(mailbox_router(runtime))  # enqueue, history, chat (routes_mailbox)
@@ -140,7 +143,6 @@ def create_app(
     app.include_router(runs_router(runtime))  # runs of command-line workers (routes_runs)
     install_live(app, runtime)  # /ws, POST /api/agents/{agentId}/chat/stream (attn.server.live)
     install_ui(app)  # the web UI: GET / and its files under /ui/ (attn.server.ui)
-    install_mcp(app, runtime)  # /mcp: MCP over streamable HTTP (attn.server.mcp_mount)
     app.include_router(control_router(runtime))  # control, cancel, config (routes_control)
     app.include_router(meta_router(runtime))  # /health, /api/types, /ready, /metrics
     install_openapi(app)  # every error response declared (attn.server.openapi)

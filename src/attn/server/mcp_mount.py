@@ -38,6 +38,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from attn.mcp import AttnMCP, build_server
+from attn.mcp.fastpath import ToolCallFastPath
 from attn.server.errors import error_response
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ class McpEndpoint:
     Attributes:
         server: the MCP server.
         manager: the SDK's streamable HTTP session manager.
+        handle: what answers a request: a plain tool call itself, the rest through
+            ``manager`` (:class:`~attn.mcp.fastpath.ToolCallFastPath`).
     """
 
     def __init__(self, runtime: Runtime, *, agent: str | None = None) -> None:
@@ -76,6 +79,10 @@ class McpEndpoint:
             session_idle_timeout=SESSION_IDLE_S,
         )
         self.manager: StreamableHTTPSessionManager = self.server.session_manager
+        # A plain tools/call is answered without the SDK's per-request work (attn.mcp.fastpath).
+        self.handle = ToolCallFastPath(
+            self.manager.handle_request, self.server, security=no_rebinding_check
+        )
         self._task: asyncio.Task[None] | None = None
         self._running = asyncio.Event()
         self._stop = asyncio.Event()
@@ -125,7 +132,7 @@ class McpEndpoint:
             return
         if not self._running.is_set():  # a host without a lifespan: start on first use
             await self.start()
-        await self.manager.handle_request(scope, receive, send)
+        await self.handle(scope, receive, send)
 
 
 def install_mcp(app: FastAPI, runtime: Runtime) -> McpEndpoint:

@@ -35,7 +35,7 @@ class InboxReader(Protocol):
 
     name: str
 
-    def queued_items(self) -> list[MailboxItem]: ...
+    def queued_items(self, limit: int | None = None) -> list[MailboxItem]: ...
 
     async def items_after(
         self,
@@ -111,7 +111,9 @@ class ClaimToolset(FunctionToolset):
         wanted_statuses = _statuses(statuses)
         types = _types(source_types)
         if after_seq is None:
-            queue = self.reader.queued_items()
+            # Unfiltered, only the head is read (it is the queue's order): no sort of 10,000 items.
+            unfiltered = wanted_statuses is None and types is None
+            queue = self.reader.queued_items(count + 1 if unfiltered else None)
             items = [
                 i
                 for i in queue

@@ -139,9 +139,9 @@ class Mailbox:
         """Let the burst window start afresh: the next item is not counted as a burst."""
         self._intake.last_arrival_at = float("-inf")
 
-    def queued_items(self) -> list[MailboxItem]:
-        """Queued items in claim order (priority, then commit order). O(n log n)."""
-        return self.queue.in_claim_order()
+    def queued_items(self, limit: int | None = None) -> list[MailboxItem]:
+        """Queued items in claim order (priority, then commit order), or the first ``limit``."""
+        return self.queue.in_claim_order() if limit is None else self.queue.first(limit)
 
     def deferred_items(self) -> list[MailboxItem]:
         """Deferred items in commit order."""
