@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from attn.clock import Clock
+from attn.core.mailbox import Mailbox
 from attn.core.registry import TypeRegistry
 from attn.models import MailboxItem
 from attn.people import People
-from attn.clock import Clock
-from attn.core.mailbox import Mailbox
 from attn.runtime import catch_up, views
 from attn.store.base import Store
 
