@@ -14,10 +14,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcp import Client
 
 from attn.server.testing import LiveServer, team_config
 from attn.store.sqlite import SQLiteStore
-from mcp import Client
 from tests.mcp.transport_support import INITIALIZE, TEAM, attn_mcp, child_env, sqlite_url, tool
 
 

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import httpx2
 import mcp_types as types
+from mcp import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.lowlevel import Server
@@ -38,7 +39,6 @@ from mcp.shared.exceptions import MCPError
 
 from attn.mcp.catalog import REGISTER
 from attn.mcp.identity import AGENT_HEADER
-from mcp import Client
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
