@@ -26,7 +26,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
-
 from mcp import Client
 
 #: The protocol revision the raw clients speak (no session, no handshake).

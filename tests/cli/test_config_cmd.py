@@ -137,7 +137,7 @@ def test_the_default_file_is_checked(runner: CliRunner) -> None:
                 "team.toml:4: agents[0].options.stepz (agent 'a'): the echo brain has no option "
                 "'stepz'; its options: steps, step_s, prefix",
                 "team.toml:8: agents[1].brain (agent 'a'): unknown brain 'ehco'; built-in "
-                "brains: echo, script, llm",
+                "brains: echo, script, llm, external",
             ],
         ),
         ("[server]\nport = \n", ["team.toml:2: invalid TOML: Invalid value (at line 2, column 8)"]),

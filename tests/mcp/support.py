@@ -8,13 +8,14 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from mcp import Client
+
 from attn import Runtime
 from attn.brains.external import ExternalBrain
 from attn.clock import Clock
 from attn.config import AgentConfig
 from attn.mcp import AttnMCP, build_server
 from attn.store import open_store
-from mcp import Client
 
 #: No burst window: a claim gets its pick at once.
 FAST = AgentConfig(coalesce_window_ms=0)

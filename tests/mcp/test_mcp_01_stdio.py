@@ -4,6 +4,7 @@ that already hosts them; an unknown identity is a tool error, never an empty inb
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import socket
@@ -13,10 +14,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcp import Client
 
 from attn.server.testing import LiveServer, team_config
 from attn.store.sqlite import SQLiteStore
-from mcp import Client
 from tests.mcp.transport_support import INITIALIZE, TEAM, attn_mcp, child_env, sqlite_url, tool
 
 
@@ -201,3 +202,24 @@ def test_mcp_01_stdio_without_a_config_says_what_to_pass(tmp_path: Path) -> None
     assert done.returncode == 2 and done.stdout == ""
     assert "--config" in done.stderr and "--url" in done.stderr
     assert list(tmp_path.iterdir()) == []  # no attn.db made for a demo team
+
+
+async def test_mcp_01_stdio_relay_outlives_a_server_restart(tmp_path: Path) -> None:
+    folder = tmp_path / "server"
+    folder.mkdir()
+    first = LiveServer(team_config(TEAM, folder / "attn.db"))
+    first.start()
+    port = int(first.url.rsplit(":", 1)[1])
+    try:
+        async with Client(attn_mcp(tmp_path, "--url", first.url), mode="legacy") as client:
+            assert not (await tool(client, "register", agent="cy"))[0]
+            await asyncio.to_thread(first.stop)
+            error, body = await tool(client, "check_mailbox")
+            assert error and body["error"] == "server_unreachable"  # the relay lives on
+            assert "cannot be reached" in body["message"]
+            with LiveServer(team_config(TEAM, folder / "attn.db"), port=port):
+                # A new session, registered again as cy.
+                error, body = await tool(client, "check_mailbox")
+                assert not error and body["agentId"] == "cy"
+    finally:
+        first.stop()

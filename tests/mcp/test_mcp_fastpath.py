@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from mcp import Client
 from mcp.server.transport_security import TransportSecuritySettings
 
 from attn.mcp import build_server
 from attn.mcp.fastpath import ToolCallFastPath
 from attn.server.testing import serve_app
-from mcp import Client
 
 from .support import hosted
 

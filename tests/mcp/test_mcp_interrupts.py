@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from mcp.shared.exceptions import MCPError
+
 from attn import Runtime
 from attn.config import AgentConfig
 from attn.models import ItemStatus
@@ -30,7 +33,10 @@ async def test_mcp_06_a_persons_chat_preempts_a_claimed_message(tmp_path: Path) 
         # People first: the chat is the next focus, then the preempted work resumes.
         assert (await ada.ok("claim", wait_s=10))["claim"]["item"]["id"] == chat
         await ada.ok("ack", item_id=chat, reply="on it")
-        resumed = await ada.ok("claim", wait_s=10)
+        # The preempted work is due again at once: a wait sees it, a claim gets it.
+        waited = await ada.ok("wait_for_mail", timeout_s=0)
+        assert [i["id"] for i in waited["items"]] == [work]
+        resumed = await ada.ok("claim")
         assert resumed["claim"]["item"]["id"] == work and resumed["claim"]["resumed"] is True
         await ada.ok("ack", item_id=work, reply="refactored")
         stored = await rt.store.get_item(work)
@@ -108,3 +114,32 @@ async def test_mcp_06_a_client_that_calls_tools_keeps_its_claim_past_the_backsto
             assert await status(rt, item_id) is None  # still processing
             done = await ada.ok("ack", item_id=item_id, reply="finished")
             assert done["status"] == "completed" and done["item"]["attempt"] == 1
+
+
+async def test_mcp_06_a_persons_cancel_of_a_claim_is_recorded_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        agent = rt.get_agent("ada")
+        item_id = await agent.enqueue("a2a_message", {"content": "migrate the db"})
+        await ada.ok("claim")
+        await agent.cancel_processing("wrong repo")
+        await eventually(lambda: status(rt, item_id), what="the cancelled claim ends")
+        stored = await rt.store.get_item(item_id)
+        assert stored is not None and "wrong repo" in (stored.reason or "")
+        answer = await ada.ok("check_mailbox")
+        [notice] = answer["interrupts"]
+        assert notice["action"] == "cancel" and "wrong repo" in notice["reason"]
+        late = await ada.refused("ack", item_id=item_id)
+        assert "wrong repo" in late["message"]
+
+
+async def test_mcp_07_an_oversized_ack_changes_nothing(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        item_id = await rt.get_agent("ada").enqueue("a2a_message", {"content": "write it"})
+        await ada.ok("claim")
+        refused = await ada.refused("ack", item_id=item_id, reply="z" * 100_001)
+        assert refused["error"] == "invalid_input"
+        assert await status(rt, item_id) is None  # still claimed, still processing
+        with pytest.raises(MCPError, match="unknown_agent: no agent 'nosuch'"):
+            await ada.client.read_resource("attn://agents/nosuch/mailbox")

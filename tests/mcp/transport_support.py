@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-
-from mcp import Client, StdioServerParameters
 
 #: Two external agents and one attn runs (echo), no burst window.
 TEAM = """

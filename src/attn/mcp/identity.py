@@ -53,20 +53,30 @@ class Identities:
             InvalidInput: a stateless HTTP request (nothing to bind to).
         """
         agent = external_agent(self.runtime, agent_id)
+        self.check_bindable(request)
         if request is None:
             self.default = agent.name
             return agent
         session = _session_id(request)
-        if session is None:
-            raise InvalidInput(
-                "this HTTP request belongs to no MCP session (a stateless connection):"
-                f" name the agent in the URL (?{AGENT_QUERY}=NAME) or the X-Attn-Agent header"
-            )
+        assert session is not None
         self._sessions[session] = agent.name
         self._sessions.move_to_end(session)
         while len(self._sessions) > MAX_SESSIONS:
             self._sessions.popitem(last=False)
         return agent
+
+    def check_bindable(self, request: Any) -> None:
+        """Refuse a ``register`` on a request that belongs to no connection.
+
+        Raises:
+            InvalidInput: a stateless HTTP request (protocol 2026-07-28, no session).
+        """
+        if request is not None and _session_id(request) is None:
+            raise InvalidInput(
+                "this HTTP request belongs to no MCP session (a stateless connection, as the"
+                " SDK's default client opens): name the agent in the URL"
+                f" (?{AGENT_QUERY}=NAME) or the X-Attn-Agent header instead of register"
+            )
 
     def named(self, request: Any) -> str | None:
         """The agent name the connection of ``request`` gives, if any (not checked)."""
@@ -87,8 +97,9 @@ class Identities:
         name = self.named(request)
         if name is None:
             raise NoIdentity(
-                "this MCP connection speaks for no agent yet: call register with an agent's"
-                " name, or start the server with --agent NAME, or add ?agent=NAME to the URL"
+                "this MCP connection speaks for no agent yet: add ?agent=NAME to the URL (or"
+                " the X-Attn-Agent header), call register with an agent's name, or start"
+                " attn mcp with --agent NAME"
             )
         agent = external_agent(self.runtime, name)
         desk = desk_of(agent)

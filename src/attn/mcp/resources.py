@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+from attn.errors import AttnError
 from attn.jsontext import dumps
 from attn.mcp.identity import external_agent
 from attn.tools import MailboxToolset
 
 if TYPE_CHECKING:
     from attn.mcp.server import AttnMCP
+    from attn.runtime import Agent
 
 #: Items of the history page.
 HISTORY_PAGE = 50
@@ -27,6 +31,12 @@ def add_resources(server: AttnMCP) -> None:
     """Register the agent resources on ``server``."""
     runtime = server.runtime
 
+    def _agent(name: str) -> Agent:
+        try:
+            return external_agent(runtime, name)
+        except AttnError as exc:  # said to the client, not logged as a crash
+            raise ResourceNotFoundError(f"{exc.code}: {exc.message}") from None
+
     @server.resource(
         "attn://agents/{agent}/mailbox",
         name="mailbox",
@@ -34,7 +44,7 @@ def add_resources(server: AttnMCP) -> None:
         mime_type="application/json",
     )
     async def mailbox(agent: str) -> str:
-        hosted = external_agent(runtime, agent)
+        hosted = _agent(agent)
         return dumps(await MailboxToolset(hosted).check_mailbox(limit=200))
 
     @server.resource(
@@ -44,7 +54,7 @@ def add_resources(server: AttnMCP) -> None:
         mime_type="application/json",
     )
     async def history(agent: str) -> str:
-        hosted = external_agent(runtime, agent)
+        hosted = _agent(agent)
         return dumps(await hosted.mailbox_timeline(limit=HISTORY_PAGE))
 
 

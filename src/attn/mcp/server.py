@@ -124,6 +124,7 @@ class AttnMCP(MCPServer[Any]):
         if not isinstance(create, bool):
             raise InvalidInput(f"create must be true or false, got {create!r:.40}")
         created = False
+        self.identities.check_bindable(request)  # refused before anything is created
         if create and isinstance(name, str):
             description = arguments.get("description", "")
             if not isinstance(description, str) or len(description) > 2000:

@@ -20,6 +20,7 @@ from typing import Any
 
 from attn.brains.external import MAX_WAIT_S
 from attn.core.events import NEW_ITEM, Event
+from attn.errors import AgentNotRunning
 from attn.limits import check_int, check_seconds
 from attn.runtime import Agent
 from attn.tools.claims import item_view
@@ -50,8 +51,13 @@ async def wait_for_mail(
 
     Raises:
         InvalidInput: a bad ``timeout_s`` or ``after_seq`` (nothing waits).
+        AgentNotRunning: the agent is stopped or paused (a claim would be refused).
     """
     limit = check_seconds(timeout_s, "timeout_s", min_s=0.0, max_s=MAX_WAIT_S)
+    if not agent.running or agent.paused:  # it could claim none of it: no busy loop
+        raise AgentNotRunning(
+            f"agent {agent.name!r} is stopped or paused: start or resume it to get mail"
+        )
     after = None if after_seq is None else check_int(after_seq, "after_seq", low=0, high=2**63 - 1)
     loop = asyncio.get_running_loop()
     started = loop.time()
@@ -90,8 +96,8 @@ async def wait_for_mail(
 
 
 async def _mail(agent: Agent, after: int | None) -> list[Any]:
-    if after is None:
-        return agent.queued_items(MAX_ITEMS + 1)
+    if after is None:  # the queue, and work due again (preempted work) that a claim gets
+        return [*agent.queued_items(MAX_ITEMS + 1), *agent.due_items()][: MAX_ITEMS + 1]
     return await agent.items_after(after, limit=MAX_ITEMS + 1)
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from attn.clock import Clock
+from attn.core.mailbox import Mailbox
 from attn.core.registry import TypeRegistry
 from attn.models import MailboxItem
 from attn.people import People
@@ -23,9 +25,21 @@ class AgentViews:
     """What an agent shows of its stored records (mixed into :class:`~attn.runtime.Agent`)."""
 
     name: str
+    mailbox: Mailbox
+    _clock: Clock
     _store: Store
     _registry: TypeRegistry
     _people: People | None
+
+    def due_items(self) -> list[MailboxItem]:
+        """Deferred items whose time has come (preempted work, due deferrals): the
+        loop's next pick puts them back in the queue (000 §22)."""
+        now = self._clock.now()
+        return [
+            i
+            for i in self.mailbox.deferred_items()
+            if i.deferred_until is not None and i.deferred_until <= now
+        ]
 
     async def main_session(self, limit: int = 30) -> list[dict[str, Any]]:
         """The newest ``limit`` (1..500) messages of this agent's main session, oldest

@@ -43,6 +43,8 @@ class Claim:
     focus: Focus
     merged: list[MailboxItem] = field(default_factory=list)
     claimed: bool = False
+    #: What ``reply`` streamed so far (the answer when ``ack`` gives none).
+    streamed: list[str] = field(default_factory=list)
     answer: asyncio.Future[Reply | None] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )

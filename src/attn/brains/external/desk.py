@@ -34,6 +34,8 @@ MAX_WAIT_S = 50.0
 PICK_GRACE_S = 10.0
 #: Notices kept for a client that calls no tool (the oldest go first).
 MAX_NOTICES = 100
+#: The longest reply one acknowledgement gives (streamed parts included), in characters.
+MAX_REPLY_CHARS = 100_000
 #: Most tokens or tool calls one acknowledgement may report.
 MAX_USAGE = 10**12
 
@@ -55,6 +57,10 @@ class DeskHost(Protocol):
 
     def queued_items(self) -> list[MailboxItem]:
         """The queue in claim order."""
+        ...
+
+    def due_items(self) -> list[MailboxItem]:
+        """Deferred items whose time has come (the next pick queues them again)."""
         ...
 
 
@@ -133,7 +139,7 @@ class ClaimDesk:
         queue = host.queued_items()
         if wanted is not None:
             _check_next(wanted, queue, current)
-        limit = max(wait, PICK_GRACE_S) if queue else wait
+        limit = max(wait, PICK_GRACE_S) if queue or host.due_items() else wait
         if limit == 0:
             return None
         waiter: asyncio.Future[Claim] = asyncio.get_running_loop().create_future()
@@ -182,6 +188,8 @@ class ClaimDesk:
         text = "" if reply is None else reply
         if not isinstance(text, str):
             raise InvalidInput(f"reply must be text, got {type(text).__name__}")
+        if len(text) > MAX_REPLY_CHARS:
+            raise InvalidInput(f"reply is longer than {MAX_REPLY_CHARS:,} characters")
         spent = check_int(tokens, "tokens", low=0, high=MAX_USAGE)
         calls = check_int(tool_calls, "tool_calls", low=0, high=MAX_USAGE)
         if data is not None and not isinstance(data, dict):
@@ -189,6 +197,7 @@ class ClaimDesk:
         if claim.answer.done():
             raise ItemNotClaimed(f"item {claim.item.id} is being acknowledged already")
         claim.focus.report_usage(tokens=spent, tools=calls)
+        text = text or "".join(claim.streamed)  # what reply streamed stays the answer
         # No text is no reply: the item completes (an empty Reply reads as a failed turn).
         answer = Reply(text, claim.item.id, data=dict(data or {})) if text else None
         claim.answer.set_result(answer)
@@ -204,6 +213,9 @@ class ClaimDesk:
         claim = self._claimed(item_id)
         if not isinstance(text, str) or not text:
             raise InvalidInput("text must be a non-empty string")
+        if len(text) > MAX_REPLY_CHARS or sum(map(len, claim.streamed)) > MAX_REPLY_CHARS:
+            raise InvalidInput(f"a reply is at most {MAX_REPLY_CHARS:,} characters in all")
+        claim.streamed.append(text)
         claim.focus.stream(text)
 
     async def end_if_parked(self) -> bool:
@@ -266,7 +278,12 @@ class ClaimDesk:
         try:
             while not claim.answer.done():
                 if cancelled.is_set():
-                    self._ended_by_signal(claim)
+                    # A person's soft cancel is told at a yield point, which records it.
+                    decision = await focus.yield_point()
+                    if decision.action == YieldAction.CANCEL and focus.live:
+                        self._notice("cancel", claim, decision.reason)
+                    else:
+                        self._ended_by_signal(claim)
                     return None
                 if mail.is_set():
                     decision = await focus.yield_point()
