@@ -312,6 +312,9 @@ def main() -> int:
     size = QUICK if args.quick else FULL
     figures: dict[str, list[float]] = {}
     peer: dict[str, list[float]] = {}
+    peer_note = "not run (--quick or --no-peer)"
+    if run_peer is None:
+        peer_note = "benchmarks/peers/agent_mail_peer.py is not here"
     kind = "attn serve, /mcp through the SDK alone" if args.sdk_only else "attn serve (/mcp)"
     with tempfile.TemporaryDirectory(prefix="attn-mcp-bench-") as tmp:
         for run in range(runs):
@@ -326,7 +329,9 @@ def main() -> int:
             note(f"run {run + 1}/{runs} done (load average {os.getloadavg()[0]:.2f})")
             if run_peer is not None and not args.quick and not args.no_peer:
                 measured = run_peer(quiet_logs=True)
-                if measured is not None:
+                if measured is None:  # not installed: its reason is on stderr
+                    peer_note = "not installed here (see benchmarks/peers/agent_mail_peer.py)"
+                else:
                     for key, value in peer_figures(measured).items():
                         peer.setdefault(key, []).append(value)
     title = (
@@ -340,18 +345,14 @@ def main() -> int:
     )
     if peer:
         print(
-            "mcp_agent_mail: measured on this machine (benchmarks/peers/agent_mail_peer.py, "
-            "SDK client; its peek is fetch_inbox with limit 20)"
+            "mcp_agent_mail: measured on this machine (benchmarks/peers/agent_mail_peer.py,"
+            " SDK client, its own sessions), beside attn's SDK rows; its inbox read is"
+            " fetch_inbox (limit 20) at the size shown"
         )
     else:
-        why = (
-            "not run (--quick or --no-peer)"
-            if run_peer is not None
-            else ("benchmarks/peers/agent_mail_peer.py is not here")
-        )
         print(
-            f"mcp_agent_mail: {why}; its published figures: {PUBLISHED['sends_per_s']} sends/s,"
-            f" mean send {PUBLISHED['mean_send_ms']:.0f} ms"
+            f"mcp_agent_mail: {peer_note}; its published figures:"
+            f" {PUBLISHED['sends_per_s']} sends/s, mean send {PUBLISHED['mean_send_ms']:.0f} ms"
         )
     for line in missed:
         print(f"target missed: {line}")
