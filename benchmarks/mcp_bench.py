@@ -279,7 +279,7 @@ def print_table(
         theirs, ratio = "", ""
         if peer_key is not None and peer.get(peer_key):
             other = statistics.median(peer[peer_key])
-            theirs = unit.format(other)
+            theirs = unit.format(other) if other >= 10 or "/s" not in unit else f"{other:.2f}/s"
             if key.endswith("rate") and other:
                 ratio = f"{median / other:,.0f}×"
             elif "ms" in unit and median:
