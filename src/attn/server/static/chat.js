@@ -4,7 +4,8 @@
 // (GET …/session?view=chat) holds people's messages, the agent's replies and
 // its notify_user messages; the Mind tab (view=mind) adds its activity lines.
 // Live `session:message` events add to it; a message this panel sent and
-// streamed is matched to its stored copy by item id, so it shows once.
+// streamed is matched to its stored copy by item id (or, before the stream has
+// named its item, by its text), so it shows once.
 
 import { agentPath, api, query, streamChat } from './api.js';
 import { h, replaceChildren } from './dom.js';
@@ -148,11 +149,13 @@ export class ChatPanel {
   render(stickToEnd = false) {
     const atEnd = this.log.scrollHeight - this.log.scrollTop - this.log.clientHeight < 40;
     const ordered = [...this.messages.values()].sort((a, b) => rank(a) - rank(b) || (a.arrival || 0) - (b.arrival || 0));
+    this.adopt(ordered);
     const used = new Set();
     const nodes = ordered.map((m) => {
       const sent = m.metadata && m.metadata.mailboxItemId ? this.local.find((l) => l.mailboxItemId === m.metadata.mailboxItemId) : null;
       const own = sent && (m.role === 'user' ? sent.user : m.role === 'assistant' ? sent.agent : null);
       if (own) {
+        if (m.role === 'assistant') sent.stored(m.content);
         used.add(own);
         own.dataset.messageId = m.id;
         this.elements.delete(m.id);
@@ -173,6 +176,21 @@ export class ChatPanel {
     if (stickToEnd && atEnd) this.scrollToEnd();
   }
 
+  /** Tie stored copies to messages sent here whose stream has not named its item
+   * yet (a buffering proxy can hold the whole stream back until the reply is
+   * stored): the oldest unnamed send with the same text takes the item. */
+  adopt(ordered) {
+    const named = new Set(this.local.map((l) => l.mailboxItemId).filter(Boolean));
+    for (const m of ordered) {
+      const id = m.metadata && m.metadata.mailboxItemId;
+      if (m.role !== 'user' || !id || named.has(id)) continue;
+      const sent = this.local.find((l) => !l.mailboxItemId && l.text === m.content);
+      if (!sent) continue;
+      sent.name(id);
+      named.add(id);
+    }
+  }
+
   // ------------------------------------------------------------ sending
 
   async send() {
@@ -189,7 +207,26 @@ export class ChatPanel {
     const status = h('span', { class: 'reply-status' }, 'queued…');
     const bubble = h('div', { class: 'chat-message from-agent streaming', 'aria-busy': 'true', dataset: { role: 'assistant' } },
       h('span', { class: 'who' }, this.agentName, ' ', status), replyText);
-    const sent = { mailboxItemId: null, user: userBubble, agent: bubble };
+    let final = false; // the stored reply is shown: the stream can add nothing
+    const finish = () => {
+      bubble.classList.remove('streaming');
+      bubble.removeAttribute('aria-busy');
+    };
+    const sent = {
+      mailboxItemId: null, text, user: userBubble, agent: bubble,
+      name: (mailboxItemId) => {
+        sent.mailboxItemId = mailboxItemId || null;
+        bubble.dataset.mailboxItemId = mailboxItemId || '';
+        userBubble.dataset.mailboxItemId = mailboxItemId || '';
+      },
+      stored: (reply) => {
+        if (final) return;
+        final = true;
+        replyText.textContent = reply;
+        status.textContent = '';
+        finish();
+      },
+    };
     this.local.push(sent);
     this.log.append(userBubble, bubble);
     this.scrollToEnd();
@@ -201,20 +238,20 @@ export class ChatPanel {
     try {
       await streamChat(this.agentName, body, {
         onItem: (mailboxItemId) => {
-          sent.mailboxItemId = mailboxItemId || null;
-          bubble.dataset.mailboxItemId = mailboxItemId || '';
-          userBubble.dataset.mailboxItemId = mailboxItemId || '';
-          status.textContent = 'waiting for attention…';
+          sent.name(mailboxItemId);
+          if (!final) status.textContent = 'waiting for attention…';
           // Its stored copies may have arrived before the item id did.
           this.render(true);
         },
         onDelta: (delta) => {
+          if (final) return;
           streamed += delta;
           replyText.textContent = streamed;
           status.textContent = 'replying…';
           this.scrollToEnd();
         },
         onReset: () => {
+          if (final) return;
           streamed = '';
           replyText.textContent = '';
         },
@@ -226,14 +263,13 @@ export class ChatPanel {
         },
       }, controller.signal);
     } catch (error) {
-      if (error && error.name === 'AbortError') return;
+      if ((error && error.name === 'AbortError') || final) return;
       bubble.classList.add('failed');
       status.textContent = '';
       bubble.append(h('p', { class: 'chat-error', role: 'alert' }, `No reply: ${messageOf(error)}`));
     } finally {
       this.controllers.delete(controller);
-      bubble.classList.remove('streaming');
-      bubble.removeAttribute('aria-busy');
+      finish();
     }
   }
 
