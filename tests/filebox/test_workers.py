@@ -346,3 +346,30 @@ async def test_file_08_starting_or_stopping_a_worker_in_an_owned_run_needs_its_s
     assert worker.running
     assert await runtime.filebox.stop_worker("own", session="bob", force=True) is not None
     assert not worker.running
+
+
+#: JSON contacts a worker of another make might print: Python's json.dumps writes
+#: NaN, and a task id may not be one attn can use as a folder name.
+ODD_CONTACTS = """#!/bin/sh
+echo '{"type": "supervisor_contact", "kind": "need_input", "message": "Threshold?", '\
+'"questionId": "q-nan", "data": {"score": NaN}}'
+echo '{"type": "supervisor_contact", "kind": "need_input", "message": "Which branch?", '\
+'"questionId": "q-path", "taskId": "../../elsewhere"}'
+"""
+
+
+async def test_file_10_a_contact_with_nan_data_or_a_bad_task_id_still_reaches_the_leader(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    worker = await runtime.filebox.start_worker(
+        script(tmp_path, "odd.sh", ODD_CONTACTS), task_id="build"
+    )
+    assert await worker.wait() == 0
+    contacts = {
+        e["data"]["questionId"]: e for e in worker.run.events() if e["type"] == "supervisor.contact"
+    }
+    assert set(contacts) == {"q-nan", "q-path"}
+    assert contacts["q-path"]["taskId"] == "build"  # the bad id falls back to its own task
+    [nan] = [m for m in worker.run.mailbox.messages("outbox") if m.body == "Threshold?"]
+    assert nan.data["score"] is None
+    assert sorted(worker.run.manifest()["tasks"]) == ["build"]

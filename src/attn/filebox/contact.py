@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from attn.filebox.jsonl import nan_as_null
+
 ContactKind = Literal["need_confirmation", "need_input", "need_selection"]
 CONTACT_KINDS: tuple[ContactKind, ...] = ("need_confirmation", "need_input", "need_selection")
 
@@ -96,7 +98,7 @@ def _from_text(line: str) -> Contact | None:
 
 
 def _from_json(line: str) -> Contact | None:
-    raw = json.loads(line)
+    raw = json.loads(line, parse_constant=nan_as_null)  # NaN in its data: not a lost question
     if not isinstance(raw, dict) or raw.get("type") not in _JSON_TYPES:
         return None
     options_raw = raw.get("options")

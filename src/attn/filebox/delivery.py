@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attn.filebox.jsonl import rewrite_atomically
+from attn.filebox.jsonl import read_regular, rewrite_atomically
 from attn.filebox.records import STATUS_RANK
 from attn.jsontext import dumps
 
@@ -72,7 +72,7 @@ class Delivery:
 def load_delivery(path: Path) -> Delivery:
     """The record at ``path``: empty when missing; empty and ``corrupt`` when unreadable."""
     try:
-        text = path.read_bytes()
+        text = read_regular(path)
     except FileNotFoundError:
         return Delivery()
     try:

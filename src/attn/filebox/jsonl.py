@@ -20,6 +20,7 @@ import base64
 import json
 import logging
 import os
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from attn.errors import UnsafePath
 from attn.jsontext import dumps
 
 log = logging.getLogger("attn.filebox")
@@ -43,6 +45,11 @@ _OPEN_FLAGS = (
     | os.O_CREAT
     | getattr(os, "O_NOFOLLOW", 0)
     | getattr(os, "O_CLOEXEC", 0)
+)
+
+#: How readers open a file: never through a link, never blocking (a FIFO).
+_READ_FLAGS = (
+    os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 )
 
 _locks: dict[str, FileLock] = {}
@@ -83,6 +90,35 @@ class LineProblem:
         }
 
 
+def check_regular(fd: int, path: Path) -> os.stat_result:
+    """``fstat`` of ``fd``, which must be a regular file (not a folder, FIFO or device).
+
+    Raises:
+        UnsafePath: it is not (a 422 naming the path, never a 500 or a hang).
+    """
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafePath(f"{str(path)!r} is not a regular file; run files must be")
+    return info
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of ``path``, a regular file.
+
+    Raises:
+        FileNotFoundError: it is missing. UnsafePath: a link, folder, FIFO or device.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except IsADirectoryError:
+        raise UnsafePath(f"{str(path)!r} is not a regular file; run files must be") from None
+    try:
+        size = check_regular(fd, path).st_size
+        return os.pread(fd, size, 0)
+    finally:
+        os.close(fd)
+
+
 def encode_line(record: dict[str, Any]) -> bytes:
     """``record`` as one JSON line, UTF-8, ending in ``\\n`` (no newline inside)."""
     return dumps(record).encode() + b"\n"
@@ -112,9 +148,12 @@ def append_line(
 
 
 def _append_locked(path: Path, line: bytes, *, fsync: bool, quarantine: Path | None) -> int:
-    fd = os.open(path, _OPEN_FLAGS, 0o644)
     try:
-        size = os.fstat(fd).st_size
+        fd = os.open(path, _OPEN_FLAGS, 0o644)
+    except IsADirectoryError:
+        raise UnsafePath(f"{str(path)!r} is not a regular file; run files must be") from None
+    try:
+        size = check_regular(fd, path).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
             torn_at = _torn_start(fd, size)
             if quarantine is not None:
@@ -186,6 +225,12 @@ def quarantine_lines(
         os.close(qfd)
 
 
+def nan_as_null(name: str) -> None:
+    """``parse_constant`` for lines another process wrote: Python's json writes
+    ``NaN`` and ``Infinity``, which no answer can carry; they read as null."""
+    return None
+
+
 def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     """One line (without its newline) as a JSON object, else None and why."""
     if len(raw) > MAX_LINE_BYTES:
@@ -195,7 +240,7 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     except UnicodeDecodeError:
         return None, "not UTF-8 (a cut multi-byte character?)"
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=nan_as_null)
     except (ValueError, RecursionError):
         return None, "not JSON"
     if not isinstance(value, dict):
@@ -237,15 +282,12 @@ class TailReader:
         """
         with self._lock:
             try:
-                fd = os.open(
-                    self.path,
-                    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
-                )
+                fd = os.open(self.path, _READ_FLAGS)
             except FileNotFoundError:
                 self._cache = _Cache()
                 return [], [], False
             try:
-                info = os.fstat(fd)
+                info = check_regular(fd, self.path)
                 cache = self._cache
                 if info.st_ino != cache.inode or info.st_size < cache.offset:
                     cache = self._cache = _Cache(inode=info.st_ino)
@@ -321,11 +363,14 @@ __all__ = [
     "LineProblem",
     "TailReader",
     "append_line",
+    "check_regular",
     "encode_line",
     "folder_lock",
+    "nan_as_null",
     "parse_line",
     "quarantine_lines",
     "read_records",
+    "read_regular",
     "rewrite_atomically",
     "sync_folder",
 ]

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from attn.echo import shown
 from attn.errors import RunNotFound
-from attn.filebox.jsonl import folder_lock, rewrite_atomically
+from attn.filebox.jsonl import folder_lock, nan_as_null, read_regular, rewrite_atomically
 from attn.filebox.paths import RunPaths
 from attn.jsontext import dumps
 
@@ -55,7 +55,7 @@ def load_manifest(paths: RunPaths) -> dict[str, Any]:
     """
     path = paths.check(paths.manifest)
     try:
-        raw = json.loads(path.read_bytes().decode("utf-8"))
+        raw = json.loads(read_regular(path).decode("utf-8"), parse_constant=nan_as_null)
     except FileNotFoundError:
         raise RunNotFound(f"no run {shown(paths.run_id)} under {shown(str(paths.root))}") from None
     except (ValueError, RecursionError) as error:
@@ -63,7 +63,7 @@ def load_manifest(paths: RunPaths) -> dict[str, Any]:
         raw = {}
     if not isinstance(raw, dict):
         raw = {}
-    raw.setdefault("runId", paths.run_id)
+    raw["runId"] = paths.run_id  # the folder names the run, whatever the file says
     if not isinstance(raw.get("tasks"), dict):
         raw["tasks"] = {}
     if not isinstance(raw.get("worker"), dict):
@@ -100,8 +100,26 @@ def changing(paths: RunPaths, *, fsync: bool = True) -> Iterator[dict[str, Any]]
 
 
 def task_of(manifest: dict[str, Any], task_id: str) -> dict[str, Any] | None:
+    """The task's entry; None when missing or not an object with a known status
+    (a hand-edited ``run.json``): such an entry is no task, and a new one replaces it."""
     task = manifest["tasks"].get(task_id)
-    return task if isinstance(task, dict) else None
+    if not isinstance(task, dict) or task.get("status") not in TASK_STATUSES:
+        return None
+    return task
+
+
+def question_of(task: dict[str, Any]) -> dict[str, Any]:
+    """The question a task waits on, or {} (none, or not an object)."""
+    question = task.get("question")
+    return question if isinstance(question, dict) else {}
+
+
+def responses_of(task: dict[str, Any]) -> dict[str, Any]:
+    """The task's ``responses`` (question id -> message id), made an object if it was not."""
+    responses = task.get("responses")
+    if not isinstance(responses, dict):
+        responses = task["responses"] = {}
+    return responses
 
 
 def ensure_task(
@@ -121,8 +139,8 @@ def owner_of(manifest: dict[str, Any]) -> str | None:
 
 def pid_alive(pid: object) -> bool:
     """Whether a process with that id exists (the worker may be ours or not)."""
-    if not isinstance(pid, int) or pid <= 0:
-        return False
+    if not isinstance(pid, int) or isinstance(pid, bool) or not 0 < pid < 2**31:
+        return False  # true is not process 1, and 10**20 is no process at all
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -142,5 +160,7 @@ __all__ = [
     "load_manifest",
     "owner_of",
     "pid_alive",
+    "question_of",
+    "responses_of",
     "task_of",
 ]

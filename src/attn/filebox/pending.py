@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from attn.filebox.jsonl import rewrite_atomically
+from attn.filebox.jsonl import nan_as_null, read_regular, rewrite_atomically
 from attn.filebox.paths import RunPaths
 from attn.jsontext import dumps
 
@@ -41,7 +41,9 @@ class Limits:
 def load_pending(paths: RunPaths) -> dict[str, list[dict[str, Any]]]:
     """Both queues; empty when the file is missing or unreadable (logged)."""
     try:
-        raw = json.loads(paths.check(paths.pending).read_bytes().decode("utf-8"))
+        raw = json.loads(
+            read_regular(paths.check(paths.pending)).decode("utf-8"), parse_constant=nan_as_null
+        )
     except FileNotFoundError:
         raw = {}
     except (ValueError, RecursionError) as error:
@@ -51,7 +53,22 @@ def load_pending(paths: RunPaths) -> dict[str, list[dict[str, Any]]]:
         raw = {}
     if not isinstance(raw, dict):
         raw = {}
-    return {q: [e for e in raw.get(q, []) if isinstance(e, dict)] for q in QUEUES}
+    queues: dict[str, list[Any]] = {}
+    for queue in QUEUES:
+        entries = raw.get(queue)
+        queues[queue] = [e for e in entries if _entry_ok(e)] if isinstance(entries, list) else []
+    return queues
+
+
+def _entry_ok(entry: object) -> bool:
+    """An entry :meth:`~attn.filebox.run_files.RunFiles.flush_pending` can deliver."""
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("taskId"), str)
+        and isinstance(entry.get("body"), str)
+        and entry.get("priority", "normal") in ("low", "normal", "high")
+        and isinstance(entry.get("data") or {}, dict)
+    )
 
 
 def save_pending(paths: RunPaths, queues: dict[str, list[dict[str, Any]]], *, fsync: bool) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from attn.echo import shown
 from attn.errors import InvalidInput, TaskNotWaiting
-from attn.filebox.manifest import FINISHED, changing, task_of
+from attn.filebox.manifest import FINISHED, changing, question_of, responses_of, task_of
 from attn.filebox.paths import check_part
 from attn.filebox.pending import Queue, load_pending, push, save_pending
 from attn.filebox.records import (
@@ -63,7 +63,7 @@ class Run(RunFiles):
             self._authorize(manifest, session, force)
             task = task_of(manifest, task_id) or self._open_task(manifest, task_id)
             status = task["status"]
-            asked = (task or {}).get("question") or {}
+            asked = question_of(task)
             qid: str | None = question_id or asked.get("id")
             earlier = self._response_to(task_id, qid) if qid else None
             if earlier is not None:
@@ -92,7 +92,7 @@ class Run(RunFiles):
             message = self.append_to_task(
                 "inbox", task_id, body, "response", priority, {**data, "questionId": qid}
             )
-            task.setdefault("responses", {})[qid] = message.id
+            responses_of(task)[qid] = message.id
             self._close_contact(qid)
             self._back_to_running(task)
             self.record_event(

@@ -153,7 +153,7 @@ class RunFiles:
             return False
         try:
             age = (self.now() - datetime.fromisoformat(seen)).total_seconds()
-        except ValueError:
+        except (ValueError, TypeError):  # not a time, or one without its zone
             return False
         return abs(age) <= HEARTBEAT_FRESH_S  # either side: two processes, two clocks
 

@@ -201,6 +201,8 @@ class Fileboxes:
                 views.append(self.run(rid).view())
             except AttnError as error:
                 log.warning("run %s is left out of the list: %s", rid, error)
+            except Exception:  # one hand-broken run folder must not hide every other run
+                log.exception("run %s cannot be read; it is left out of the list", rid)
         views.sort(key=lambda v: str(v.get("createdAt", "")), reverse=True)
         return views
 

@@ -10,7 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from attn.filebox.contact import Contact
-from attn.filebox.manifest import FINISHED, TaskStatus, changing, ensure_task, pid_alive
+from attn.filebox.manifest import (
+    FINISHED,
+    TaskStatus,
+    changing,
+    ensure_task,
+    pid_alive,
+    question_of,
+    responses_of,
+    task_of,
+)
 from attn.filebox.records import LEADER, FileboxMessage, iso
 from attn.filebox.run import Run
 from attn.ids import new_id
@@ -66,8 +75,8 @@ def withdraw_question(run: Run, task_id: str, question_id: str) -> bool:
     waits on that question (it was answered meanwhile)."""
     at = iso(run.now())
     with changing(run.paths, fsync=run.fsync) as manifest:
-        task = manifest["tasks"].get(task_id)
-        if not isinstance(task, dict) or (task.get("question") or {}).get("id") != question_id:
+        task = task_of(manifest, task_id)
+        if task is None or question_of(task).get("id") != question_id:
             return False
         task.pop("question", None)
         task.pop("waitingSince", None)
@@ -122,8 +131,8 @@ def record_contact(
     with changing(run.paths, fsync=run.fsync) as manifest:
         task = ensure_task(manifest, task_id, at, "running")
         qid = contact.question_id or new_id("q")
-        asked = task.get("question") or {}
-        if asked.get("id") == qid or qid in task.get("responses", {}):
+        asked = question_of(task)
+        if asked.get("id") == qid or qid in responses_of(task):
             return dict(asked) or {"id": qid}, None
         question = {"id": qid, **contact.to_dict(), "askedAt": at}
         message = run.mailbox.append(

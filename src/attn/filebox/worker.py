@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from attn.errors import InvalidInput
 from attn.filebox.contact import parse_contact
 from attn.filebox.paths import check_part
 from attn.filebox.records import FileboxMessage
@@ -211,7 +212,7 @@ class Worker:
         if contact.task_id:
             try:
                 task_id = check_part(contact.task_id, "task id")
-            except ValueError:
+            except InvalidInput:  # UnsafePath: the question is still its own task's
                 task_id = self.task_id
         question, message = await asyncio.to_thread(record_contact, self.run, task_id, contact)
         if message is None:
