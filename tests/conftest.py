@@ -39,8 +39,12 @@ from attn.testing import FakeClock, MemoryStore, NetworkGuard, network_guard
 
 #: The local PostgreSQL the tests use (trust auth, database ``test``).
 POSTGRES_URL = os.environ.get("ATTN_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
-#: Settings a CLI test must not inherit from the environment.
-_CLI_ENV = ("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG", "ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT")
+#: Settings a CLI test must not inherit from the environment (a terminal's size too:
+#: pytest-xdist workers get COLUMNS=80, and captured output is meant to be a wide page).
+_CLI_ENV = (
+    *("ATTN_URL", "ATTN_TOKEN", "ATTN_DEBUG", "ATTN_DATABASE_URL", "ATTN_HOST", "ATTN_PORT"),
+    *("COLUMNS", "LINES"),
+)
 
 
 @pytest.fixture(autouse=True, scope="session")
