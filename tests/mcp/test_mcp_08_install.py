@@ -222,3 +222,19 @@ def test_mcp_08_claude_code_write_makes_a_project_mcp_json(
         }
     }
     assert snapshot(home) == {}  # Claude Code's own config is its business
+
+
+# ------------------------------------------------------------------ leftovers of issue 17
+
+
+def test_mcp_08_codex_write_refuses_an_inline_mcp_servers_table(
+    runner: CliRunner, home: Path
+) -> None:
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('mcp_servers = { other = { command = "other" } }\n', encoding="utf-8")
+    before = snapshot(home)
+    code, out, err = install(runner, "codex", "--agent", "bob", "--write")
+    assert code == 2 and out == "", err
+    assert str(path) in err and "inline table" in err and "nothing was written" in err
+    assert snapshot(home) == before

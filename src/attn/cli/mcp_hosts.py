@@ -247,7 +247,17 @@ def _merge_toml(path: Path, old: str | None, value: dict[str, Any], force: bool)
     else:
         _refuse(path, current, force)
         new = _replace_table(path, text, table)
-    check = tomllib.loads(new)  # what the edit made must still be the same file plus attn
+    try:  # what the edit made must still be the same file plus attn
+        check = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        # ``mcp_servers = { ... }`` (or ``mcp_servers.x = ...`` in another table): an
+        # inline table is closed, so no [mcp_servers.attn] table can be added to it.
+        raise CliError(
+            f"{path} writes mcp_servers as an inline table (mcp_servers = {{ ... }}), which"
+            f" a [mcp_servers.{SERVER_NAME}] table cannot be added to; nothing was written."
+            " Turn it into [mcp_servers.NAME] tables, or add the printed entry by hand",
+            exit_code=2,
+        ) from None
     if check.get("mcp_servers", {}).get(SERVER_NAME) != value or _without_attn(
         check
     ) != _without_attn(data):
