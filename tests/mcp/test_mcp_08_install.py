@@ -238,3 +238,24 @@ def test_mcp_08_codex_write_refuses_an_inline_mcp_servers_table(
     assert code == 2 and out == "", err
     assert str(path) in err and "inline table" in err and "nothing was written" in err
     assert snapshot(home) == before
+
+
+def test_mcp_08_write_goes_through_a_symlink_to_its_target(
+    runner: CliRunner, home: Path, tmp_path: Path
+) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "codex.toml"
+    target.write_text(CODEX_CONFIG, encoding="utf-8")
+    target.chmod(0o640)
+    link = home / ".codex" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    code, out, err = install(runner, "codex", "--agent", "bob", "--write")
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == target
+    data = tomllib.loads(target.read_text(encoding="utf-8"))
+    assert data["mcp_servers"]["attn"] == {"url": "http://127.0.0.1:8765/mcp?agent=bob"}
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["codex.toml"]  # no temporary left
+    assert [p.name for p in link.parent.iterdir()] == ["config.toml"]

@@ -10,7 +10,8 @@ Codex's ``config.toml``, the ``mcpServers.attn`` entry of Gemini's
 printing is its usual form), ``~/.codex/config.toml``, ``~/.gemini/settings.json``.
 
 Writing merges: other servers, tables and keys stay as they are (Codex's TOML
-is edited as text, so its comments stay too), the file is replaced atomically,
+is edited as text, so its comments stay too), the file is replaced atomically
+(a symlink stays a link: its target is replaced),
 and a file that cannot be read as TOML or JSON, or an ``attn`` entry that
 differs from the new one (without ``force``), is refused with nothing written.
 A token is never written, only the name of the environment variable that holds it.
@@ -312,7 +313,9 @@ def _toml_body(value: dict[str, Any]) -> str:
 
 def _replace(path: Path, text: str, new_mode: int) -> None:
     """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename);
-    a new file gets ``new_mode``, an existing one keeps its mode."""
+    a new file gets ``new_mode``, an existing one keeps its mode. A symlink (dotfiles
+    kept in a repository) stays a link: its target is the file replaced."""
+    path = Path(os.path.realpath(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else new_mode
