@@ -53,7 +53,7 @@ def test_mcp_08_claude_code_prints_claude_mcp_add(runner: CliRunner, home: Path)
     )
     assert out == (
         "claude mcp add --transport http attn 'http://127.0.0.1:9000/mcp?agent=ada'"
-        ' --header "Authorization: Bearer $ATTN_TOKEN"\n'
+        " --header 'Authorization: Bearer ${ATTN_TOKEN}'\n"
     )
     assert snapshot(home) == {}
 
@@ -251,7 +251,7 @@ def test_mcp_08_write_goes_through_a_symlink_to_its_target(
     link = home / ".codex" / "config.toml"
     link.parent.mkdir()
     link.symlink_to(target)
-    code, out, err = install(runner, "codex", "--agent", "bob", "--write")
+    code, _, err = install(runner, "codex", "--agent", "bob", "--write")
     assert code == 0, err
     assert link.is_symlink() and link.resolve() == target
     data = tomllib.loads(target.read_text(encoding="utf-8"))

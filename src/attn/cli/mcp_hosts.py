@@ -148,8 +148,10 @@ def printed(reg: Registration) -> str:
         if reg.url is None:
             return shlex.join(["claude", "mcp", "add", SERVER_NAME, "--", *reg.command]) + "\n"
         line = shlex.join(["claude", "mcp", "add", "--transport", "http", SERVER_NAME, reg.url])
-        if reg.token_env:  # the shell puts the token in; it is never printed
-            line += f' --header "Authorization: Bearer ${reg.token_env}"'
+        if reg.token_env:
+            # Single quotes: the shell must not expand it, or the token itself would be
+            # stored in Claude Code's config. Claude Code expands ${VAR} when it connects.
+            line += " --header " + shlex.quote(f"Authorization: Bearer ${{{reg.token_env}}}")
         return line + "\n"
     if reg.host == "codex":
         return f"[mcp_servers.{SERVER_NAME}]\n" + _toml_body(entry(reg))
