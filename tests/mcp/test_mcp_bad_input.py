@@ -104,3 +104,35 @@ async def test_mcp_01_an_unknown_or_internal_identity_is_an_error_never_an_empty
             body = await newcomer.refused("register", agent="bad name!", create=True)
             assert body["error"] == "invalid_input"
         assert sorted(a.name for a in rt.agents) == ["ada", "bob", "cy", "eve"]
+
+
+BAD_OPTIONS: list[Any] = [
+    [{"id": "yes"}],  # no label
+    [{"label": "Yes"}],  # no id
+    ["yes", "no"],  # strings, not options
+    [{"id": "yes", "label": 3}],
+    [{"id": "yes", "label": "Yes", "colour": "green"}],
+    [{"id": "yes", "label": "Yes", "description": None}],
+    [None],
+    [],
+    {"id": "yes", "label": "Yes"},
+]
+
+
+async def test_mcp_07_malformed_approval_options_are_refused_and_nothing_is_stored(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        item_id = await rt.get_agent("ada").enqueue("a2a_message", {"content": "deploy?"})
+        await ada.ok("claim")
+        before = await snapshot(rt)
+        for options in BAD_OPTIONS:
+            body = await ada.refused(
+                "request_user_approval", title="Deploy?", description="v2", options=options
+            )
+            assert body["error"] == "invalid_input", (options, body)
+            assert "options" in body["message"], (options, body)
+            assert await snapshot(rt) == before, options
+        # The claim is untouched: the item was never parked.
+        done = await ada.ok("ack", item_id=item_id, reply="not deployed")
+        assert done["status"] == "completed"
