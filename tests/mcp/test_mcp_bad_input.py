@@ -12,6 +12,7 @@ from typing import Any
 
 from attn import Runtime
 from attn.brains import EchoBrain
+from attn.core.item_type import Category, ItemType
 from attn.store.base import ItemQuery
 from tests.mcp.support import FAST, connected, hosted, server_for
 
@@ -136,3 +137,19 @@ async def test_mcp_07_malformed_approval_options_are_refused_and_nothing_is_stor
         # The claim is untouched: the item was never parked.
         done = await ada.ok("ack", item_id=item_id, reply="not deployed")
         assert done["status"] == "completed"
+
+
+async def test_mcp_07_peek_inbox_refuses_an_unknown_source_type(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        await rt.get_agent("ada").enqueue("a2a_message", {"content": "work"})
+        before = await snapshot(rt)
+        for arguments in ({"source_types": ["human_chat", "hman_chat"]}, {"after_seq": 0}):
+            body = await ada.refused("peek_inbox", **{"source_types": ["hman_chat"], **arguments})
+            assert body["error"] == "unknown_item_type", body
+            assert "'hman_chat'" in body["message"], body
+            assert "human_chat" in body["message"] and "a2a_message" in body["message"], body
+        assert await snapshot(rt) == before
+        # A type registered after the tools were made is known too.
+        ticket = ItemType("ticket", "Ticket", 2, Category.NOTIFICATION, "T", "internal")
+        rt.registry.register(ticket)
+        assert (await ada.ok("peek_inbox", source_types=["ticket"]))["items"] == []
