@@ -153,3 +153,36 @@ async def test_mcp_07_peek_inbox_refuses_an_unknown_source_type(tmp_path: Path) 
         ticket = ItemType("ticket", "Ticket", 2, Category.NOTIFICATION, "T", "internal")
         rt.registry.register(ticket)
         assert (await ada.ok("peek_inbox", source_types=["ticket"]))["items"] == []
+
+
+async def test_mcp_07_a_message_in_an_unknown_conversation_is_refused(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        group = await ada.ok("agent_create_group_chat", name="pair", members=["bob"])
+        before = await snapshot(rt)
+        body = await ada.refused(
+            "agent_send_message", to="bob", message="as I said", conversation_id="conv_nope"
+        )
+        assert body["error"] == "invalid_input" and "'conv_nope'" in body["message"], body
+        assert await snapshot(rt) == before
+        body = await ada.refused(
+            "agent_send_group_message",
+            channel_key=group["channel"]["channelKey"],
+            message="as I said",
+            conversation_id="conv_nope",
+        )
+        assert body["error"] == "invalid_input" and "'conv_nope'" in body["message"], body
+        assert await snapshot(rt) == before
+        # A conversation that exists is continued, on any channel it is on.
+        sent = await ada.ok("agent_send_message", to="bob", message="review PR 12?")
+        conversation = sent["conversationId"]
+        again = await ada.ok(
+            "agent_send_message", to="bob", message="also PR 13", conversation_id=conversation
+        )
+        assert again["conversationId"] == conversation
+        posted = await ada.ok(
+            "agent_send_group_message",
+            channel_key=group["channel"]["channelKey"],
+            message="see the DM",
+            conversation_id=conversation,
+        )
+        assert posted["conversationId"] == conversation
