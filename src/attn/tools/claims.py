@@ -11,7 +11,6 @@ Spec: issue 17 points 2 and 3; acceptance MCP-02, MCP-03, MCP-05, MCP-06, MCP-07
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection
 from typing import Annotated, Protocol
 
@@ -19,6 +18,7 @@ from attn.brains.external import MAX_WAIT_S, Claim, ClaimDesk
 from attn.errors import InvalidInput, UnknownItemType
 from attn.limits import check_int, check_seconds
 from attn.models import ItemStatus, MailboxItem
+from attn.models.people import ApprovalState
 from attn.people import People
 from attn.tools._function import FunctionToolset, tool
 from attn.tools._schema import Param
@@ -238,10 +238,8 @@ class ClaimToolset(FunctionToolset):
         approval = await self.people.approvals.get(approval_id)
         if approval.agent_id != self.reader.name:
             raise InvalidInput(f"approval {approval.id} was asked by another agent")
-        deadline = asyncio.get_running_loop().time() + wait
-        while str(approval.state) == "pending" and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(min(0.05, max(0.0, deadline - asyncio.get_running_loop().time())))
-            approval = await self.people.approvals.get(approval_id)
+        if wait > 0 and approval.state == ApprovalState.PENDING:
+            approval = await self.people.wait_for_answer(approval.id, wait)
         return approval.to_dict()
 
 
