@@ -7,14 +7,22 @@ notifications and approvals.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+
+import httpx
+import pytest
+from mcp.shared.exceptions import MCPError
 
 from attn import Runtime
 from attn.brains import EchoBrain
 from attn.core.item_type import Category, ItemType
+from attn.server.app import create_app
+from attn.server.testing import serve_app
 from attn.store.base import ItemQuery
 from tests.mcp.support import FAST, connected, hosted, server_for
+from tests.mcp.transport_support import MCP_HEADERS, http_client
 
 HUGE = "x" * 1_000_001
 
@@ -186,3 +194,41 @@ async def test_mcp_07_a_message_in_an_unknown_conversation_is_refused(tmp_path: 
             conversation_id=conversation,
         )
         assert posted["conversationId"] == conversation
+
+
+async def test_mcp_07_an_oversized_request_over_http_is_an_error_the_client_shows(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path) as rt:
+        app = create_app(rt)
+        try:
+            async with serve_app(app) as url, http_client(f"{url}/mcp?agent=ada") as client:
+                before = await snapshot(rt)
+                huge = "x" * 1_100_000  # over the server's 1 MiB body limit
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool("agent_send_message", {"to": "bob", "message": huge})
+                assert "larger than 1048576 bytes" in refused.value.error.message
+                assert await snapshot(rt) == before
+                # The connection goes on: the next call is served.
+                result = await client.call_tool("check_mailbox", {})
+                assert not result.is_error
+                # Streamed without a Content-Length, the same JSON-RPC error (HTTP 413).
+                async with httpx.AsyncClient() as http:
+
+                    async def chunks() -> AsyncIterator[bytes]:
+                        yield b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "'
+                        for _ in range(20):
+                            yield b"y" * 100_000
+                        yield b'"}'
+
+                    streamed = await http.post(
+                        f"{url}/mcp?agent=ada", content=chunks(), headers=MCP_HEADERS
+                    )
+                assert streamed.status_code == 413
+                error = streamed.json()
+                assert error["jsonrpc"] == "2.0" and error["error"]["code"] == -32600
+                assert "larger than 1048576 bytes" in error["error"]["message"]
+                assert error["error"]["data"] == {"code": "body_too_large"}
+                assert await snapshot(rt) == before
+        finally:
+            await app.state.mcp.aclose()
