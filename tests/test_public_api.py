@@ -64,6 +64,7 @@ FACADE = [
     "Focus",
     "HeuristicRules",
     "IdempotencyConflict",
+    "IdentityConflict",
     "InterruptClassifier",
     "InterruptRules",
     "InvalidInbox",

@@ -5,8 +5,10 @@ token and ``Host`` rules, with one identity per connection (``?agent=``,
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -162,3 +164,44 @@ async def test_mcp_01_an_app_served_without_lifespan_starts_mcp_on_first_use(
         async with serve_app(app) as url, httpx.AsyncClient() as http:
             late = await http.post(f"{url}/mcp", json=INITIALIZE, headers=MCP_HEADERS)
         assert late.status_code == 503 and late.json()["error"]["code"] == "mcp_closed"
+
+
+def _answer(response: httpx.Response) -> dict[str, Any]:
+    """The JSON-RPC message of a POST's answer (plain JSON or one SSE event)."""
+    assert response.status_code == 200, response.text
+    if response.headers["content-type"].startswith("application/json"):
+        body: dict[str, Any] = response.json()
+        return body
+    data = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+    message: dict[str, Any] = json.loads(data[-1])
+    return message
+
+
+def test_mcp_01_a_session_keeps_the_agent_of_its_first_request(server: LiveServer) -> None:
+    opened = _post_initialize(f"{server.url}", Host="127.0.0.1")
+    session = opened.headers["mcp-session-id"]
+    head = {**MCP_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+    with httpx.Client(base_url=server.url, headers=head, timeout=10) as http:
+        http.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        calls = iter(range(2, 100))
+
+        def call(name: str, query: str = "", **extra: str) -> tuple[bool, dict[str, Any]]:
+            arguments = {"agent": "cy"} if name == "register" else {}
+            params = {"name": name, "arguments": arguments}
+            body = {"jsonrpc": "2.0", "id": next(calls), "method": "tools/call", "params": params}
+            result = _answer(http.post(f"/mcp{query}", json=body, headers=extra))["result"]
+            return result.get("isError", False), result["structuredContent"]
+
+        assert call("check_mailbox", "?agent=ada")[1]["agentId"] == "ada"
+        assert call("check_mailbox")[1]["agentId"] == "ada"  # bound: no name needed
+        for query, extra in (("?agent=cy", {}), ("", {"X-Attn-Agent": "cy"})):
+            error, body = call("check_mailbox", query, **extra)
+            assert error and body["error"] == "identity_conflict", body
+            assert "'ada'" in body["message"] and "'cy'" in body["message"], body
+        # register rebinds the session explicitly; the name it was opened with still works.
+        assert call("register", "?agent=ada") == (
+            False,
+            {"agentId": "cy", "created": False, "queueDepth": 0},
+        )
+        assert call("check_mailbox", "?agent=ada")[1]["agentId"] == "cy"
+        assert call("check_mailbox", "?agent=cy")[1]["agentId"] == "cy"

@@ -53,7 +53,7 @@ def test_mcp_08_claude_code_prints_claude_mcp_add(runner: CliRunner, home: Path)
     )
     assert out == (
         "claude mcp add --transport http attn 'http://127.0.0.1:9000/mcp?agent=ada'"
-        ' --header "Authorization: Bearer $ATTN_TOKEN"\n'
+        " --header 'Authorization: Bearer ${ATTN_TOKEN}'\n"
     )
     assert snapshot(home) == {}
 
@@ -222,3 +222,85 @@ def test_mcp_08_claude_code_write_makes_a_project_mcp_json(
         }
     }
     assert snapshot(home) == {}  # Claude Code's own config is its business
+
+
+# ------------------------------------------------------------------ leftovers of issue 17
+
+
+def test_mcp_08_codex_write_refuses_an_inline_mcp_servers_table(
+    runner: CliRunner, home: Path
+) -> None:
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir()
+    path.write_text('mcp_servers = { other = { command = "other" } }\n', encoding="utf-8")
+    before = snapshot(home)
+    code, out, err = install(runner, "codex", "--agent", "bob", "--write")
+    assert code == 2 and out == "", err
+    assert str(path) in err and "inline table" in err and "nothing was written" in err
+    assert snapshot(home) == before
+
+
+def test_mcp_08_write_goes_through_a_symlink_to_its_target(
+    runner: CliRunner, home: Path, tmp_path: Path
+) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "codex.toml"
+    target.write_text(CODEX_CONFIG, encoding="utf-8")
+    target.chmod(0o640)
+    link = home / ".codex" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    code, _, err = install(runner, "codex", "--agent", "bob", "--write")
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == target
+    data = tomllib.loads(target.read_text(encoding="utf-8"))
+    assert data["mcp_servers"]["attn"] == {"url": "http://127.0.0.1:8765/mcp?agent=bob"}
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["codex.toml"]  # no temporary left
+    assert [p.name for p in link.parent.iterdir()] == ["config.toml"]
+
+
+def test_mcp_08_install_takes_the_url_from_the_server_table_of_the_config(
+    runner: CliRunner, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "attn.toml").write_text(
+        '[server]\nhost = "0.0.0.0"\nport = 9123\n', encoding="utf-8"
+    )
+    code, out, err = install(runner, "claude-code", "--agent", "ada")
+    assert code == 0, err
+    assert out == "claude mcp add --transport http attn 'http://127.0.0.1:9123/mcp?agent=ada'\n"
+    other = tmp_path / "team.toml"
+    other.write_text('[server]\nhost = "127.0.0.2"\nport = 9124\n', encoding="utf-8")
+    code, out, err = install(runner, "codex", "--agent", "bob", "--config", str(other))
+    assert code == 0, err
+    assert tomllib.loads(out)["mcp_servers"]["attn"]["url"] == "http://127.0.0.2:9124/mcp?agent=bob"
+    # --url, then ATTN_URL, come first.
+    code, out, _ = install(runner, "codex", "--agent", "bob", "--url", "http://127.0.0.1:7000")
+    assert tomllib.loads(out)["mcp_servers"]["attn"]["url"] == "http://127.0.0.1:7000/mcp?agent=bob"
+    monkeypatch.setenv("ATTN_URL", "http://127.0.0.1:7001")
+    code, out, _ = install(runner, "codex", "--agent", "bob")
+    assert tomllib.loads(out)["mcp_servers"]["attn"]["url"] == "http://127.0.0.1:7001/mcp?agent=bob"
+
+
+def test_mcp_08_install_with_a_broken_config_is_exit_2(
+    runner: CliRunner, home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "attn.toml").write_text("[server]\nport = 'many'\n", encoding="utf-8")
+    code, out, err = install(runner, "codex", "--agent", "bob")
+    assert code == 2 and out == "" and "port" in err
+
+
+def test_mcp_08_install_names_the_token_variable_when_the_config_has_a_token(
+    runner: CliRunner, home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "attn.toml").write_text(
+        '[server]\nport = 9125\ntoken = "a-long-random-token"\n', encoding="utf-8"
+    )
+    code, out, err = install(runner, "codex", "--agent", "bob")
+    assert code == 0, err
+    assert tomllib.loads(out)["mcp_servers"]["attn"] == {
+        "url": "http://127.0.0.1:9125/mcp?agent=bob",
+        "bearer_token_env_var": "ATTN_TOKEN",
+    }
+    assert "a-long-random-token" not in out

@@ -7,13 +7,22 @@ notifications and approvals.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
+from mcp.shared.exceptions import MCPError
+
 from attn import Runtime
 from attn.brains import EchoBrain
+from attn.core.item_type import Category, ItemType
+from attn.server.app import create_app
+from attn.server.testing import serve_app
 from attn.store.base import ItemQuery
 from tests.mcp.support import FAST, connected, hosted, server_for
+from tests.mcp.transport_support import MCP_HEADERS, http_client
 
 HUGE = "x" * 1_000_001
 
@@ -104,3 +113,122 @@ async def test_mcp_01_an_unknown_or_internal_identity_is_an_error_never_an_empty
             body = await newcomer.refused("register", agent="bad name!", create=True)
             assert body["error"] == "invalid_input"
         assert sorted(a.name for a in rt.agents) == ["ada", "bob", "cy", "eve"]
+
+
+BAD_OPTIONS: list[Any] = [
+    [{"id": "yes"}],  # no label
+    [{"label": "Yes"}],  # no id
+    ["yes", "no"],  # strings, not options
+    [{"id": "yes", "label": 3}],
+    [{"id": "yes", "label": "Yes", "colour": "green"}],
+    [{"id": "yes", "label": "Yes", "description": None}],
+    [None],
+    [],
+    {"id": "yes", "label": "Yes"},
+]
+
+
+async def test_mcp_07_malformed_approval_options_are_refused_and_nothing_is_stored(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        item_id = await rt.get_agent("ada").enqueue("a2a_message", {"content": "deploy?"})
+        await ada.ok("claim")
+        before = await snapshot(rt)
+        for options in BAD_OPTIONS:
+            body = await ada.refused(
+                "request_user_approval", title="Deploy?", description="v2", options=options
+            )
+            assert body["error"] == "invalid_input", (options, body)
+            assert "options" in body["message"], (options, body)
+            assert await snapshot(rt) == before, options
+        # The claim is untouched: the item was never parked.
+        done = await ada.ok("ack", item_id=item_id, reply="not deployed")
+        assert done["status"] == "completed"
+
+
+async def test_mcp_07_peek_inbox_refuses_an_unknown_source_type(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        await rt.get_agent("ada").enqueue("a2a_message", {"content": "work"})
+        before = await snapshot(rt)
+        for arguments in ({"source_types": ["human_chat", "hman_chat"]}, {"after_seq": 0}):
+            body = await ada.refused("peek_inbox", **{"source_types": ["hman_chat"], **arguments})
+            assert body["error"] == "unknown_item_type", body
+            assert "'hman_chat'" in body["message"], body
+            assert "human_chat" in body["message"] and "a2a_message" in body["message"], body
+        assert await snapshot(rt) == before
+        # A type registered after the tools were made is known too.
+        ticket = ItemType("ticket", "Ticket", 2, Category.NOTIFICATION, "T", "internal")
+        rt.registry.register(ticket)
+        assert (await ada.ok("peek_inbox", source_types=["ticket"]))["items"] == []
+
+
+async def test_mcp_07_a_message_in_an_unknown_conversation_is_refused(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        group = await ada.ok("agent_create_group_chat", name="pair", members=["bob"])
+        before = await snapshot(rt)
+        body = await ada.refused(
+            "agent_send_message", to="bob", message="as I said", conversation_id="conv_nope"
+        )
+        assert body["error"] == "invalid_input" and "'conv_nope'" in body["message"], body
+        assert await snapshot(rt) == before
+        body = await ada.refused(
+            "agent_send_group_message",
+            channel_key=group["channel"]["channelKey"],
+            message="as I said",
+            conversation_id="conv_nope",
+        )
+        assert body["error"] == "invalid_input" and "'conv_nope'" in body["message"], body
+        assert await snapshot(rt) == before
+        # A conversation that exists is continued, on any channel it is on.
+        sent = await ada.ok("agent_send_message", to="bob", message="review PR 12?")
+        conversation = sent["conversationId"]
+        again = await ada.ok(
+            "agent_send_message", to="bob", message="also PR 13", conversation_id=conversation
+        )
+        assert again["conversationId"] == conversation
+        posted = await ada.ok(
+            "agent_send_group_message",
+            channel_key=group["channel"]["channelKey"],
+            message="see the DM",
+            conversation_id=conversation,
+        )
+        assert posted["conversationId"] == conversation
+
+
+async def test_mcp_07_an_oversized_request_over_http_is_an_error_the_client_shows(
+    tmp_path: Path,
+) -> None:
+    async with hosted(tmp_path) as rt:
+        app = create_app(rt)
+        try:
+            async with serve_app(app) as url, http_client(f"{url}/mcp?agent=ada") as client:
+                before = await snapshot(rt)
+                huge = "x" * 1_100_000  # over the server's 1 MiB body limit
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool("agent_send_message", {"to": "bob", "message": huge})
+                assert "larger than 1048576 bytes" in refused.value.error.message
+                assert await snapshot(rt) == before
+                # The connection goes on: the next call is served.
+                result = await client.call_tool("check_mailbox", {})
+                assert not result.is_error
+                # Streamed without a Content-Length, the same JSON-RPC error (HTTP 413).
+                async with httpx.AsyncClient() as http:
+
+                    async def chunks() -> AsyncIterator[bytes]:
+                        yield b'{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "'
+                        for _ in range(20):
+                            yield b"y" * 100_000
+                        yield b'"}'
+
+                    streamed = await http.post(
+                        f"{url}/mcp?agent=ada", content=chunks(), headers=MCP_HEADERS
+                    )
+                assert streamed.status_code == 413
+                error = streamed.json()
+                assert error["jsonrpc"] == "2.0" and error["error"]["code"] == -32600
+                assert "larger than 1048576 bytes" in error["error"]["message"]
+                assert error["error"]["data"] == {"code": "body_too_large"}
+                assert await snapshot(rt) == before
+        finally:
+            await app.state.mcp.aclose()

@@ -61,3 +61,34 @@ async def test_mcp_04_a_claim_waits_for_mail_too(tmp_path: Path) -> None:
         claimed = await asyncio.wait_for(claiming, 10)
         assert claimed["claim"]["item"]["id"] == item_id
         await ada.ok("ack", item_id=item_id)
+
+
+async def test_mcp_02_check_approval_waits_on_the_answer_not_by_polling(tmp_path: Path) -> None:
+    async with hosted(tmp_path) as rt, connected(server_for(rt)) as ada:
+        await rt.get_agent("ada").enqueue("a2a_message", {"content": "deploy when approved"})
+        await ada.ok("claim")
+        asked = await ada.ok("request_user_approval", title="Deploy?", description="v2")
+        approval_id = asked["approvalId"]
+        store = rt.store
+        reads: list[str] = []
+        read = store.get_approval
+
+        async def counted(approval_id: str) -> object:
+            reads.append(approval_id)
+            return await read(approval_id)
+
+        store.get_approval = counted  # type: ignore[method-assign]
+        loop = asyncio.get_running_loop()
+        begun = loop.time()
+        pending = await ada.ok("check_approval", approval_id=approval_id, wait_s=0.6)
+        assert pending["state"] == "pending" and loop.time() - begun >= 0.6
+        assert len(reads) <= 3, reads  # a read, then one at the end: no 50 ms polling
+        reads.clear()
+        waited = asyncio.ensure_future(ada.ok("check_approval", approval_id=approval_id, wait_s=20))
+        await eventually(lambda: len(reads) >= 1, what="the wait's first read")
+        await rt.people.approvals.answer(approval_id, option="approve", comment="go")
+        answered_at = loop.time()
+        body = await asyncio.wait_for(waited, 10)
+        assert body["state"] == "approved" and body["comment"] == "go"
+        assert loop.time() - answered_at < 1.0
+        assert len(reads) <= 4, reads  # the tool's two, the answer's own, the last

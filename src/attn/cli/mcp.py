@@ -153,8 +153,8 @@ def install_command(
         str | None,
         typer.Option(
             "--url",
-            help="The attn server the host calls over HTTP (default ATTN_URL, else"
-            " http://127.0.0.1:8765).",
+            help="The attn server the host calls over HTTP (default ATTN_URL, else [server]"
+            " host and port of the config, else http://127.0.0.1:8765).",
             show_default=False,
         ),
     ] = None,
@@ -187,7 +187,10 @@ def install_command(
     config: Annotated[
         Path | None,
         typer.Option(
-            "--config", help="With --stdio: the attn.toml 'attn mcp' reads.", dir_okay=False
+            "--config",
+            help="The attn.toml (default ./attn.toml): with --stdio, the one 'attn mcp'"
+            " reads; over HTTP, its [server] host and port give the URL.",
+            dir_okay=False,
         ),
     ] = None,
 ) -> None:
@@ -201,6 +204,10 @@ def install_command(
 
         if not re.fullmatch(AGENT_NAME_PATTERN, agent):
             raise CliError(f"--agent must be an agent's name, got {agent!r:.80}", exit_code=2)
+    if url is None and not stdio:
+        url, needs_token = _configured_server(config)
+        if needs_token and token_env is None:  # the server wants one: name where it will be
+            token_env = TOKEN_ENV
     if token_env is None and not stdio and os.environ.get(TOKEN_ENV):
         token_env = TOKEN_ENV
     reg = registration(
@@ -226,6 +233,24 @@ def install_command(
     typer.echo(f"{what} {path}")
     if reg.host == "claude-code":
         typer.echo("  Claude Code asks to approve a project's .mcp.json servers on its next start")
+
+
+def _configured_server(config: Path | None) -> tuple[str | None, bool]:
+    """The server of ``config`` (else ``./attn.toml`` when there is one): ``$ATTN_URL``,
+    else its ``[server]`` host and port, and whether it has an API token. (None, False)
+    without a config file: the default URL.
+
+    Raises:
+        ConfigError: the file cannot be read or is not a valid config (exit 2).
+    """
+    from attn.config import DEFAULT_CONFIG_PATH, load_config
+
+    if config is None and not DEFAULT_CONFIG_PATH.is_file():
+        return None, False
+    from attn.cli.mcp_stdio import bridge_url
+
+    settings = load_config(config)
+    return bridge_url(settings), bool(settings.server.token)
 
 
 __all__ = ["AGENT_ENV", "app", "register"]

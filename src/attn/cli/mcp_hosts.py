@@ -10,7 +10,8 @@ Codex's ``config.toml``, the ``mcpServers.attn`` entry of Gemini's
 printing is its usual form), ``~/.codex/config.toml``, ``~/.gemini/settings.json``.
 
 Writing merges: other servers, tables and keys stay as they are (Codex's TOML
-is edited as text, so its comments stay too), the file is replaced atomically,
+is edited as text, so its comments stay too), the file is replaced atomically
+(a symlink stays a link: its target is replaced),
 and a file that cannot be read as TOML or JSON, or an ``attn`` entry that
 differs from the new one (without ``force``), is refused with nothing written.
 A token is never written, only the name of the environment variable that holds it.
@@ -147,8 +148,10 @@ def printed(reg: Registration) -> str:
         if reg.url is None:
             return shlex.join(["claude", "mcp", "add", SERVER_NAME, "--", *reg.command]) + "\n"
         line = shlex.join(["claude", "mcp", "add", "--transport", "http", SERVER_NAME, reg.url])
-        if reg.token_env:  # the shell puts the token in; it is never printed
-            line += f' --header "Authorization: Bearer ${reg.token_env}"'
+        if reg.token_env:
+            # Single quotes: the shell must not expand it, or the token itself would be
+            # stored in Claude Code's config. Claude Code expands ${VAR} when it connects.
+            line += " --header " + shlex.quote(f"Authorization: Bearer ${{{reg.token_env}}}")
         return line + "\n"
     if reg.host == "codex":
         return f"[mcp_servers.{SERVER_NAME}]\n" + _toml_body(entry(reg))
@@ -247,7 +250,17 @@ def _merge_toml(path: Path, old: str | None, value: dict[str, Any], force: bool)
     else:
         _refuse(path, current, force)
         new = _replace_table(path, text, table)
-    check = tomllib.loads(new)  # what the edit made must still be the same file plus attn
+    try:  # what the edit made must still be the same file plus attn
+        check = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        # ``mcp_servers = { ... }`` (or ``mcp_servers.x = ...`` in another table): an
+        # inline table is closed, so no [mcp_servers.attn] table can be added to it.
+        raise CliError(
+            f"{path} writes mcp_servers as an inline table (mcp_servers = {{ ... }}), which"
+            f" a [mcp_servers.{SERVER_NAME}] table cannot be added to; nothing was written."
+            " Turn it into [mcp_servers.NAME] tables, or add the printed entry by hand",
+            exit_code=2,
+        ) from None
     if check.get("mcp_servers", {}).get(SERVER_NAME) != value or _without_attn(
         check
     ) != _without_attn(data):
@@ -302,7 +315,9 @@ def _toml_body(value: dict[str, Any]) -> str:
 
 def _replace(path: Path, text: str, new_mode: int) -> None:
     """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename);
-    a new file gets ``new_mode``, an existing one keeps its mode."""
+    a new file gets ``new_mode``, an existing one keeps its mode. A symlink (dotfiles
+    kept in a repository) stays a link: its target is the file replaced."""
+    path = Path(os.path.realpath(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o777 if path.exists() else new_mode

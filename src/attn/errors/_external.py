@@ -33,4 +33,12 @@ class NoIdentity(InvalidInput):
     code = "no_identity"
 
 
-__all__ = ["ItemNotClaimed", "NoIdentity", "NotExternal", "NotNext"]
+class IdentityConflict(InvalidInput):
+    """This MCP session speaks for another agent (the one of its first request, or
+    of its ``register``): a request cannot name a second one. Open a new session
+    for that agent, or call ``register`` to rebind this one (MCP-01)."""
+
+    code = "identity_conflict"
+
+
+__all__ = ["IdentityConflict", "ItemNotClaimed", "NoIdentity", "NotExternal", "NotNext"]

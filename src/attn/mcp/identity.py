@@ -1,9 +1,11 @@
 """Who an MCP connection speaks for: one external agent per connection (MCP-01).
 
-In order: the agent the connection's ``register`` call bound, the
-``X-Attn-Agent`` header or ``?agent=`` query of the HTTP request, the server's
-default agent (``attn mcp --agent``). An agent that is not hosted,
-or whose brain is not ``external``, is an error: never an empty inbox.
+In order: the agent the connection is bound to (by its ``register`` call, or on
+HTTP by the first request of its MCP session), the ``X-Attn-Agent`` header or
+``?agent=`` query of the HTTP request, the server's default agent (``attn mcp
+--agent``). An agent that is not hosted, or whose brain is not ``external``, is
+an error: never an empty inbox; a session's request that names another agent
+than its own is refused (:class:`~attn.errors.IdentityConflict`).
 
 Spec: issue 17 point 1; acceptance MCP-01.
 """
@@ -14,7 +16,7 @@ from collections import OrderedDict
 from typing import Any
 
 from attn.brains.external import ClaimDesk, desk_of
-from attn.errors import InvalidInput, NoIdentity, NotExternal, UnknownAgent
+from attn.errors import IdentityConflict, InvalidInput, NoIdentity, NotExternal, UnknownAgent
 from attn.runtime import Agent, Runtime
 
 #: The HTTP header that names the agent of a request.
@@ -23,17 +25,23 @@ AGENT_HEADER = "x-attn-agent"
 AGENT_QUERY = "agent"
 #: The header of an MCP session over streamable HTTP.
 SESSION_HEADER = "mcp-session-id"
-#: Registered MCP sessions remembered (the oldest are forgotten first).
+#: MCP sessions whose agent is remembered (the least recently bound are forgotten first).
 MAX_SESSIONS = 10_000
 
 
 class Identities:
     """The agent of each MCP connection.
 
-    A ``register`` call binds its agent to what outlives one request: on stdio
-    (no HTTP request: one client per process) the process itself; on HTTP the
-    MCP session (``Mcp-Session-Id``). A stateless HTTP request (protocol
-    2026-07-28 without a session) names its agent itself, in the header or query.
+    On stdio (no HTTP request: one client per process) the agent is the
+    process's: ``--agent``, or what ``register`` bound. On HTTP an MCP session
+    (``Mcp-Session-Id``) is bound to one agent by its first identified request
+    (the agent its ``X-Attn-Agent`` header or ``?agent=`` query names, else the
+    server's default), or by a ``register`` call. A later request of the session
+    that names a different agent is refused (:class:`IdentityConflict`), unless
+    it names the one the session was opened with: a client's URL stays as it is
+    after ``register`` rebinds the session, which it may do explicitly. A
+    stateless HTTP request (protocol 2026-07-28 without a session) names its
+    agent itself, in the header or query.
 
     Args:
         runtime: the agents.
@@ -43,7 +51,8 @@ class Identities:
     def __init__(self, runtime: Runtime, default: str | None = None) -> None:
         self.runtime = runtime
         self.default = default
-        self._sessions: OrderedDict[str, str] = OrderedDict()
+        #: session id -> (its agent, the name its requests were opened with, or None).
+        self._sessions: OrderedDict[str, tuple[str, str | None]] = OrderedDict()
 
     def bind(self, request: Any, agent_id: object) -> Agent:
         """Make ``agent_id`` the agent of the connection ``request`` came on.
@@ -59,10 +68,8 @@ class Identities:
             return agent
         session = _session_id(request)
         assert session is not None
-        self._sessions[session] = agent.name
-        self._sessions.move_to_end(session)
-        while len(self._sessions) > MAX_SESSIONS:
-            self._sessions.popitem(last=False)
+        bound = self._sessions.get(session)
+        self._remember(session, agent.name, bound[1] if bound else _given(request))
         return agent
 
     def check_bindable(self, request: Any) -> None:
@@ -79,20 +86,34 @@ class Identities:
             )
 
     def named(self, request: Any) -> str | None:
-        """The agent name the connection of ``request`` gives, if any (not checked)."""
-        if request is None:
-            return self.default
-        session = _session_id(request)
-        if session is not None and session in self._sessions:
-            return self._sessions[session]
-        name = request.headers.get(AGENT_HEADER) or request.query_params.get(AGENT_QUERY)
-        return str(name) if name else self.default
-
-    def agent_of(self, request: Any) -> tuple[Agent, ClaimDesk]:
-        """The connection's agent and its claim desk.
+        """The agent name the connection of ``request`` gives, if any (not checked).
 
         Raises:
-            NoIdentity: the connection names no agent. UnknownAgent, NotExternal.
+            IdentityConflict: the request names an agent its session is not bound to.
+        """
+        if request is None:
+            return self.default
+        given = _given(request)
+        session = _session_id(request)
+        bound = self._sessions.get(session) if session is not None else None
+        if bound is None:
+            return given or self.default
+        agent, opened_as = bound
+        if given is not None and given not in (agent, opened_as):
+            raise IdentityConflict(
+                f"this MCP session speaks for {agent!r}; this request names {given[:64]!r}."
+                " A session keeps the agent of its first request: open a new session for"
+                f" {given[:64]!r}, or call register to rebind this one"
+            )
+        return agent
+
+    def agent_of(self, request: Any) -> tuple[Agent, ClaimDesk]:
+        """The connection's agent and its claim desk; the first identified request of
+        an HTTP session binds the session to its agent.
+
+        Raises:
+            NoIdentity: the connection names no agent. UnknownAgent, NotExternal,
+            IdentityConflict.
         """
         name = self.named(request)
         if name is None:
@@ -102,9 +123,24 @@ class Identities:
                 " attn mcp with --agent NAME"
             )
         agent = external_agent(self.runtime, name)
+        session = _session_id(request) if request is not None else None
+        if session is not None and session not in self._sessions:
+            self._remember(session, agent.name, _given(request))
         desk = desk_of(agent)
         assert desk is not None
         return agent, desk
+
+    def _remember(self, session: str, agent: str, opened_as: str | None) -> None:
+        self._sessions[session] = (agent, opened_as)
+        self._sessions.move_to_end(session)
+        while len(self._sessions) > MAX_SESSIONS:
+            self._sessions.popitem(last=False)
+
+
+def _given(request: Any) -> str | None:
+    """The agent a request names in its header or query, if any."""
+    name = request.headers.get(AGENT_HEADER) or request.query_params.get(AGENT_QUERY)
+    return str(name) if name else None
 
 
 def _session_id(request: Any) -> str | None:

@@ -22,13 +22,14 @@ from attn.config.people import Users, WebhookConfig
 from attn.core.attention import Ended
 from attn.core.events import EventBus
 from attn.errors import InvalidInput, UnknownAgent, shown
-from attn.models.people import MAIN_SESSION, Notification, SessionRole
+from attn.models.people import MAIN_SESSION, Approval, Notification, SessionRole
 from attn.people import checks
 from attn.people.approvals import Approvals
 from attn.people.hosting import PeopleAgent, PeopleHost
 from attn.people.notifications import Notifications
 from attn.people.session import MainSession
 from attn.people.types import NotificationTypes
+from attn.people.waiting import wait_for_answer
 from attn.people.webhook import WebhookSink
 from attn.store.base import InsertNotification, InsertSessionMessage, Store, WriteOp
 from attn.types import JSON
@@ -56,6 +57,7 @@ class People:
     ) -> None:
         self._store = store
         self._clock = clock
+        self._bus = bus
         self._host = host
         self.types = types if types is not None else NotificationTypes()
         self.notifications = Notifications(store, clock, bus, users or Users(), self.types)
@@ -74,6 +76,16 @@ class People:
     def set_users(self, users: Users) -> None:
         """Use these people from now on (``attn serve`` passes ``attn.toml``'s)."""
         self.notifications.users = users
+
+    async def wait_for_answer(self, approval_id: str, timeout_s: float) -> Approval:
+        """The approval once a person answered it (or it was cancelled or expired), or
+        as it is after ``timeout_s`` seconds; woken by its ``approval:answered`` event,
+        never by polling (:func:`attn.people.waiting.wait_for_answer`).
+
+        Raises:
+            ApprovalNotFound: no approval has that id.
+        """
+        return await wait_for_answer(self.approvals, self._bus, approval_id, timeout_s)
 
     # ------------------------------------------------------------ notify_user
 

@@ -97,7 +97,7 @@ class Agent(AgentViews):
         self._user_tools = tools
         self._channels = channels
         self._people = people
-        self._services = agent_tools.Services(tree, people, filebox)
+        self._services = agent_tools.Services(tree, people, filebox, registry)
         self.bus = EventBus(parent=runtime_bus)
         self.mailbox = Mailbox(name, store, registry, clock, self.bus, config)
         self.controller = AttentionController(

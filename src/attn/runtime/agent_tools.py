@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from attn.brains.external import desk_of
@@ -117,6 +117,8 @@ class Services(NamedTuple):
     tree: Tree | None = None
     people: People | None = None
     filebox: Fileboxes | None = None
+    #: The source types the mailbox knows (the registry), for the tools that filter by type.
+    types: Collection[str] | None = None
 
 
 def compose(
@@ -144,7 +146,7 @@ def compose(
     interrupting, and no user tools (000 §21 keeps side effects for the
     processing phase).
     """
-    tree, people, filebox = services or Services()
+    tree, people, filebox, types = services or Services()
     mailbox = MailboxToolset(agent)
     memory = MemoryToolset(store, agent.name, clock)
     talk: tuple[Toolset, ...] = ()
@@ -164,7 +166,7 @@ def compose(
         talk = (*talk, WorkerToolset(filebox, agent.name))
     desk = desk_of(agent)
     if desk is not None:  # brain = "external": its client claims and acknowledges (issue 17)
-        talk = (ClaimToolset(desk, agent, people), *talk)
+        talk = (ClaimToolset(desk, agent, people, types), *talk)
     return CombinedToolset(
         mailbox, TimeToolset(keeper, agent.name, session_id), memory, *talk, *user_tools
     )

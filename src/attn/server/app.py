@@ -48,7 +48,7 @@ from attn.server.fastpath import EnqueueFastPath
 from attn.server.handlers import install_error_handlers
 from attn.server.live import install_live
 from attn.server.llm_endpoints import Endpoint
-from attn.server.mcp_mount import install_mcp, mcp_lifespan
+from attn.server.mcp_mount import MCP_PATH, install_mcp, mcp_lifespan
 from attn.server.middleware import (
     DEFAULT_MAX_BODY_BYTES,
     BodyLimitMiddleware,
@@ -122,7 +122,9 @@ def create_app(
     install_error_handlers(app)
     # Added first, so it runs inside the size limit and the token check.
     app.add_middleware(EnqueueFastPath, runtime=runtime)
-    app.add_middleware(BodyLimitMiddleware, max_body_bytes=max_body_bytes)
+    app.add_middleware(
+        BodyLimitMiddleware, max_body_bytes=max_body_bytes, jsonrpc_paths=frozenset({MCP_PATH})
+    )
     if token:
         app.add_middleware(TokenMiddleware, token=token)
     else:  # with a token, a cross-site or rebound request has no credentials: 401 anyway

@@ -56,6 +56,7 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.RunOwned: 403,
     e.ItemNotClaimed: 409,
     e.NotNext: 409,
+    e.IdentityConflict: 409,
     e.ProtectedItem: 409,
     e.MailboxFull: 429,
     e.MemoryFull: 429,

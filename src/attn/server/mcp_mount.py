@@ -7,8 +7,9 @@ usual 404 that names the path without the slash, never a redirect), served by
 middleware applies to it as to the REST API: with a token every request needs
 ``Authorization: Bearer <token>`` (401 otherwise); without one only loopback
 ``Host`` names are served (421) and cross-site changes are refused (403);
-bodies over the app's limit are 413. The SDK's own DNS-rebinding check is off,
-because those guards already decide (and with a token, names other than
+bodies over the app's limit are 413, with a JSON-RPC error body the MCP
+client shows (:mod:`attn.server.jsonrpc_body`). The SDK's own DNS-rebinding
+check is off, because those guards already decide (and with a token, names other than
 loopback are meant to be served).
 
 The session manager runs in a task of its own (the SDK needs a task group that

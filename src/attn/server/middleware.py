@@ -27,6 +27,7 @@ from attn.server.errors import (
     clip,
     error_response,
 )
+from attn.server.jsonrpc_body import drain, jsonrpc_too_large, serve_read_whole
 from attn.tokens import token_problem
 
 
@@ -44,9 +45,6 @@ def check_token(token: str) -> None:
 
 #: Default limit of a request body, in bytes.
 DEFAULT_MAX_BODY_BYTES = 1_048_576
-
-#: How much of an oversized body is read before answering 413.
-_DRAIN_LIMIT_BYTES = 16 * 1_048_576
 
 #: Paths that never need the token. ``/`` and ``/ui/...`` are the web UI's page
 #: and files: they hold no data, and the page asks for the token for its API calls.
@@ -69,22 +67,33 @@ class BodyLimitMiddleware:
     """Refuse request bodies over ``max_body_bytes`` with 413.
 
     A declared ``Content-Length`` over the limit is refused before the body is
-    read; a body without one (chunked) is counted while it streams in.
+    read; a body without one (chunked) is counted while it streams in. A POST to
+    one of ``jsonrpc_paths`` (``/mcp``) is read whole first and refused as a
+    JSON-RPC error (:mod:`attn.server.jsonrpc_body`).
 
     Args:
         app: the wrapped ASGI app.
         max_body_bytes: the limit in bytes.
+        jsonrpc_paths: the paths whose clients speak JSON-RPC.
     """
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        jsonrpc_paths: frozenset[str] = frozenset(),
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.jsonrpc_paths = jsonrpc_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         limit = self.max_body_bytes
+        jsonrpc = scope["path"] in self.jsonrpc_paths and scope["method"] == "POST"
         for name, value in scope["headers"]:
             if name == b"content-length":
                 try:
@@ -92,8 +101,11 @@ class BodyLimitMiddleware:
                 except ValueError:
                     declared = -1
                 if declared > limit:
-                    await self._refuse(scope, receive, send)
+                    await self._refuse(scope, receive, send, jsonrpc)
                     return
+        if jsonrpc:
+            await serve_read_whole(self.app, scope, receive, send, limit)
+            return
         received = 0
 
         async def limited_receive() -> Message:
@@ -103,31 +115,21 @@ class BodyLimitMiddleware:
                 received += len(message.get("body", b""))
                 if received > limit:
                     if message.get("more_body", False):
-                        await _drain(receive)
+                        await drain(receive)
                     raise BodyTooLarge(limit)
             return message
 
         await self.app(scope, limited_receive, send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await _drain(receive)
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, jsonrpc: bool) -> None:
+        await drain(receive)
         message = f"request body is larger than {self.max_body_bytes} bytes"
-        response = error_response(413, BODY_TOO_LARGE, message, headers={"Connection": "close"})
+        response = (
+            jsonrpc_too_large(self.max_body_bytes)
+            if jsonrpc
+            else error_response(413, BODY_TOO_LARGE, message, headers={"Connection": "close"})
+        )
         await response(scope, receive, send)
-
-
-async def _drain(receive: Receive) -> None:
-    """Read (and discard) the rest of a refused body, at most :data:`_DRAIN_LIMIT_BYTES`:
-    a client still writing its body when the connection closes would see a broken
-    pipe instead of the 413."""
-    drained = 0
-    while drained <= _DRAIN_LIMIT_BYTES:
-        message = await receive()
-        if message["type"] != "http.request":
-            return
-        drained += len(message.get("body", b""))
-        if not message.get("more_body", False):
-            return
 
 
 class TokenMiddleware:

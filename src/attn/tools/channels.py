@@ -113,7 +113,7 @@ class ChannelToolset(FunctionToolset):
             to: The other agent's name.
             message: What to say.
             conversation_id: Continue this conversation (from a [conversation:<id>] tag);
-                omit to start a new one.
+                omit to start a new one (an id of no conversation is refused).
             await_reply: Have the answer brought back to you as a callback_result.
             timeout_s: Seconds to await the answer (default 30 minutes).
 
@@ -126,7 +126,7 @@ class ChannelToolset(FunctionToolset):
             SendRefused: an unknown recipient, yourself, an empty message.
             InvalidInput: a bad conversation id, await_reply or timeout.
         """
-        conversation = _conversation(conversation_id)
+        conversation = await self._continued(conversation_id)
         awaited = _flag(await_reply, "await_reply")
         timeout = _timeout(timeout_s)
         receipt = await self.channels.send(
@@ -155,7 +155,7 @@ class ChannelToolset(FunctionToolset):
             channel_key: The channel, e.g. group:backend (see agent_list_group_chats).
             message: What to say; @name addresses a member.
             conversation_id: Continue this conversation (from a [conversation:<id>] tag);
-                omit to start a new one.
+                omit to start a new one (an id of no conversation is refused).
 
         Returns:
             The receipt, as ``agent_send_message`` answers it.
@@ -164,7 +164,7 @@ class ChannelToolset(FunctionToolset):
             UnknownChannel: no such channel. NotAMember: you are not a member.
             SendRefused: an empty message. InvalidInput: a malformed key or id.
         """
-        conversation = _conversation(conversation_id)
+        conversation = await self._continued(conversation_id)
         check_message_text(message)
         channel = await self._channel(channel_key)
         receipt = await self.channels.post(
@@ -327,6 +327,27 @@ class ChannelToolset(FunctionToolset):
             "messages": [message_view(m) for m in page.messages],
             "nextBefore": page.next_before,
         }
+
+    async def _continued(self, conversation_id: object) -> str | None:
+        """``conversation_id`` of a conversation that exists (None: a new one).
+
+        Conversation ids are made by attn (``conv_…``) and read from a
+        ``[conversation:<id>]`` tag; "continue this conversation" with an id no
+        message has is a mistake (a typo, a made-up id), never a new thread.
+
+        Raises:
+            InvalidInput: a malformed id, or one of no stored conversation.
+        """
+        conversation = _conversation(conversation_id)
+        if conversation is not None and not await self.channels.store.find_conversation(
+            conversation, limit=1
+        ):
+            raise InvalidInput(
+                f"no conversation {conversation!r:.80}: conversation_id continues one"
+                " (from a [conversation:<id>] tag or a receipt's conversationId);"
+                " omit it to start a new conversation"
+            )
+        return conversation
 
     async def _channel(self, channel_key: object) -> Channel:
         """The channel ``channel_key``, of which this agent is a member.

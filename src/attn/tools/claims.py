@@ -11,13 +11,14 @@ Spec: issue 17 points 2 and 3; acceptance MCP-02, MCP-03, MCP-05, MCP-06, MCP-07
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Collection
 from typing import Annotated, Protocol
 
 from attn.brains.external import MAX_WAIT_S, Claim, ClaimDesk
-from attn.errors import InvalidInput
+from attn.errors import InvalidInput, UnknownItemType
 from attn.limits import check_int, check_seconds
 from attn.models import ItemStatus, MailboxItem
+from attn.models.people import ApprovalState
 from attn.people import People
 from attn.tools._function import FunctionToolset, tool
 from attn.tools._schema import Param
@@ -76,12 +77,21 @@ class ClaimToolset(FunctionToolset):
         desk: the agent's claim desk.
         reader: the agent (its queue and stored items).
         people: the runtime's people (approvals); None: ``check_approval`` refuses.
+        types: the known source types (the runtime's registry, read at each call);
+            ``peek_inbox`` refuses others. None: any name is taken.
     """
 
-    def __init__(self, desk: ClaimDesk, reader: InboxReader, people: People | None = None) -> None:
+    def __init__(
+        self,
+        desk: ClaimDesk,
+        reader: InboxReader,
+        people: People | None = None,
+        types: Collection[str] | None = None,
+    ) -> None:
         self.desk = desk
         self.reader = reader
         self.people = people
+        self.types = types
 
     @tool(read_only=True)
     async def peek_inbox(
@@ -109,7 +119,7 @@ class ClaimToolset(FunctionToolset):
         """
         count = check_int(limit, "limit", low=1, high=MAX_PEEK)
         wanted_statuses = _statuses(statuses)
-        types = _types(source_types)
+        types = _types(source_types, self.types)
         if after_seq is None:
             # Unfiltered, only the head is read (it is the queue's order): no sort of 10,000 items.
             unfiltered = wanted_statuses is None and types is None
@@ -228,10 +238,8 @@ class ClaimToolset(FunctionToolset):
         approval = await self.people.approvals.get(approval_id)
         if approval.agent_id != self.reader.name:
             raise InvalidInput(f"approval {approval.id} was asked by another agent")
-        deadline = asyncio.get_running_loop().time() + wait
-        while str(approval.state) == "pending" and asyncio.get_running_loop().time() < deadline:
-            await asyncio.sleep(min(0.05, max(0.0, deadline - asyncio.get_running_loop().time())))
-            approval = await self.people.approvals.get(approval_id)
+        if wait > 0 and approval.state == ApprovalState.PENDING:
+            approval = await self.people.wait_for_answer(approval.id, wait)
         return approval.to_dict()
 
 
@@ -246,7 +254,7 @@ def _statuses(values: object) -> tuple[ItemStatus, ...] | None:
     return tuple(_STATUSES[v] for v in values)
 
 
-def _types(values: object) -> tuple[str, ...] | None:
+def _types(values: object, known: Collection[str] | None) -> tuple[str, ...] | None:
     if values is None:
         return None
     if (
@@ -256,6 +264,11 @@ def _types(values: object) -> tuple[str, ...] | None:
         or not all(isinstance(v, str) and 0 < len(v) <= 100 for v in values)
     ):
         raise InvalidInput("source_types must be a non-empty list of item type names")
+    unknown = [v for v in values if v not in known] if known is not None else []
+    if unknown and known is not None:
+        raise UnknownItemType(
+            f"unknown source type {unknown[0]!r:.100}; known types: {', '.join(sorted(known))}"
+        )
     return tuple(values)
 
 
