@@ -24,7 +24,7 @@ from datetime import datetime
 from attn.config import AgentConfig
 from attn.core.item_type import Recovery
 from attn.core.mailbox import Mailbox
-from attn.core.mailbox.merge import merge_group, supersede_group
+from attn.core.mailbox.merge import has_room, merge_group, supersede_group
 from attn.core.registry import TypeRegistry
 from attn.core.stimuli import every_type, longest_ttl_s
 from attn.models import DecisionType, ItemStatus, MailboxItem
@@ -166,6 +166,9 @@ def _dedup(
             continue
         survivor = groups.setdefault(key, item)
         if survivor is item:
+            continue
+        if not has_room(survivor, item.payload, config):
+            groups[key] = item  # the survivor is full: this one takes the group's next ones
             continue
         ops += mailbox.transitions.merge_ops(item, survivor)
         ops.append(

@@ -29,6 +29,7 @@ from attn.config import AgentConfig
 from attn.core.deliberation import DeliberationResult, Deliberator
 from attn.core.heuristics import is_user_interaction
 from attn.core.mailbox import Mailbox
+from attn.core.mailbox.merge import has_room
 from attn.core.registry import TypeRegistry
 from attn.core.stimuli import every_type
 from attn.models import DecisionType, ItemStatus, MailboxItem
@@ -215,6 +216,9 @@ class Triage:
         for group in self.mailbox.queue.entity_groups():
             survivor, *rest = group
             for item in sorted(rest, key=lambda i: i.seq):
+                if not has_room(survivor, item.payload, self.config):
+                    survivor = item  # full: this one gathers the entity's later items
+                    continue
                 ops += self.mailbox.transitions.merge_ops(item, survivor, labelled=True)
                 ops.append(
                     self.mailbox.transitions.decision_op(

@@ -23,6 +23,7 @@ from collections.abc import Hashable, Iterable
 from attn.core.attention.attempt import Attempt
 from attn.core.attention.state import ControllerState, decision_context
 from attn.core.heuristics import Verdict, conversation_keys, sender_of
+from attn.core.mailbox.merge import MAX_MERGED_MESSAGES, has_room
 from attn.models import DecisionType, ItemStatus, MailboxItem
 from attn.store.base import WriteOp
 
@@ -64,6 +65,20 @@ class ConversationOrder:
         self._waiting.update(self._pairs(item))
 
 
+#: Why an arrival that a rule would merge is left queued: the focus is full.
+FULL_VERDICT = Verdict(
+    DecisionType.CONTINUE,
+    f"The focus holds as much merged text as one item may ({MAX_MERGED_MESSAGES} messages, "
+    "or half of max_payload_bytes): not merged, it runs as an item of its own",
+    "full",
+)
+
+
+def has_room_for(s: ControllerState, focus: MailboxItem, new: MailboxItem) -> bool:
+    """True when ``new`` may still merge into ``focus`` (see ``merge.has_room``)."""
+    return has_room(focus, new.payload, s.config)
+
+
 def queued_now(s: ControllerState, item: MailboxItem) -> bool:
     return item.status == ItemStatus.QUEUED and s.mailbox.find(item.id) is item
 
@@ -91,7 +106,11 @@ async def merge_queued(s: ControllerState, attempt: Attempt, ops: list[WriteOp])
         merged = False
         if new.session is None and not new.triggers_execution and not order.blocks(new):
             verdict = await s.rules.decide(item, new)
-            if verdict.decision == DecisionType.MERGE and queued_now(s, new):
+            if (
+                verdict.decision == DecisionType.MERGE
+                and queued_now(s, new)
+                and has_room_for(s, item, new)
+            ):
                 absorb(s, attempt, new, verdict, ops, " (queued before this focus began)")
                 merged = True
         if not merged:

@@ -20,10 +20,12 @@ import logging
 
 from attn.core.attention.attempt import Attempt
 from attn.core.attention.merging import (
+    FULL_VERDICT,
     ORDER_VERDICT,
     ConversationOrder,
     absorb,
     conversation_items,
+    has_room_for,
     queued_now,
 )
 from attn.core.attention.state import (
@@ -120,6 +122,7 @@ async def yield_point(s: ControllerState, attempt: Attempt) -> YieldDecision:
                 and not new.triggers_execution
                 and not order.blocks(new)
                 and queued_now(s, new)
+                and has_room_for(s, item, new)
             ):
                 absorb(s, attempt, new, verdict, ops)
                 merged.append(new)
@@ -137,7 +140,7 @@ async def yield_point(s: ControllerState, attempt: Attempt) -> YieldDecision:
         ):
             verdict = await _classify_unless_person(s, item, new)
             person_waiting = preemptable and _person_arrived(s)
-        verdict = _guard(s, new, verdict, order)
+        verdict = _guard(s, item, new, verdict, order)
         context = decision_context(s, item, arrival=new, rule=verdict.rule)
         if verdict.decision == DecisionType.DEFER:
             ops.extend(mailbox.transitions.defer_ops(new, None, verdict.reason))
@@ -202,15 +205,21 @@ async def yield_point(s: ControllerState, attempt: Attempt) -> YieldDecision:
 
 
 def _guard(
-    s: ControllerState, new: MailboxItem, verdict: Verdict, order: ConversationOrder
+    s: ControllerState,
+    focus: MailboxItem,
+    new: MailboxItem,
+    verdict: Verdict,
+    order: ConversationOrder,
 ) -> Verdict:
     """What the rules may not decide: an item that completes without a model
     call never stops the focus (CORE-73); no merge overtakes a sender's earlier
-    queued message (CORE-71)."""
+    queued message (CORE-71); no merge grows the focus past one item's size."""
     if verdict.decision in _STOPS and completes_without_brain(s, new):
         return _INFORMATIONAL_VERDICT
     if verdict.decision == DecisionType.MERGE and order.blocks(new):
         return ORDER_VERDICT
+    if verdict.decision == DecisionType.MERGE and not has_room_for(s, focus, new):
+        return FULL_VERDICT
     return verdict
 
 

@@ -6,6 +6,9 @@ whether two items may merge: enqueue-time dedup and restart recovery both ask
 them, so the agent's switches (``dedup``) and the type rules (merge keys,
 superseding notices, execution triggers) apply the same way at both (CORE-74).
 
+A merged item's size is bounded (:func:`has_room`): past it, the next item of
+the group stays its own and the group's later items merge into that one.
+
 Spec: 000 §14 (dedup groups, merge text rules), §17 (post-recovery dedup);
 DESIGN.md invariant 8 (dedup never loses text); CORE-74, CORE-76.
 """
@@ -115,6 +118,24 @@ def check_supersede_key(payload: Mapping[str, Any]) -> None:
 
 #: Joins the texts of merged items in ``payload["content"]``.
 MERGE_SEPARATOR = "\n\n---\n\n"
+#: Most stimuli one merged item holds; the next one of its group starts a new item.
+MAX_MERGED_MESSAGES = 100
+
+
+def has_room(into: MailboxItem, payload: Mapping[str, Any], config: AgentConfig) -> bool:
+    """True when an item with ``payload`` may still merge into ``into`` (every merge asks).
+
+    A merged item holds at most :data:`MAX_MERGED_MESSAGES` stimuli, and its
+    text stays within half the agent's ``max_payload_bytes`` in characters
+    (``payload["messages"]`` repeats the text, so the payload stays near the size
+    one item may have). Past either, the newcomer stays an item of its own and
+    later ones merge into it: a sender that never stops makes items of bounded
+    size, each merge costs the same, and no text is lost (invariant 8).
+    """
+    count = _stimuli(into.payload) + _stimuli(payload)
+    text = payload.get("content")
+    chars = len(into.content) + len(MERGE_SEPARATOR) + (len(text) if isinstance(text, str) else 0)
+    return count <= MAX_MERGED_MESSAGES and chars <= config.max_payload_bytes // 2
 
 
 def merge_payload(into: MailboxItem, item: MailboxItem, *, labelled: bool = False) -> None:
@@ -145,6 +166,11 @@ def merge_payload(into: MailboxItem, item: MailboxItem, *, labelled: bool = Fals
         *_merged_ids(item),
     ]
     into.payload = payload
+
+
+def _stimuli(payload: Mapping[str, Any]) -> int:
+    messages = payload.get("messages")
+    return len(messages) if isinstance(messages, list) and messages else 1
 
 
 def _merged_ids(item: MailboxItem) -> list[object]:

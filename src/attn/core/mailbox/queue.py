@@ -23,7 +23,7 @@ from typing import Any
 
 from attn.config import AgentConfig
 from attn.core.item_type import ItemType
-from attn.core.mailbox.merge import merge_group, supersede_group
+from attn.core.mailbox.merge import has_room, merge_group, supersede_group
 from attn.core.registry import TypeRegistry
 from attn.models import MailboxItem
 
@@ -276,7 +276,10 @@ class ReadyQueue:
         if idempotency_key is not None or not isinstance(payload, dict):
             return None
         key = self.merge_key(source_type, payload)
-        return self._merge_index.get(key) if key is not None else None
+        target = self._merge_index.get(key) if key is not None else None
+        if target is None or not has_room(target, payload, self._config):
+            return None  # a full target: the new item starts the group's next one
+        return target
 
     @property
     def has_superseding(self) -> bool:
