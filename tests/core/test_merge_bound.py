@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from attn import AgentConfig, Runtime
+from attn import AgentConfig, ItemStatus, Runtime, YieldAction
 from attn.core.mailbox.merge import MAX_MERGED_MESSAGES
 from attn.models import MailboxItem
 from attn.store.sqlite import SQLiteStore
@@ -70,3 +70,24 @@ async def test_restart_recovery_merges_no_further_than_enqueue_would(
         items = sorted(agent.mailbox.queued_items(), key=lambda i: i.seq)
         assert [len(i.payload["messages"]) for i in items] == [100, 30]
         assert _texts(items) == sent
+
+
+async def test_a_full_focus_merges_no_more_at_its_yield_point(
+    runtime: Runtime, clock: FakeClock
+) -> None:
+    from .test_attention import _focus_with
+
+    earlier = [{"content": f"comment {n}"} for n in range(MAX_MERGED_MESSAGES)]
+    (_, arrival, decision), _ = await _focus_with(
+        runtime,
+        clock,
+        "task_status_update",
+        {"taskId": "T", "triggerExecution": True, "messages": earlier},
+        "task_comment",
+        {"taskId": "T", "content": "please also do X"},
+    )
+    assert decision.action == YieldAction.CONTINUE
+    stored = await runtime.store.get_item(arrival)
+    assert stored is not None and stored.status == ItemStatus.QUEUED
+    reasons = [d.reasoning for d in await runtime.store.find_decisions("a", arrival)]
+    assert any("not merged, it runs as an item of its own" in r for r in reasons), reasons
