@@ -149,6 +149,37 @@ async def test_mcp_01_shutdown_ends_open_waits(tmp_path: Path) -> None:
         live.stop()
 
 
+async def test_mcp_01_shutdown_ends_a_stateless_wait_too(tmp_path: Path) -> None:
+    """A 2026-07-28 call (no session) that waits is ended at shutdown as a session's
+    stream is: not held open for uvicorn's 10 s grace period."""
+    from tests.mcp.test_mcp_fastpath import call_body, headers
+
+    live = LiveServer(team_config(TEAM, tmp_path / "attn.db"))
+    live.start()
+    try:
+        async with httpx.AsyncClient(timeout=30) as http:
+            body = call_body(1, "wait_for_mail", {"timeout_s": 45})
+            waiting = asyncio.create_task(
+                http.post(
+                    f"{live.url}/mcp?agent=ada", content=body, headers=headers("wait_for_mail")
+                )
+            )
+            await asyncio.sleep(1.0)  # real time: the call is in the server, waiting
+            assert not waiting.done()
+            loop = asyncio.get_running_loop()
+            begun = loop.time()
+            await asyncio.to_thread(live.stop)
+            assert loop.time() - begun < 5
+            try:
+                response = await asyncio.wait_for(waiting, 5)
+            except httpx.HTTPError:
+                return  # the connection ended: the client knows at once
+            # Or the answer ended without a result: a 503, or a stream cut short.
+            assert response.status_code == 503 or '"result"' not in response.text, response.text
+    finally:
+        live.stop()
+
+
 async def test_mcp_01_an_app_served_without_lifespan_starts_mcp_on_first_use(
     tmp_path: Path,
 ) -> None:

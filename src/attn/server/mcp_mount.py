@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from attn.mcp import AttnMCP, build_server
 from attn.mcp.fastpath import ToolCallFastPath
@@ -53,6 +53,9 @@ MCP_PATH = "/mcp"
 SESSION_IDLE_S = 30 * 60.0
 #: The error code of a request that reaches ``/mcp`` after it was closed.
 MCP_CLOSED = "mcp_closed"
+#: Seconds :meth:`McpEndpoint.aclose` lets requests in flight finish before it
+#: ends them (a wait of up to 50 s: ``wait_for_mail``, ``claim``, ``check_approval``).
+CLOSE_GRACE_S = 0.5
 
 
 class McpEndpoint:
@@ -89,6 +92,7 @@ class McpEndpoint:
         self._stop = asyncio.Event()
         self._closed = False
         self._lock = asyncio.Lock()
+        self._inflight: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Start the session manager (idempotent); returns once it serves.
@@ -118,10 +122,16 @@ class McpEndpoint:
             await self._stop.wait()
 
     async def aclose(self) -> None:
-        """End every MCP session (their open streams close) and stop. Idempotent."""
+        """End every MCP session (their open streams close) and every request still
+        in flight after :data:`CLOSE_GRACE_S` (a stateless call's long wait too), and
+        stop. Idempotent."""
         async with self._lock:
             self._closed = True
             task, self._task = self._task, None
+        if self._inflight:
+            _, late = await asyncio.wait(set(self._inflight), timeout=CLOSE_GRACE_S)
+            for request in late:
+                request.cancel()
         self._stop.set()
         if task is not None:
             await task
@@ -133,7 +143,35 @@ class McpEndpoint:
             return
         if not self._running.is_set():  # a host without a lifespan: start on first use
             await self.start()
-        await self.handle(scope, receive, send)
+        await self._serve(scope, receive, send)
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer in a task :meth:`aclose` can end: an ended answer is a 503 if it had
+        not begun, else its stream is closed (the client sees the connection end)."""
+        began = ended = False
+
+        async def sending(message: Message) -> None:
+            nonlocal began, ended
+            began = True
+            ended = message["type"] == "http.response.body" and not message.get("more_body")
+            await send(message)
+
+        served = asyncio.ensure_future(self.handle(scope, receive, sending))
+        self._inflight.add(served)
+        try:
+            await served
+        except asyncio.CancelledError:
+            served.cancel()
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the client went away, or the server stops without waiting
+            if not began:
+                response = error_response(503, MCP_CLOSED, "the MCP endpoint is shutting down")
+                await response(scope, receive, send)
+            elif not ended:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            self._inflight.discard(served)
 
 
 def install_mcp(app: FastAPI, runtime: Runtime) -> McpEndpoint:
