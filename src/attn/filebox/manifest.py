@@ -42,7 +42,7 @@ TASK_STATUSES: tuple[TaskStatus, ...] = (
     "failed",
     "cancelled",
 )
-#: Statuses a task never leaves.
+#: Statuses no verb moves a task out of; only a new worker started on it does (a new attempt).
 FINISHED: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 
 

@@ -27,7 +27,14 @@ from attn.ids import new_id
 
 def worker_started(run: Run, task_id: str, pid: int, command: list[str]) -> list[FileboxMessage]:
     """Record the worker's start (the task is running) and deliver what was queued
-    for it while it was down, oldest first (FILE-11). Returns what was delivered."""
+    for it while it was down, oldest first (FILE-11). Returns what was delivered.
+
+    A task that had finished (completed, failed, a lost worker's, cancelled) runs
+    again as a new attempt: its ``attempt`` counts up and a ``task.restarted``
+    event names the status it left, so the new worker's questions can be answered
+    and mail can be queued for it (README: "start a worker in the same run to go
+    on"). Starting a worker is the leader's own act, checked for ownership (FILE-08).
+    """
     at = iso(run.now())
     with changing(run.paths, fsync=run.fsync) as manifest:
         manifest["worker"] = {
@@ -40,7 +47,20 @@ def worker_started(run: Run, task_id: str, pid: int, command: list[str]) -> list
             "exitCode": None,
         }
         task = ensure_task(manifest, task_id, at, "running")
-        if task["status"] not in FINISHED and task["status"] != "waiting":
+        if task["status"] in FINISHED:
+            previous = task["status"]
+            attempt = task.get("attempt")
+            attempt = attempt + 1 if isinstance(attempt, int) and attempt > 0 else 2
+            task.update(status="running", attempt=attempt, updatedAt=at)
+            task.pop("waitingSince", None)
+            task.pop("question", None)
+            run.record_event(
+                "task.restarted",
+                task_id,
+                f"{previous} before; attempt {attempt}",
+                {"previous": previous, "attempt": attempt},
+            )
+        elif task["status"] != "waiting":
             task.update(status="running", updatedAt=at)
         run.record_event("worker.started", task_id, " ".join(command)[:500], {"pid": pid})
         return run.flush_pending(manifest)
