@@ -97,6 +97,7 @@ FACADE = [
     "PostgresStore",
     "Priority",
     "ProtectedItem",
+    "QuestionWithdrawn",
     "Recovery",
     "Reply",
     "ReplyCancelled",

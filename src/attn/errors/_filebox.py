@@ -60,6 +60,19 @@ class TaskFinished(AttnError):
         self.status = status
 
 
+class QuestionWithdrawn(AttnError):
+    """A worker's question will not be answered: its task was cancelled or finished,
+    a newer question replaced it, or it was dropped (``reason`` says which); the
+    worker's ``ask`` ends with it instead of waiting for good (seed 003
+    "Supervisor Contact")."""
+
+    code = "question_withdrawn"
+
+    def __init__(self, message: str | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class RunOwned(AttnError):
     """Another session owns the run: respond, steer, follow-up, nudge, send and
     cancel need the owner's session, or ``force`` as the literal boolean true
@@ -74,6 +87,7 @@ class RunOwned(AttnError):
 
 __all__ = [
     "FileboxMessageNotFound",
+    "QuestionWithdrawn",
     "RunExists",
     "RunNotFound",
     "RunOwned",

@@ -93,7 +93,7 @@ class Run(RunFiles):
                 "inbox", task_id, body, "response", priority, {**data, "questionId": qid}
             )
             responses_of(task)[qid] = message.id
-            self._close_contact(qid)
+            self.close_contact(qid)
             self._back_to_running(task)
             self.record_event(
                 "task.responded", task_id, body, {"questionId": qid, "mailboxMessageId": message.id}
@@ -167,8 +167,10 @@ class Run(RunFiles):
         session: str | None = None,
         force: bool = False,
     ) -> dict[str, Any]:
-        """Cancel a task that has not finished; its pending steers and follow-ups go too.
-        Cancelling a finished task changes nothing. Returns the task."""
+        """Cancel a task that has not finished; its pending steers and follow-ups go too,
+        and the question it waits on is withdrawn (``question.withdrawn``, reason
+        ``cancelled``: its notification is read, its contact acknowledged, and the
+        worker's ``ask`` ends). Cancelling a finished task changes nothing. Returns the task."""
         check_part(task_id, "task id")
         check_force(force)
         with changing(self.paths, fsync=self.fsync) as manifest:
@@ -177,7 +179,7 @@ class Run(RunFiles):
             if task["status"] in FINISHED:
                 return dict(task)
             task.update(status="cancelled", updatedAt=iso(self.now()))
-            task.pop("waitingSince", None)
+            self.withdraw(task_id, task, "cancelled")
             queues = load_pending(self.paths)
             for name in queues:
                 queues[name] = [e for e in queues[name] if e.get("taskId") != task_id]
@@ -236,17 +238,6 @@ class Run(RunFiles):
                     },
                 )
             return Outcome(None, queued=True, dropped=dropped)
-
-    def _close_contact(self, question_id: str) -> None:
-        """The contact message a response answers is acknowledged with it."""
-        asked = [
-            m.id
-            for m in self.mailbox.messages("outbox")
-            if m.kind == "contact" and m.data.get("questionId") == question_id
-        ]
-        changed = self.mailbox.set_status(asked, "acknowledged")
-        if changed:
-            self.emit_status(changed)
 
     def acknowledge(self, message_id: str) -> FileboxMessage:
         """Mark a message acknowledged (operator or worker state; history is kept).

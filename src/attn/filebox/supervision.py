@@ -91,18 +91,16 @@ def worker_exited(run: Run, code: int | None, *, lost: bool = False) -> dict[str
 
 def withdraw_question(run: Run, task_id: str, question_id: str) -> bool:
     """The worker stopped waiting for an answer (``ask`` timed out): the task runs
-    again and a ``question.withdrawn`` event says so. False when the task no longer
-    waits on that question (it was answered meanwhile)."""
+    again and a ``question.withdrawn`` event (reason ``timed out``) says so. False
+    when the task no longer waits on that question (it was answered meanwhile)."""
     at = iso(run.now())
     with changing(run.paths, fsync=run.fsync) as manifest:
         task = task_of(manifest, task_id)
         if task is None or question_of(task).get("id") != question_id:
             return False
-        task.pop("question", None)
-        task.pop("waitingSince", None)
+        run.withdraw(task_id, task, "timed out")
         if task["status"] == "waiting":
             task.update(status="running", updatedAt=at)
-        run.record_event("question.withdrawn", task_id, "", {"questionId": question_id})
         return True
 
 
@@ -141,7 +139,8 @@ def record_contact(
 ) -> tuple[dict[str, Any], FileboxMessage | None]:
     """A worker asked for a decision: the task waits on the question, the outbox
     holds it as a ``contact`` message, and a ``supervisor.contact`` event is
-    recorded (FILE-10).
+    recorded (FILE-10). A contact for a finished task writes only a
+    ``contact.dropped`` event naming its question (the asker's ``ask`` ends).
 
     Returns:
         ``(question, message)``; ``message`` is None when this question id was
@@ -155,6 +154,18 @@ def record_contact(
         if asked.get("id") == qid or qid in responses_of(task):
             return dict(asked) or {"id": qid}, None
         question = {"id": qid, **contact.to_dict(), "askedAt": at}
+        if task["status"] in FINISHED:  # nobody can answer it: the asker must not wait
+            run.record_event(
+                "contact.dropped",
+                task_id,
+                contact.text[:200],
+                {
+                    "questionId": qid,
+                    "contactType": contact.kind,
+                    "reason": f"task {task_id} is {task['status']}: nobody can answer it",
+                },
+            )
+            return question, None
         message = run.mailbox.append(
             "outbox",
             sender=task_id,
@@ -170,8 +181,7 @@ def record_contact(
                 **contact.data,
             },
         )
-        if task["status"] not in FINISHED:
-            task.update(status="waiting", waitingSince=at, question=question, updatedAt=at)
+        task.update(status="waiting", waitingSince=at, question=question, updatedAt=at)
         run.record_event(
             "supervisor.contact",
             task_id,
