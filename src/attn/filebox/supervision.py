@@ -82,8 +82,7 @@ def worker_exited(run: Run, code: int | None, *, lost: bool = False) -> dict[str
             task = ensure_task(manifest, task_id, at)
             if task["status"] not in FINISHED:
                 task.update(status="completed" if code == 0 else "failed", updatedAt=at)
-            task.pop("waitingSince", None)
-            task.pop("question", None)
+            run.withdraw(task_id, task, "the worker exited")
         text = "lost: its supervisor stopped before it" if lost else f"exit code {code}"
         run.record_event("worker.exited", task_id, text, {"exitCode": code, "lost": lost})
         return dict(worker)
@@ -140,7 +139,9 @@ def record_contact(
     """A worker asked for a decision: the task waits on the question, the outbox
     holds it as a ``contact`` message, and a ``supervisor.contact`` event is
     recorded (FILE-10). A contact for a finished task writes only a
-    ``contact.dropped`` event naming its question (the asker's ``ask`` ends).
+    ``contact.dropped`` event naming its question (the asker's ``ask`` ends). A
+    task waits on one question at a time: a new one withdraws the open one
+    (``question.withdrawn``, reason ``replaced by a newer question``).
 
     Returns:
         ``(question, message)``; ``message`` is None when this question id was
@@ -162,10 +163,13 @@ def record_contact(
                 {
                     "questionId": qid,
                     "contactType": contact.kind,
+                    "dropped": 1,
                     "reason": f"task {task_id} is {task['status']}: nobody can answer it",
                 },
             )
             return question, None
+        if asked.get("id"):  # one open question a task: the newer one replaces it
+            run.withdraw(task_id, task, "replaced by a newer question")
         message = run.mailbox.append(
             "outbox",
             sender=task_id,
