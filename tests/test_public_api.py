@@ -103,6 +103,7 @@ FACADE = [
     "ReplyCancelled",
     "ReplyTimeout",
     "ResultOutcome",
+    "RunCorrupt",
     "RunExists",
     "RunNotFound",
     "RunOwned",

@@ -60,6 +60,14 @@ class TaskFinished(AttnError):
         self.status = status
 
 
+class RunCorrupt(AttnError):
+    """The run's ``run.json`` cannot be read, so neither can its owner: nothing that
+    changes the run is done until ``attn filebox validate RUN --repair`` moves the
+    file aside and rebuilds it from the run's events (FILE-05, FILE-08)."""
+
+    code = "run_corrupt"
+
+
 class QuestionWithdrawn(AttnError):
     """A worker's question will not be answered: its task was cancelled or finished,
     a newer question replaced it, or it was dropped (``reason`` says which); the
@@ -88,6 +96,7 @@ class RunOwned(AttnError):
 __all__ = [
     "FileboxMessageNotFound",
     "QuestionWithdrawn",
+    "RunCorrupt",
     "RunExists",
     "RunNotFound",
     "RunOwned",

@@ -16,7 +16,15 @@ from typing import Any
 
 from attn.echo import shown
 from attn.errors import InvalidInput, TaskNotWaiting
-from attn.filebox.manifest import FINISHED, changing, question_of, responses_of, task_of
+from attn.filebox.manifest import (
+    CORRUPT,
+    FINISHED,
+    changing,
+    question_of,
+    repair_manifest,
+    responses_of,
+    task_of,
+)
 from attn.filebox.paths import check_part
 from attn.filebox.pending import Queue, load_pending, push, save_pending
 from attn.filebox.records import (
@@ -266,6 +274,22 @@ class Run(RunFiles):
         if changed:
             self.emit_status(changed)
         return changed
+
+    def validate(self, *, repair: bool = False) -> dict[str, Any]:
+        """The mailbox's validation report (FILE-05) and whether ``run.json`` is
+        corrupt (``manifestCorrupt``); ``repair`` also moves a corrupt ``run.json``
+        aside and rebuilds it from the run's events (owner and leader included)."""
+        report = self.mailbox.validate(repair=repair).to_dict()
+        corrupt = bool(self.manifest().get(CORRUPT))
+        if repair and corrupt:
+            aside = repair_manifest(self.paths, iso(self.now()), fsync=self.fsync)
+            if aside is not None:
+                report["repaired"].append(str(self.paths.manifest))
+                self.record_event("run.repaired", None, aside, {"movedAside": aside})
+            corrupt = bool(self.manifest().get(CORRUPT))
+        report["manifestCorrupt"] = corrupt
+        report["ok"] = report["ok"] and not corrupt
+        return report
 
     def replay(self, task_id: str | None = None) -> list[FileboxMessage]:
         """Every unacknowledged inbox message (of ``task_id``, or all), oldest first,

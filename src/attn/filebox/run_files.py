@@ -24,6 +24,7 @@ from attn.filebox.jsonl import TailReader, append_line, encode_line
 from attn.filebox.mailbox import RunMailbox
 from attn.filebox.manifest import (
     FINISHED,
+    check_readable,
     load_manifest,
     owner_of,
     pid_alive,
@@ -182,11 +183,12 @@ class RunFiles:
         """Refuse ``session`` unless it owns the run or ``force`` is True (FILE-08).
 
         Raises:
-            RunOwned: another session owns the run.
+            RunOwned: another session owns the run. RunCorrupt: its owner cannot be read.
         """
         self._authorize(self.manifest(), session, force)
 
     def _authorize(self, manifest: dict[str, Any], session: str | None, force: bool) -> None:
+        check_readable(manifest, self.id)  # an owner that cannot be read is not "no owner"
         owner = owner_of(manifest)
         if owner is not None and session != owner and force is not True:
             raise RunOwned(

@@ -174,7 +174,9 @@ class Fileboxes:
         if not create_manifest(paths, manifest, fsync=self.config.fsync):
             raise RunExists(f"run {shown(rid)} exists already")
         run = self._runs[rid] = self._open(paths)
-        run.record_event("run.created", None, "", {"owner": owner_id, "leader": leader_id})
+        run.record_event(
+            "run.created", None, "", {"owner": owner_id, "leader": leader_id, "tasks": task_ids}
+        )
         return run
 
     def run_ids(self) -> list[str]:

@@ -54,6 +54,7 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.TaskNotFound: 404,
     e.TaskFinished: 409,
     e.QuestionWithdrawn: 409,
+    e.RunCorrupt: 409,
     e.RunOwned: 403,
     e.ItemNotClaimed: 409,
     e.NotNext: 409,

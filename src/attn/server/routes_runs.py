@@ -321,11 +321,12 @@ def runs_router(runtime: Runtime) -> APIRouter:
     async def validate(
         run_id: RunIdPath, body: shapes.ValidateBody | None = None
     ) -> dict[str, Any]:
-        """Report every mailbox line that is not a message, torn last lines and a
-        corrupt delivery record; with ``repair``, rewrite the bad files atomically
-        keeping only their valid lines (FILE-05)."""
+        """Report every mailbox line that is not a message, torn last lines, a
+        corrupt delivery record and a corrupt ``run.json``; with ``repair``, rewrite
+        the bad files atomically keeping only their valid lines, and move a corrupt
+        ``run.json`` aside, rebuilt from the run's events (FILE-05)."""
         repair = (body or shapes.ValidateBody()).repair
-        return await on_run(run_id, lambda run: run.mailbox.validate(repair=repair).to_dict())
+        return await on_run(run_id, lambda run: run.validate(repair=repair))
 
     # ------------------------------------------------------------ workers
 
