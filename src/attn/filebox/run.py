@@ -139,7 +139,8 @@ class Run(RunFiles):
                 "steering", task_id, text, "nudge", "normal", {"source": "nudge-agent"}
             )
             self.record_event("agent.nudged", task_id, text, {"mailboxMessageId": message.id})
-        return Outcome(message)
+            # In the steering file either way; with no worker to read it now it waits there.
+            return Outcome(message, queued=not self.worker_alive(manifest))
 
     def send(
         self,

@@ -113,7 +113,8 @@ def runs_router(runtime: Runtime) -> APIRouter:
 
     @router.post("/api/runs", **created(shapes.RunView))
     async def create_run(body: shapes.CreateRunBody | None = None) -> dict[str, Any]:
-        """Make a new run folder (no worker yet); 422 when the id is taken."""
+        """Make a new run folder (no worker yet); 409 ``run_exists`` when the id is
+        taken, 404 ``unknown_agent`` when no agent has the leader's name."""
         made = body or shapes.CreateRunBody()
 
         def create() -> dict[str, Any]:
