@@ -14,6 +14,7 @@ from typing import Any
 from click.testing import Result
 from typer.testing import CliRunner
 
+from attn.brains import EchoBrain
 from attn.cli.main import app
 from tests.server.runs_api import RunsApi, runs
 
@@ -32,6 +33,7 @@ async def _json(runner: CliRunner, api: RunsApi, *args: str) -> Any:
 
 async def test_list_show_and_answer_a_waiting_task(runner: CliRunner, runs: RunsApi) -> None:
     assert "no runs" in (await _run(runner, runs, "filebox", "list")).stdout
+    await runs.rt.add_agent("lead", EchoBrain())
     await runs.make_run("r1", leader="lead", tasks=["build", "test"])
     await runs.ask("r1", "build", "Which region? [eu]", kind="need_selection", options=("eu", "us"))
     listed = (await _run(runner, runs, "filebox", "list")).stdout
@@ -70,7 +72,8 @@ async def test_verbs_messages_and_events(runner: CliRunner, runs: RunsApi) -> No
     warned = (await _run(runner, runs, "filebox", "show", "r1")).stdout
     assert "follow-up 3" in warned and "more than 1" in warned
     nudged = (await _run(runner, runs, "filebox", "nudge", "r1", "build")).stdout
-    assert nudged.startswith("nudge delivered to build (steering fbm_")
+    assert nudged.startswith("nudge queued for build (steering fbm_")  # no worker runs
+    assert "no worker reads it now" in nudged
     sent = (await _run(runner, runs, "filebox", "send", "r1", "build", "hello")).stdout
     message_id = sent.split()[1]
     assert sent.strip() == f"sent {message_id} to build"
@@ -103,7 +106,7 @@ async def test_file_08_force_is_sent_as_the_literal_true(runner: CliRunner, runs
     forced = await _run(runner, runs, "filebox", "steer", "r1", "build", "go", "--force")
     assert forced.stdout.startswith("queued the steer")
     owner = await _run(runner, runs, "filebox", "nudge", "r1", "build", "--session", "ann")
-    assert owner.stdout.startswith("nudge delivered")
+    assert owner.stdout.startswith("nudge queued for build")
 
 
 async def test_bad_usage_is_exit_2_and_sends_nothing(runner: CliRunner, runs: RunsApi) -> None:

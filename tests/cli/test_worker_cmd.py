@@ -108,6 +108,18 @@ async def test_file_10_ask_waits_for_the_answer_and_exits_by_it(run: Run) -> Non
     assert [e["type"] for e in run.events()][-1] == "question.withdrawn"
 
 
+async def test_ask_ends_with_exit_5_when_its_task_is_cancelled(run: Run) -> None:
+    asking = asyncio.create_task(_attn(_env(run), "ask", "Deploy v2?"))
+    await until(
+        lambda: run.manifest()["tasks"].get("build", {}).get("status") == "waiting",
+        "the question",
+    )
+    await asyncio.to_thread(run.cancel, "build")
+    code, out, err = await asyncio.wait_for(asking, 30)
+    assert (code, out) == (5, "")
+    assert "will not be answered: cancelled" in err and len(err.splitlines()) == 1
+
+
 async def test_outside_a_run_the_worker_commands_exit_2_with_one_line(
     run: Run, tmp_path: Path
 ) -> None:

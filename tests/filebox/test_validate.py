@@ -186,3 +186,20 @@ def test_file_05_repair_moves_a_corrupt_delivery_record_aside(
     assert json.loads(paths.delivery.read_bytes())["messages"] == {}
     assert mailbox.validate().ok
     assert any(r.levelno == logging.ERROR for r in caplog.records)
+
+
+def test_file_05_repair_does_not_quarantine_a_torn_line_a_second_time(
+    mailbox: RunMailbox, paths: RunPaths
+) -> None:
+    mailbox.append("inbox", sender="leader", to="build", body="one")
+    with open(paths.box("inbox"), "ab") as file:
+        file.write(b'{"id": "fbm_torn", "bo')
+    mailbox.append("inbox", sender="leader", to="build", body="two")  # quarantines the torn line
+    assert len(lines_of(paths.quarantine)) == 1
+
+    report = RunMailbox(paths, Ticks()).validate(repair=True)
+
+    assert report.repaired == [str(paths.box("inbox"))]
+    [kept] = lines_of(paths.quarantine)  # the same offset and length: kept once
+    assert base64.b64decode(kept["base64"]) == b'{"id": "fbm_torn", "bo'
+    assert [m.body for m in mailbox.messages("inbox")] == ["one", "two"]

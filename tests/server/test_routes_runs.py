@@ -13,6 +13,7 @@ import json
 
 from websockets.asyncio.client import connect
 
+from attn.brains import EchoBrain
 from attn.filebox.run_files import NUDGE_TEXT
 from attn.server.testing import recv_json
 from tests.server.runs_api import RunsApi, runs
@@ -20,11 +21,24 @@ from tests.server.runs_api import RunsApi, runs
 __all__ = ["runs"]
 
 STEER = "/api/runs/r1/tasks/build/steer"
+
+
+async def test_a_run_led_by_an_agent_nobody_has_is_refused_and_not_made(runs: RunsApi) -> None:
+    message = await runs.refused(
+        "POST", "/api/runs", 404, "unknown_agent", json={"runId": "r9", "leader": "nobody"}
+    )
+    assert "'nobody'" in message
+    assert not (runs.root / "r9").exists()
+    await runs.make_run("r9")
+    await runs.refused("POST", "/api/runs", 409, "run_exists", json={"runId": "r9"})
+
+
 JSON_TYPE = {"Content-Type": "application/json"}
 
 
 async def test_runs_are_made_listed_and_shown(runs: RunsApi) -> None:
     assert await runs.call("GET", "/api/runs", 200) == {"runs": []}
+    await runs.rt.add_agent("lead", EchoBrain())
     made = await runs.make_run("r1", owner="ann", leader="lead", tasks=["build", "test"])
     assert made["runId"] == "r1" and made["ownerSessionId"] == "ann" and made["leader"] == "lead"
     assert {t: v["status"] for t, v in made["tasks"].items()} == {

@@ -178,7 +178,8 @@ def validate_command(
     as_json: JsonOption = False,
 ) -> None:
     """Check a run's mailbox files: lines that are not messages, torn last lines, a
-    corrupt delivery record. Exit status 1 when problems remain (not repaired)."""
+    corrupt delivery record or run.json (--repair rebuilds it from the events). Exit
+    status 1 when problems remain (not repaired)."""
     body = {"repair": True} if repair else None
     report = call(url, token, "POST", run_path(run, "/validate"), json=body)
     if as_json:
@@ -193,6 +194,8 @@ def validate_command(
             out.print(Text(f"{path}: torn last line (skipped by readers)"))
         if report.get("deliveryCorrupt"):
             out.print(Text("the delivery record is corrupt (read as empty)"))
+        if report.get("manifestCorrupt"):
+            out.print(Text("run.json is corrupt: the run takes no change until --repair"))
         for path in report.get("repaired") or []:
             out.print(Text(f"repaired {path}", style="green"))
         if report.get("ok"):

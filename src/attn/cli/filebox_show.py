@@ -159,6 +159,9 @@ def event_line(event: dict[str, Any]) -> Text:
 def outcome_line(verb: str, task_id: str, outcome: dict[str, Any]) -> str:
     """What a steer, follow-up, nudge or send did, in one line."""
     message = outcome.get("message") or {}
+    if outcome.get("queued") and message:  # a nudge: written, but nobody reads it yet
+        where = f"{message.get('box', '?')} {message.get('id', '?')}"
+        return f"{verb} queued for {task_id} ({where}): no worker reads it now"
     if outcome.get("queued"):
         line = f"queued the {verb} for {task_id}: its worker cannot take it now"
         dropped = outcome.get("dropped") or []

@@ -22,7 +22,9 @@ directly through :class:`attn.filebox.client.FileboxClient`)::
 
 ``ask`` prints the answer's text on stdout and exits 0 when answered (for a
 confirmation: approved), 1 when a confirmation was rejected, 4 when no answer
-came in ``--timeout`` seconds. Outside a run these commands exit 2 with one line.
+came in ``--timeout`` seconds, 5 when nobody will answer (the task was cancelled
+or had finished, or a newer question replaced it). Outside a run these commands
+exit 2 with one line.
 
 Spec: seed 003 ("Supervisor Contact", "Core Operations"); FILE-10..12; issue 16.
 """
@@ -45,12 +47,14 @@ from attn.cli.filebox_show import answer_hint, event_line
 from attn.cli.filebox_verbs import RunArgument, run_path
 from attn.cli.output import console, examples, handle_errors, print_json, warn
 from attn.cli.tree_control import call
-from attn.errors import AttnError, RunNotFound
+from attn.errors import AttnError, QuestionWithdrawn, RunNotFound
 from attn.filebox.client import FileboxClient
 from attn.filebox.contact import CONTACT_KINDS
 
 #: Exit status of ``attn worker ask`` when no answer came in time.
 ASK_TIMEOUT_EXIT = 4
+#: Exit status of ``attn worker ask`` when nobody will answer (task cancelled, question replaced).
+ASK_WITHDRAWN_EXIT = 5
 #: Seconds between two looks at the run's events while following a worker.
 POLL_S = 0.2
 #: Events read per look (the server's largest page).
@@ -283,7 +287,8 @@ def ask_command(
     ] = None,
 ) -> None:
     """Ask the leader for a decision and wait for the answer (a supervisor contact).
-    Prints the answer; exit 0 answered or approved, 1 rejected, 4 no answer in time."""
+    Prints the answer; exit 0 answered or approved, 1 rejected, 4 no answer in time,
+    5 nobody will answer (the task was cancelled, or a newer question replaced it)."""
     if kind not in CONTACT_KINDS:
         kinds = ", ".join(CONTACT_KINDS)
         raise CliError(f"--kind must be one of {kinds}, got {kind!r}", exit_code=2)
@@ -295,6 +300,9 @@ def ask_command(
     except TimeoutError:
         sys.stderr.write(f"attn: no answer in {timeout:g} s\n")
         raise typer.Exit(ASK_TIMEOUT_EXIT) from None
+    except QuestionWithdrawn as exc:
+        sys.stderr.write(f"attn: {exc.message}\n")
+        raise typer.Exit(ASK_WITHDRAWN_EXIT) from None
     typer.echo(answer.body)
     if answer.approved is False:
         raise typer.Exit(1)
@@ -343,4 +351,4 @@ def heartbeat_command() -> None:
     _client().heartbeat()
 
 
-__all__ = ["ASK_TIMEOUT_EXIT", "app", "exit_status", "follow", "register"]
+__all__ = ["ASK_TIMEOUT_EXIT", "ASK_WITHDRAWN_EXIT", "app", "exit_status", "follow", "register"]

@@ -60,6 +60,27 @@ class TaskFinished(AttnError):
         self.status = status
 
 
+class RunCorrupt(AttnError):
+    """The run's ``run.json`` cannot be read, so neither can its owner: nothing that
+    changes the run is done until ``attn filebox validate RUN --repair`` moves the
+    file aside and rebuilds it from the run's events (FILE-05, FILE-08)."""
+
+    code = "run_corrupt"
+
+
+class QuestionWithdrawn(AttnError):
+    """A worker's question will not be answered: its task was cancelled or finished,
+    a newer question replaced it, or it was dropped (``reason`` says which); the
+    worker's ``ask`` ends with it instead of waiting for good (seed 003
+    "Supervisor Contact")."""
+
+    code = "question_withdrawn"
+
+    def __init__(self, message: str | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class RunOwned(AttnError):
     """Another session owns the run: respond, steer, follow-up, nudge, send and
     cancel need the owner's session, or ``force`` as the literal boolean true
@@ -74,6 +95,8 @@ class RunOwned(AttnError):
 
 __all__ = [
     "FileboxMessageNotFound",
+    "QuestionWithdrawn",
+    "RunCorrupt",
     "RunExists",
     "RunNotFound",
     "RunOwned",

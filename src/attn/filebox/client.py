@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from attn.echo import shown
-from attn.errors import InvalidInput
+from attn.errors import InvalidInput, QuestionWithdrawn
 from attn.filebox.contact import CONTACT_KINDS, Contact, ContactKind, contact_line
 from attn.filebox.paths import RunPaths, check_part
 from attn.filebox.records import LEADER, check_body, check_data
@@ -167,6 +167,9 @@ class FileboxClient:
                 in time; the question is withdrawn (``question.withdrawn``) and the
                 task runs again, unless an answer came at the last moment (then it
                 is returned).
+            QuestionWithdrawn: nobody will answer: the task was cancelled or had
+                finished, a newer question replaced this one, or it was dropped
+                (``reason`` says which; the event names the question).
         """
         if kind not in CONTACT_KINDS:
             raise InvalidInput(f"kind must be one of {', '.join(CONTACT_KINDS)}, got {shown(kind)}")
@@ -175,6 +178,7 @@ class FileboxClient:
         if kind == "need_selection" and not choices:
             raise InvalidInput("a need_selection question needs at least one option")
         qid = new_id("q")
+        seen = len(self.run.event_records())
         if self.supervised:
             line = contact_line(
                 kind, question, options=choices, question_id=qid, task_id=self.task_id
@@ -193,10 +197,34 @@ class FileboxClient:
                     return Answer(
                         message.body, _approved(kind, message.body, message.data), message.to_dict()
                     )
+            reason, seen = self._ended(qid, seen)
+            if reason is not None:
+                raise QuestionWithdrawn(
+                    f"question {qid} of task {self.task_id} will not be answered: {reason}",
+                    reason=reason,
+                )
             late = deadline is not None and time.monotonic() >= deadline
             if late and withdraw_question(self.run, self.task_id, qid):
                 raise TimeoutError(f"no response to question {qid} in {timeout_s} s")
             time.sleep(wait)
+
+    def _ended(self, question_id: str, seen: int) -> tuple[str | None, int]:
+        """Why the question was withdrawn (a cancel, a newer question) or dropped (its
+        task had finished, the contact bounds), or None; and how many events were read."""
+        events = self.run.event_records()
+        for event in events[seen:]:
+            data = event.get("data")
+            if (
+                event.get("type") in _ENDS_A_QUESTION
+                and isinstance(data, dict)
+                and data.get("questionId") == question_id
+            ):
+                return str(data.get("reason") or event["type"]), len(events)
+        return None, len(events)
+
+
+#: Events after which a question will get no answer.
+_ENDS_A_QUESTION = frozenset({"question.withdrawn", "contact.dropped"})
 
 
 def _approved(kind: str, body: str, data: dict[str, Any]) -> bool | None:

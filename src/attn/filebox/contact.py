@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 from attn.filebox.jsonl import nan_as_null
@@ -56,6 +58,66 @@ MAX_QUESTION_CHARS = 4_000
 #: Most options of a selection, and the longest option.
 MAX_OPTIONS = 20
 MAX_OPTION_CHARS = 200
+
+
+#: Most contacts recorded per task in one window (:data:`CONTACT_WINDOW_S`); more
+#: are dropped, and a ``contact.dropped`` event says how many.
+CONTACTS_PER_WINDOW = 10
+CONTACT_WINDOW_S = 60.0
+
+
+class ContactBudget:
+    """How many contacts each task of a worker may still make (a sliding window).
+
+    A worker printing contacts in a loop must not make a notification, an outbox
+    message and an event per line: past :data:`CONTACTS_PER_WINDOW` per task in
+    :data:`CONTACT_WINDOW_S` seconds they are dropped. The first drop after an
+    accepted contact is reported at once, later ones are counted and reported with
+    the next accepted contact or when the worker exits (:meth:`unreported`).
+    """
+
+    def __init__(
+        self, per_window: int = CONTACTS_PER_WINDOW, window_s: float = CONTACT_WINDOW_S
+    ) -> None:
+        self.per_window = per_window
+        self.window_s = window_s
+        self._taken: dict[str, deque[datetime]] = {}
+        self._dropped: dict[str, int] = {}
+        self._told: set[str] = set()
+
+    def take(self, task_id: str, now: datetime) -> bool:
+        """Whether ``task_id`` may make one more contact at ``now`` (it is counted)."""
+        taken = self._taken.setdefault(task_id, deque())
+        while taken and (now - taken[0]).total_seconds() >= self.window_s:
+            taken.popleft()
+        if len(taken) >= self.per_window:
+            self._dropped[task_id] = self._dropped.get(task_id, 0) + 1
+            return False
+        taken.append(now)
+        self._told.discard(task_id)
+        return True
+
+    def to_report(self, task_id: str, *, now: bool = False) -> int:
+        """How many dropped contacts of ``task_id`` to report now (then forgotten): the
+        first drop at once, the rest later; ``now`` reports whatever is counted."""
+        count = self._dropped.get(task_id, 0)
+        if count == 0 or (not now and task_id in self._told):
+            return 0
+        self._told.add(task_id)
+        self._dropped[task_id] = 0
+        return count
+
+    def unreported(self) -> dict[str, int]:
+        """Every task's dropped contacts not reported yet (then forgotten)."""
+        counts = {t: n for t, n in self._dropped.items() if n}
+        self._dropped.clear()
+        return counts
+
+    def reason(self, task_id: str) -> str:
+        return (
+            f"more than {self.per_window} contacts of task {task_id} in "
+            f"{self.window_s:g} s: the rest are dropped"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,4 +226,13 @@ def contact_line(
     return json.dumps(record, ensure_ascii=False)
 
 
-__all__ = ["CONTACT_KINDS", "Contact", "ContactKind", "contact_line", "parse_contact"]
+__all__ = [
+    "CONTACTS_PER_WINDOW",
+    "CONTACT_KINDS",
+    "CONTACT_WINDOW_S",
+    "Contact",
+    "ContactBudget",
+    "ContactKind",
+    "contact_line",
+    "parse_contact",
+]

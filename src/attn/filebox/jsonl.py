@@ -208,9 +208,12 @@ def quarantine_lines(
     ``raw`` is cut to 64 KiB. The caller holds the folder's lock.
     """
     name = os.path.relpath(path, quarantine.parent)
+    kept = _quarantined(quarantine, name)
     qfd = os.open(quarantine, _OPEN_FLAGS, 0o644)
     try:
         for offset, size, raw, reason in lines:
+            if (offset, size, raw[:MAX_QUARANTINE_BYTES]) in kept:
+                continue  # an append quarantined this torn line already; repair keeps it once
             record = {
                 "file": name,
                 "offset": offset,
@@ -223,6 +226,21 @@ def quarantine_lines(
             os.fsync(qfd)
     finally:
         os.close(qfd)
+
+
+def _quarantined(quarantine: Path, name: str) -> set[tuple[int, int, bytes]]:
+    """``(offset, bytes, raw)`` of each line of file ``name`` already in the quarantine."""
+    kept: set[tuple[int, int, bytes]] = set()
+    for line in read_regular(quarantine).split(b"\n") if quarantine.exists() else []:
+        value, _reason = parse_line(line) if line.strip() else (None, "")
+        if not isinstance(value, dict) or value.get("file") != name:
+            continue
+        try:
+            raw = base64.b64decode(str(value.get("base64", "")), validate=True)
+        except ValueError:
+            continue
+        kept.add((value.get("offset"), value.get("bytes"), raw))  # type: ignore[arg-type]
+    return kept
 
 
 def nan_as_null(name: str) -> None:

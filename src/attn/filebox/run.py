@@ -16,7 +16,15 @@ from typing import Any
 
 from attn.echo import shown
 from attn.errors import InvalidInput, TaskNotWaiting
-from attn.filebox.manifest import FINISHED, changing, question_of, responses_of, task_of
+from attn.filebox.manifest import (
+    CORRUPT,
+    FINISHED,
+    changing,
+    question_of,
+    repair_manifest,
+    responses_of,
+    task_of,
+)
 from attn.filebox.paths import check_part
 from attn.filebox.pending import Queue, load_pending, push, save_pending
 from attn.filebox.records import (
@@ -93,7 +101,7 @@ class Run(RunFiles):
                 "inbox", task_id, body, "response", priority, {**data, "questionId": qid}
             )
             responses_of(task)[qid] = message.id
-            self._close_contact(qid)
+            self.close_contact(qid)
             self._back_to_running(task)
             self.record_event(
                 "task.responded", task_id, body, {"questionId": qid, "mailboxMessageId": message.id}
@@ -131,7 +139,8 @@ class Run(RunFiles):
                 "steering", task_id, text, "nudge", "normal", {"source": "nudge-agent"}
             )
             self.record_event("agent.nudged", task_id, text, {"mailboxMessageId": message.id})
-        return Outcome(message)
+            # In the steering file either way; with no worker to read it now it waits there.
+            return Outcome(message, queued=not self.worker_alive(manifest))
 
     def send(
         self,
@@ -167,8 +176,10 @@ class Run(RunFiles):
         session: str | None = None,
         force: bool = False,
     ) -> dict[str, Any]:
-        """Cancel a task that has not finished; its pending steers and follow-ups go too.
-        Cancelling a finished task changes nothing. Returns the task."""
+        """Cancel a task that has not finished; its pending steers and follow-ups go too,
+        and the question it waits on is withdrawn (``question.withdrawn``, reason
+        ``cancelled``: its notification is read, its contact acknowledged, and the
+        worker's ``ask`` ends). Cancelling a finished task changes nothing. Returns the task."""
         check_part(task_id, "task id")
         check_force(force)
         with changing(self.paths, fsync=self.fsync) as manifest:
@@ -177,7 +188,7 @@ class Run(RunFiles):
             if task["status"] in FINISHED:
                 return dict(task)
             task.update(status="cancelled", updatedAt=iso(self.now()))
-            task.pop("waitingSince", None)
+            self.withdraw(task_id, task, "cancelled")
             queues = load_pending(self.paths)
             for name in queues:
                 queues[name] = [e for e in queues[name] if e.get("taskId") != task_id]
@@ -237,17 +248,6 @@ class Run(RunFiles):
                 )
             return Outcome(None, queued=True, dropped=dropped)
 
-    def _close_contact(self, question_id: str) -> None:
-        """The contact message a response answers is acknowledged with it."""
-        asked = [
-            m.id
-            for m in self.mailbox.messages("outbox")
-            if m.kind == "contact" and m.data.get("questionId") == question_id
-        ]
-        changed = self.mailbox.set_status(asked, "acknowledged")
-        if changed:
-            self.emit_status(changed)
-
     def acknowledge(self, message_id: str) -> FileboxMessage:
         """Mark a message acknowledged (operator or worker state; history is kept).
 
@@ -275,6 +275,22 @@ class Run(RunFiles):
         if changed:
             self.emit_status(changed)
         return changed
+
+    def validate(self, *, repair: bool = False) -> dict[str, Any]:
+        """The mailbox's validation report (FILE-05) and whether ``run.json`` is
+        corrupt (``manifestCorrupt``); ``repair`` also moves a corrupt ``run.json``
+        aside and rebuilds it from the run's events (owner and leader included)."""
+        report = self.mailbox.validate(repair=repair).to_dict()
+        corrupt = bool(self.manifest().get(CORRUPT))
+        if repair and corrupt:
+            aside = repair_manifest(self.paths, iso(self.now()), fsync=self.fsync)
+            if aside is not None:
+                report["repaired"].append(str(self.paths.manifest))
+                self.record_event("run.repaired", None, aside, {"movedAside": aside})
+            corrupt = bool(self.manifest().get(CORRUPT))
+        report["manifestCorrupt"] = corrupt
+        report["ok"] = report["ok"] and not corrupt
+        return report
 
     def replay(self, task_id: str | None = None) -> list[FileboxMessage]:
         """Every unacknowledged inbox message (of ``task_id``, or all), oldest first,

@@ -24,9 +24,11 @@ from attn.filebox.jsonl import TailReader, append_line, encode_line
 from attn.filebox.mailbox import RunMailbox
 from attn.filebox.manifest import (
     FINISHED,
+    check_readable,
     load_manifest,
     owner_of,
     pid_alive,
+    question_of,
     task_of,
 )
 from attn.filebox.paths import RunPaths
@@ -181,11 +183,12 @@ class RunFiles:
         """Refuse ``session`` unless it owns the run or ``force`` is True (FILE-08).
 
         Raises:
-            RunOwned: another session owns the run.
+            RunOwned: another session owns the run. RunCorrupt: its owner cannot be read.
         """
         self._authorize(self.manifest(), session, force)
 
     def _authorize(self, manifest: dict[str, Any], session: str | None, force: bool) -> None:
+        check_readable(manifest, self.id)  # an owner that cannot be read is not "no owner"
         owner = owner_of(manifest)
         if owner is not None and session != owner and force is not True:
             raise RunOwned(
@@ -242,6 +245,34 @@ class RunFiles:
         task.pop("waitingSince", None)
         task.pop("question", None)
 
+    def withdraw(self, task_id: str, task: dict[str, Any], reason: str) -> str | None:
+        """Nobody will answer the question ``task`` waits on (the caller holds the run
+        lock and writes the manifest): it leaves the task, its contact message is
+        acknowledged and a ``question.withdrawn`` event names it and ``reason`` (the
+        service reads its notification; the worker's ``ask`` ends). The question's
+        id, or None when the task waited on none."""
+        qid = question_of(task).get("id")
+        task.pop("question", None)
+        task.pop("waitingSince", None)
+        if not isinstance(qid, str):
+            return None
+        self.close_contact(qid)
+        self.record_event(
+            "question.withdrawn", task_id, reason, {"questionId": qid, "reason": reason}
+        )
+        return qid
+
+    def close_contact(self, question_id: str) -> None:
+        """The contact message of a question answered or withdrawn is acknowledged."""
+        asked = [
+            m.id
+            for m in self.mailbox.messages("outbox")
+            if m.kind == "contact" and m.data.get("questionId") == question_id
+        ]
+        changed = self.mailbox.set_status(asked, "acknowledged")
+        if changed:
+            self.emit_status(changed)
+
     def _response_to(self, task_id: str, question_id: str) -> FileboxMessage | None:
         for message in self.mailbox.inbox_for(task_id):
             if message.kind == "response" and message.data.get("questionId") == question_id:
@@ -295,6 +326,10 @@ class RunFiles:
         records, _problems, _torn = self._events.read()
         fresh = [e for e in records[count:] if e.get("id") not in self.seen_events]
         return fresh, len(records)
+
+    def event_records(self) -> list[dict[str, Any]]:
+        """Every event so far, oldest first (read incrementally; do not change the list)."""
+        return self._events.read()[0]
 
     def emit_event(self, event: dict[str, Any]) -> None:
         """Tell ``on_event`` about an event another process recorded."""

@@ -25,7 +25,7 @@ from attn.clock import Clock
 from attn.config.filebox import FileboxConfig
 from attn.core.events import FILEBOX_EVENT, FILEBOX_MESSAGE, FILEBOX_STATUS, Event, EventBus
 from attn.echo import shown
-from attn.errors import AttnError, InvalidInput, RunExists, RunNotFound
+from attn.errors import AttnError, InvalidInput, RunExists, RunNotFound, UnknownAgent
 from attn.filebox.manifest import create_manifest
 from attn.filebox.paths import RunPaths, check_part
 from attn.filebox.pending import Limits
@@ -97,6 +97,7 @@ class Fileboxes:
     ) -> None:
         self._clock = clock
         self._bus = bus
+        self._host = host
         self._relay = Relay(clock, host, notifications)
         self.config = config or FileboxConfig.from_env()
         self._runs: dict[str, Run] = {}
@@ -154,12 +155,22 @@ class Fileboxes:
 
         Raises:
             UnsafePath: a bad run or task id. InvalidInput: a bad owner or leader.
+            UnknownAgent: no hosted agent has the leader's name (nothing is made).
             RunExists: the run exists already.
         """
         rid = check_part(run_id if run_id is not None else new_id("run"), "run id")
         self._remember_loop()
         owner_id = check_optional_text(owner, "owner", max_len=200) or None
         leader_id = check_part(leader, "leader") if leader is not None else None
+        if (
+            leader_id is not None
+            and self._host is not None
+            and not self._host.find_agent(leader_id)
+        ):
+            raise UnknownAgent(
+                f"no agent {shown(leader_id)} to lead run {shown(rid)}: add the agent "
+                "first, or make the run without a leader"
+            )
         task_ids = [check_part(t, "task id") for t in tasks]
         at = iso(self._clock.now())
         manifest = {
@@ -174,7 +185,9 @@ class Fileboxes:
         if not create_manifest(paths, manifest, fsync=self.config.fsync):
             raise RunExists(f"run {shown(rid)} exists already")
         run = self._runs[rid] = self._open(paths)
-        run.record_event("run.created", None, "", {"owner": owner_id, "leader": leader_id})
+        run.record_event(
+            "run.created", None, "", {"owner": owner_id, "leader": leader_id, "tasks": task_ids}
+        )
         return run
 
     def run_ids(self) -> list[str]:

@@ -27,7 +27,14 @@ from attn.ids import new_id
 
 def worker_started(run: Run, task_id: str, pid: int, command: list[str]) -> list[FileboxMessage]:
     """Record the worker's start (the task is running) and deliver what was queued
-    for it while it was down, oldest first (FILE-11). Returns what was delivered."""
+    for it while it was down, oldest first (FILE-11). Returns what was delivered.
+
+    A task that had finished (completed, failed, a lost worker's, cancelled) runs
+    again as a new attempt: its ``attempt`` counts up and a ``task.restarted``
+    event names the status it left, so the new worker's questions can be answered
+    and mail can be queued for it (README: "start a worker in the same run to go
+    on"). Starting a worker is the leader's own act, checked for ownership (FILE-08).
+    """
     at = iso(run.now())
     with changing(run.paths, fsync=run.fsync) as manifest:
         manifest["worker"] = {
@@ -40,7 +47,20 @@ def worker_started(run: Run, task_id: str, pid: int, command: list[str]) -> list
             "exitCode": None,
         }
         task = ensure_task(manifest, task_id, at, "running")
-        if task["status"] not in FINISHED and task["status"] != "waiting":
+        if task["status"] in FINISHED:
+            previous = task["status"]
+            attempt = task.get("attempt")
+            attempt = attempt + 1 if isinstance(attempt, int) and attempt > 0 else 2
+            task.update(status="running", attempt=attempt, updatedAt=at)
+            task.pop("waitingSince", None)
+            task.pop("question", None)
+            run.record_event(
+                "task.restarted",
+                task_id,
+                f"{previous} before; attempt {attempt}",
+                {"previous": previous, "attempt": attempt},
+            )
+        elif task["status"] != "waiting":
             task.update(status="running", updatedAt=at)
         run.record_event("worker.started", task_id, " ".join(command)[:500], {"pid": pid})
         return run.flush_pending(manifest)
@@ -62,8 +82,7 @@ def worker_exited(run: Run, code: int | None, *, lost: bool = False) -> dict[str
             task = ensure_task(manifest, task_id, at)
             if task["status"] not in FINISHED:
                 task.update(status="completed" if code == 0 else "failed", updatedAt=at)
-            task.pop("waitingSince", None)
-            task.pop("question", None)
+            run.withdraw(task_id, task, "the worker exited")
         text = "lost: its supervisor stopped before it" if lost else f"exit code {code}"
         run.record_event("worker.exited", task_id, text, {"exitCode": code, "lost": lost})
         return dict(worker)
@@ -71,18 +90,16 @@ def worker_exited(run: Run, code: int | None, *, lost: bool = False) -> dict[str
 
 def withdraw_question(run: Run, task_id: str, question_id: str) -> bool:
     """The worker stopped waiting for an answer (``ask`` timed out): the task runs
-    again and a ``question.withdrawn`` event says so. False when the task no longer
-    waits on that question (it was answered meanwhile)."""
+    again and a ``question.withdrawn`` event (reason ``timed out``) says so. False
+    when the task no longer waits on that question (it was answered meanwhile)."""
     at = iso(run.now())
     with changing(run.paths, fsync=run.fsync) as manifest:
         task = task_of(manifest, task_id)
         if task is None or question_of(task).get("id") != question_id:
             return False
-        task.pop("question", None)
-        task.pop("waitingSince", None)
+        run.withdraw(task_id, task, "timed out")
         if task["status"] == "waiting":
             task.update(status="running", updatedAt=at)
-        run.record_event("question.withdrawn", task_id, "", {"questionId": question_id})
         return True
 
 
@@ -121,7 +138,10 @@ def record_contact(
 ) -> tuple[dict[str, Any], FileboxMessage | None]:
     """A worker asked for a decision: the task waits on the question, the outbox
     holds it as a ``contact`` message, and a ``supervisor.contact`` event is
-    recorded (FILE-10).
+    recorded (FILE-10). A contact for a finished task writes only a
+    ``contact.dropped`` event naming its question (the asker's ``ask`` ends). A
+    task waits on one question at a time: a new one withdraws the open one
+    (``question.withdrawn``, reason ``replaced by a newer question``).
 
     Returns:
         ``(question, message)``; ``message`` is None when this question id was
@@ -135,6 +155,21 @@ def record_contact(
         if asked.get("id") == qid or qid in responses_of(task):
             return dict(asked) or {"id": qid}, None
         question = {"id": qid, **contact.to_dict(), "askedAt": at}
+        if task["status"] in FINISHED:  # nobody can answer it: the asker must not wait
+            run.record_event(
+                "contact.dropped",
+                task_id,
+                contact.text[:200],
+                {
+                    "questionId": qid,
+                    "contactType": contact.kind,
+                    "dropped": 1,
+                    "reason": f"task {task_id} is {task['status']}: nobody can answer it",
+                },
+            )
+            return question, None
+        if asked.get("id"):  # one open question a task: the newer one replaces it
+            run.withdraw(task_id, task, "replaced by a newer question")
         message = run.mailbox.append(
             "outbox",
             sender=task_id,
@@ -150,8 +185,7 @@ def record_contact(
                 **contact.data,
             },
         )
-        if task["status"] not in FINISHED:
-            task.update(status="waiting", waitingSince=at, question=question, updatedAt=at)
+        task.update(status="waiting", waitingSince=at, question=question, updatedAt=at)
         run.record_event(
             "supervisor.contact",
             task_id,

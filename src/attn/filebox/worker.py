@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from attn.errors import InvalidInput
-from attn.filebox.contact import parse_contact
+from attn.filebox.contact import Contact, ContactBudget, parse_contact
 from attn.filebox.paths import check_part
 from attn.filebox.records import FileboxMessage
 from attn.filebox.run import Run
@@ -96,6 +96,8 @@ class Worker:
         self._log_bytes = 0
         self._beat = 0.0
         self._events_seen = 0
+        self._stopping = False
+        self._budget = ContactBudget()
         self._files_seen: tuple[tuple[str, int, int, int], ...] = ()
 
     @property
@@ -164,6 +166,7 @@ class Worker:
         process = self.process
         if process is None or self._done.is_set():
             return self.exit_code
+        self._stopping = True  # what it still prints is kept as output, not asked
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -187,6 +190,8 @@ class Worker:
         await self._look()
         self.exit_code = code
         try:
+            for task_id, count in self._budget.unreported().items():
+                await self._report_dropped(task_id, count, None)
             await asyncio.to_thread(worker_exited, self.run, code)
             if self._on_exit is not None:
                 await self._on_exit(self.run, self.task_id, code)
@@ -196,39 +201,61 @@ class Worker:
             self._done.set()
 
     async def _read(self, stream: asyncio.StreamReader, name: str) -> None:
-        async for raw in _lines(stream, self.run.id, name):
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            await asyncio.to_thread(self._keep, name, raw)
-            contact = parse_contact(line)
-            if contact is None:
-                continue
-            try:
-                await self._contacted(contact)
-            except Exception:
-                log.exception("run %s: a supervisor contact could not be recorded", self.run.id)
+        async for batch in _batches(stream, self.run.id, name):
+            # One write per chunk read, not per line: a flood of lines must not fall behind.
+            await asyncio.to_thread(self._keep, name, batch)
+            for raw in batch:
+                contact = parse_contact(raw.decode("utf-8", "replace").rstrip("\r\n"))
+                if contact is None:
+                    continue
+                try:
+                    await self._contacted(contact)
+                except Exception:
+                    log.exception("run %s: a supervisor contact could not be recorded", self.run.id)
 
-    async def _contacted(self, contact: Any) -> None:
+    async def _contacted(self, contact: Contact) -> None:
+        if self._stopping:
+            return
         task_id = self.task_id
         if contact.task_id:
             try:
                 task_id = check_part(contact.task_id, "task id")
             except InvalidInput:  # UnsafePath: the question is still its own task's
                 task_id = self.task_id
+        allowed = self._budget.take(task_id, self.run.now())
+        # An ``ask`` waits on its own question id: its drop is always said, so it ends.
+        count = self._budget.to_report(task_id, now=not allowed and bool(contact.question_id))
+        if count:
+            await self._report_dropped(task_id, count, None if allowed else contact.question_id)
+        if not allowed:
+            return
         question, message = await asyncio.to_thread(record_contact, self.run, task_id, contact)
         if message is None:
             return
         if self._on_contact is not None:
             await self._on_contact(self.run, task_id, question)
 
-    def _keep(self, name: str, raw: bytes) -> None:
+    async def _report_dropped(self, task_id: str, count: int, question_id: str | None) -> None:
+        data: dict[str, Any] = {"dropped": count, "reason": self._budget.reason(task_id)}
+        if question_id:
+            data["questionId"] = question_id
+        text = f"{count} contact{'s' if count != 1 else ''} dropped"
+        await asyncio.to_thread(self.run.record_event, "contact.dropped", task_id, text, data)
+
+    def _keep(self, name: str, batch: list[bytes]) -> None:
         if self._log_bytes >= MAX_OUTPUT_LOG:
             return
-        line = (b"[err] " if name == "stderr" else b"") + raw
-        if not line.endswith(b"\n"):
-            line += b"\n"
-        self._log_bytes += len(line)
+        kept = bytearray()
+        for raw in batch:
+            line = (b"[err] " if name == "stderr" else b"") + raw
+            if not line.endswith(b"\n"):
+                line += b"\n"
+            if self._log_bytes + len(kept) + len(line) > MAX_OUTPUT_LOG and kept:
+                break
+            kept += line
+        self._log_bytes += len(kept)
         with open(self.run.paths.check(self.run.paths.output), "ab") as out:
-            out.write(line)
+            out.write(kept)
 
     async def _watch(self) -> None:
         while True:
@@ -308,20 +335,26 @@ def _die_with_parent() -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-async def _lines(stream: asyncio.StreamReader, run_id: str, name: str) -> AsyncIterator[bytes]:
-    """The lines of ``stream`` as they come (the last one may lack its newline); a
-    line longer than :data:`MAX_OUTPUT_LINE` is dropped whole, with a warning."""
+async def _batches(
+    stream: asyncio.StreamReader, run_id: str, name: str
+) -> AsyncIterator[list[bytes]]:
+    """The lines of ``stream`` as they come, those of each chunk read together (the
+    last one may lack its newline); a line longer than :data:`MAX_OUTPUT_LINE` is
+    dropped whole, with a warning."""
     pending = bytearray()
     overlong = False
     while chunk := await stream.read(1 << 16):
         start = 0
+        batch: list[bytes] = []
         while (end := chunk.find(b"\n", start)) >= 0:
             if not overlong:
                 pending += chunk[start : end + 1]
-                yield bytes(pending)
+                batch.append(bytes(pending))
             pending.clear()
             overlong = False
             start = end + 1
+        if batch:
+            yield batch
         if not overlong:
             pending += chunk[start:]
             if len(pending) > MAX_OUTPUT_LINE:
@@ -334,7 +367,7 @@ async def _lines(stream: asyncio.StreamReader, run_id: str, name: str) -> AsyncI
                 pending.clear()
                 overlong = True
     if pending and not overlong:
-        yield bytes(pending)
+        yield [bytes(pending)]
 
 
 __all__ = ["MAX_OUTPUT_LINE", "MAX_OUTPUT_LOG", "Worker"]

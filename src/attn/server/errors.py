@@ -53,6 +53,8 @@ STATUS_BY_ERROR: dict[type[e.AttnError], int] = {
     e.TaskNotWaiting: 409,
     e.TaskNotFound: 404,
     e.TaskFinished: 409,
+    e.QuestionWithdrawn: 409,
+    e.RunCorrupt: 409,
     e.RunOwned: 403,
     e.ItemNotClaimed: 409,
     e.NotNext: 409,
@@ -79,6 +81,7 @@ EXTRA_FIELDS: tuple[tuple[type[e.AttnError], str, str], ...] = (
     (e.ApprovalClosed, "approval", "approval"),
     (e.TaskNotWaiting, "status", "status"),
     (e.TaskFinished, "status", "status"),
+    (e.QuestionWithdrawn, "reason", "reason"),
     (e.RunOwned, "owner", "owner"),
 )
 

@@ -113,7 +113,8 @@ def runs_router(runtime: Runtime) -> APIRouter:
 
     @router.post("/api/runs", **created(shapes.RunView))
     async def create_run(body: shapes.CreateRunBody | None = None) -> dict[str, Any]:
-        """Make a new run folder (no worker yet); 422 when the id is taken."""
+        """Make a new run folder (no worker yet); 409 ``run_exists`` when the id is
+        taken, 404 ``unknown_agent`` when no agent has the leader's name."""
         made = body or shapes.CreateRunBody()
 
         def create() -> dict[str, Any]:
@@ -321,11 +322,12 @@ def runs_router(runtime: Runtime) -> APIRouter:
     async def validate(
         run_id: RunIdPath, body: shapes.ValidateBody | None = None
     ) -> dict[str, Any]:
-        """Report every mailbox line that is not a message, torn last lines and a
-        corrupt delivery record; with ``repair``, rewrite the bad files atomically
-        keeping only their valid lines (FILE-05)."""
+        """Report every mailbox line that is not a message, torn last lines, a
+        corrupt delivery record and a corrupt ``run.json``; with ``repair``, rewrite
+        the bad files atomically keeping only their valid lines, and move a corrupt
+        ``run.json`` aside, rebuilt from the run's events (FILE-05)."""
         repair = (body or shapes.ValidateBody()).repair
-        return await on_run(run_id, lambda run: run.mailbox.validate(repair=repair).to_dict())
+        return await on_run(run_id, lambda run: run.validate(repair=repair))
 
     # ------------------------------------------------------------ workers
 

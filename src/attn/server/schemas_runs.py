@@ -340,12 +340,13 @@ class OutputView(_Out):
 
 class ValidationView(_Out):
     """``POST /api/runs/{runId}/validate``: the bad lines, torn files, a corrupt
-    delivery record, and (with ``repair``) the files rewritten."""
+    delivery record or ``run.json``, and (with ``repair``) the files rewritten."""
 
     ok: bool
     problems: list[dict[str, Any]]
     torn: list[str]
     deliveryCorrupt: bool
+    manifestCorrupt: bool
     repaired: list[str]
 
 
