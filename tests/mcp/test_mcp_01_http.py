@@ -236,3 +236,48 @@ def test_mcp_01_a_session_keeps_the_agent_of_its_first_request(server: LiveServe
         )
         assert call("check_mailbox", "?agent=ada")[1]["agentId"] == "cy"
         assert call("check_mailbox", "?agent=cy")[1]["agentId"] == "cy"
+
+
+def test_mcp_01_a_stateless_request_has_no_session_whatever_header_it_sends(
+    server: LiveServer,
+) -> None:
+    # A real session, bound to ada by its first call.
+    opened = _post_initialize(server.url)
+    session = opened.headers["mcp-session-id"]
+    legacy = {**MCP_HEADERS, "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"}
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        http.post(
+            "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=legacy
+        )
+        calls = iter(range(2, 100))
+
+        def call(name: str, headers: dict[str, str], query: str = "") -> dict[str, Any]:
+            arguments = {"agent": "cy"} if name == "register" else {}
+            params: dict[str, Any] = {"name": name, "arguments": arguments}
+            if headers is not legacy:
+                params["_meta"] = {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {},
+                    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                }
+            body = {"jsonrpc": "2.0", "id": next(calls), "method": "tools/call", "params": params}
+            answer = _answer(http.post(f"/mcp{query}", json=body, headers=headers))
+            content: dict[str, Any] = answer["result"]["structuredContent"]
+            return content
+
+        assert call("check_mailbox", legacy, "?agent=ada")["agentId"] == "ada"
+        for claimed in (session, "made-up-session"):
+            stateless = {
+                **MCP_HEADERS,
+                "MCP-Protocol-Version": "2026-07-28",
+                "Mcp-Method": "tools/call",
+                "Mcp-Name": "register",
+                "Mcp-Session-Id": claimed,
+            }
+            refused = call("register", stateless, "?agent=ada")
+            assert refused.get("error") == "invalid_input", refused
+            assert "no MCP session" in refused["message"]
+            # It speaks for the agent it names, not for the session whose id it copied.
+            peek = call("check_mailbox", {**stateless, "Mcp-Name": "check_mailbox"}, "?agent=cy")
+            assert peek["agentId"] == "cy", peek
+        assert call("check_mailbox", legacy)["agentId"] == "ada"  # still bound to ada

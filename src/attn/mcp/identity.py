@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
 from attn.brains.external import ClaimDesk, desk_of
 from attn.errors import IdentityConflict, InvalidInput, NoIdentity, NotExternal, UnknownAgent
 from attn.runtime import Agent, Runtime
@@ -25,6 +27,8 @@ AGENT_HEADER = "x-attn-agent"
 AGENT_QUERY = "agent"
 #: The header of an MCP session over streamable HTTP.
 SESSION_HEADER = "mcp-session-id"
+#: The header naming a request's protocol version (2026-07-28 and later have no sessions).
+VERSION_HEADER = "mcp-protocol-version"
 #: MCP sessions whose agent is remembered (the least recently bound are forgotten first).
 MAX_SESSIONS = 10_000
 
@@ -144,6 +148,16 @@ def _given(request: Any) -> str | None:
 
 
 def _session_id(request: Any) -> str | None:
+    """The request's MCP session, or None on a stateless one.
+
+    A request of a sessionless protocol (a version the handshake does not offer)
+    is served statelessly by the SDK whatever ``Mcp-Session-Id`` it carries, so
+    that header is not a session there: a made-up one must not make ``register``
+    bind it, nor a copied one rebind or speak through another client's session.
+    """
+    version = request.headers.get(VERSION_HEADER)
+    if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return None
     value = request.headers.get(SESSION_HEADER)
     return str(value) if value else None
 
