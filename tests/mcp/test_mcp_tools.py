@@ -11,8 +11,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from attn.brains.external import ClaimDesk, desk_of
 from attn.models import ItemStatus
+from attn.runtime import Runtime
 from attn.store.base import ItemQuery
+from attn.testing import eventually
 from tests.mcp.support import connected, hosted, server_for
 
 STABLE = {
@@ -194,3 +197,28 @@ async def test_mcp_02_a_claim_by_id_follows_the_attention_rules(tmp_path: Path) 
         assert paused["error"] == "agent_not_running"
         await agent.resume()
         assert (await ada.ok("claim", item_id=later))["claim"]["item"]["id"] == later
+
+
+async def test_mcp_02_claims_waiting_at_once_in_two_sessions_get_the_one_focus(
+    tmp_path: Path,
+) -> None:
+    # Two clients of one agent share its focus: a claim waiting beside another is
+    # answered with the same item, not left to time out "empty" while one is held.
+    async with (
+        hosted(tmp_path) as rt,
+        connected(server_for(rt)) as one,
+        connected(server_for(rt)) as two,
+    ):
+        waits = [asyncio.ensure_future(c.ok("claim", wait_s=20)) for c in (one, two)]
+        await eventually(lambda: _desk(rt).waiting == 2, what="both claims waiting")
+        item_id = await rt.get_agent("ada").enqueue("a2a_message", {"content": "review"})
+        claimed = await asyncio.wait_for(asyncio.gather(*waits), 10)
+        assert [c["status"] for c in claimed] == ["claimed", "claimed"], claimed
+        assert [c["claim"]["item"]["id"] for c in claimed] == [item_id, item_id]
+        await two.ok("ack", item_id=item_id)
+
+
+def _desk(rt: Runtime) -> ClaimDesk:
+    desk = desk_of(rt.get_agent("ada"))
+    assert desk is not None
+    return desk

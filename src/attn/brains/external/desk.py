@@ -268,11 +268,10 @@ class ClaimDesk:
         claim = Claim(item, focus)
         self._claim = claim
         self._ended.pop(item.id, None)
-        while self._waiters:
+        while self._waiters:  # every waiting claim gets it: the agent has one focus
             waiter = self._waiters.popleft()
             if not waiter.done():
                 waiter.set_result(claim)
-                break
         cancelled = focus.cancel_signal()
         mail = focus.mail_signal()
         try:
