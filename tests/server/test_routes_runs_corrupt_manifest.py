@@ -7,6 +7,8 @@ Seed 003 ("Run Ownership Enforcement", "Corrupt JSONL Handling"); FILE-05, FILE-
 
 from __future__ import annotations
 
+import json
+
 from tests.server.runs_api import RunsApi, runs
 
 __all__ = ["runs"]
@@ -57,3 +59,24 @@ async def test_a_corrupt_run_json_refuses_changes_until_repaired_and_keeps_its_o
         "run_owned",
         json={"command": ["true"], "runId": "own1", "taskId": "t", "session": "bob"},
     )
+
+
+async def test_an_owner_that_is_not_a_name_is_unreadable_not_no_owner(runs: RunsApi) -> None:
+    # A hand-edited run.json whose owner is a number (or "") parses, but the run's
+    # owner cannot be read: anyone's change would pass FILE-08 if it meant "no owner".
+    await runs.make_run("own2", owner="alice", tasks=["t"])
+    manifest = runs.root / "own2" / "run.json"
+    good = json.loads(manifest.read_bytes())
+    for owner in (5, "", [], False):
+        manifest.write_text(json.dumps({**good, "ownerSessionId": owner}))
+        before = runs.snapshot("own2")
+        view = await runs.call("GET", "/api/runs/own2", 200)
+        assert "ownerSessionId" in view["corrupt"], view
+        await runs.refused(
+            "POST", "/api/runs/own2/tasks/t/steer", 409, "run_corrupt", json={"body": "go"}
+        )
+        assert runs.snapshot("own2") == before
+    repaired = await runs.call("POST", "/api/runs/own2/validate", 200, json={"repair": True})
+    assert repaired["ok"] is True, repaired
+    view = await runs.call("GET", "/api/runs/own2", 200)
+    assert view["ownerSessionId"] == "alice" and "corrupt" not in view

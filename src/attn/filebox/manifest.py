@@ -71,6 +71,10 @@ def load_manifest(paths: RunPaths) -> dict[str, Any]:
         raw = {CORRUPT: f"run.json does not parse: {str(error)[:200]}"}
     if not isinstance(raw, dict):
         raw = {CORRUPT: "run.json is not a JSON object"}
+    owner = raw.get("ownerSessionId")
+    if owner is not None and not (isinstance(owner, str) and owner) and CORRUPT not in raw:
+        # A hand-edited owner of 5 or "" is unreadable, not "no owner" (FILE-08).
+        raw[CORRUPT] = f"run.json's ownerSessionId is not a session's name ({owner!r:.40})"
     raw["runId"] = paths.run_id  # the folder names the run, whatever the file says
     if not isinstance(raw.get("tasks"), dict):
         raw["tasks"] = {}
