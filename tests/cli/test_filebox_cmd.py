@@ -139,3 +139,19 @@ async def test_validate_reports_then_repairs(runner: CliRunner, runs: RunsApi) -
     assert f"repaired {inbox}" in fixed.stdout
     ok = await _run(runner, runs, "filebox", "validate", "r1")
     assert "ok: every mailbox line is a message" in ok.stdout
+
+
+async def test_show_says_a_run_json_is_corrupt_and_survives_odd_entries(
+    runner: CliRunner, runs: RunsApi
+) -> None:
+    await runs.make_run("r1", tasks=["build"])
+    manifest = runs.root / "r1" / "run.json"
+    good = json.loads(manifest.read_bytes())
+    manifest.write_text(json.dumps({**good, "tasks": {"build": "oops", "b": None}}))
+    odd = await _run(runner, runs, "filebox", "show", "r1")
+    assert "build  ?" in odd.stdout and "b  ?" in odd.stdout
+    assert "build ?" in (await _run(runner, runs, "filebox", "list")).stdout
+    manifest.write_bytes(b'{"runId": "r1", "own')
+    shown = (await _run(runner, runs, "filebox", "show", "r1")).stdout
+    assert "corrupt: run.json does not parse" in shown and "None" not in shown
+    assert "attn filebox validate r1 --repair" in shown

@@ -50,12 +50,17 @@ def tasks_text(view: dict[str, Any]) -> Text:
     """Each task with its status, coloured: ``build waiting, test running``."""
     text = Text()
     for n, (task_id, task) in enumerate(sorted((view.get("tasks") or {}).items())):
-        status = str((task or {}).get("status", "?"))
+        status = str(_task(task).get("status", "?"))
         if n:
             text.append(", ")
         text.append(f"{task_id} ")
         text.append(status, style=_TASK_STYLES.get(status, ""))
     return text if text.plain else Text("-", style="dim")
+
+
+def _task(entry: object) -> dict[str, Any]:
+    """A task of the view; {} for an entry a hand-edited ``run.json`` made no object."""
+    return entry if isinstance(entry, dict) else {}
 
 
 def run_table(runs: list[dict[str, Any]]) -> Table:
@@ -80,8 +85,12 @@ def run_lines(view: dict[str, Any]) -> list[Text]:
     one with its question and how to answer it), message counts, pending queues."""
     rid = str(view.get("runId", "?"))
     head = Text(rid, style="bold")
-    head.append(f"  created {clock_text(view.get('createdAt'))}", style="dim")
+    if view.get("createdAt"):
+        head.append(f"  created {clock_text(view['createdAt'])}", style="dim")
     lines = [head]
+    if view.get("corrupt"):  # the API's view of a run.json that did not read
+        lines.append(Text(f"  corrupt: {view['corrupt']}", style="bold red"))
+        lines.append(Text(f"  repair:  attn filebox validate {shlex.quote(rid)} --repair"))
     lines.append(Text(f"  leader: {view.get('leader') or '-'}"))
     lines.append(Text(f"  owner:  {view.get('ownerSessionId') or '-'}"))
     worker = view.get("worker") or {}
@@ -91,12 +100,13 @@ def run_lines(view: dict[str, Any]) -> list[Text]:
     lines.append(line)
     tasks = view.get("tasks") or {}
     lines.append(Text(f"  {plural(len(tasks), 'task')}:"))
-    for task_id, task in sorted(tasks.items()):
-        status = str((task or {}).get("status", "?"))
+    for task_id, entry in sorted(tasks.items()):
+        task = _task(entry)
+        status = str(task.get("status", "?"))
         row = Text(f"    {task_id}  ")
         row.append(status, style=_TASK_STYLES.get(status, ""))
         lines.append(row)
-        question = (task or {}).get("question")
+        question = task.get("question")
         if status == "waiting" and isinstance(question, dict):
             lines.extend(question_lines(rid, task_id, question))
     counts = view.get("counts") or {}
