@@ -70,3 +70,31 @@ async def test_a_flooding_worker_stops_within_its_grace_period(
     await runtime.filebox.stop_worker("fl2", grace_s=1.0)
     assert time.monotonic() - started < 4.0
     assert not worker.running
+
+
+SPOOF = """#!/bin/sh
+i=0
+while [ $i -lt 15 ]; do
+  echo '{"type":"supervisor_contact","kind":"need_input","message":"spoof '$i'","taskId":"other'$i'"}'
+  i=$((i+1))
+done
+"""
+
+
+async def test_contacts_naming_other_tasks_make_no_tasks_and_share_the_workers_budget(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    worker = await runtime.filebox.start_worker(
+        script(tmp_path, "spoof.sh", SPOOF), run_id="sp", task_id="real"
+    )
+    assert await asyncio.wait_for(worker.wait(), 60) == 0
+    run = worker.run
+    assert set(run.manifest()["tasks"]) == {"real"}  # no task made from a worker's output
+    events = run.events(limit=1000)
+    contacts = [e for e in events if e["type"] == "supervisor.contact"]
+    assert len(contacts) == CONTACTS_PER_WINDOW  # one budget for the worker, not one a task
+    assert {e["taskId"] for e in contacts} == {"real"}
+    dropped = [e for e in events if e["type"] == "contact.dropped"]
+    assert sum(e["data"]["dropped"] for e in dropped) == 15 - CONTACTS_PER_WINDOW
+    page = await runtime.people.notifications.page()
+    assert page.total_count == CONTACTS_PER_WINDOW

@@ -216,24 +216,34 @@ class Worker:
     async def _contacted(self, contact: Contact) -> None:
         if self._stopping:
             return
-        task_id = self.task_id
-        if contact.task_id:
-            try:
-                task_id = check_part(contact.task_id, "task id")
-            except InvalidInput:  # UnsafePath: the question is still its own task's
-                task_id = self.task_id
-        allowed = self._budget.take(task_id, self.run.now())
+        # The budget is this worker's, whatever task a contact names: naming other
+        # tasks is no way round it.
+        own = self.task_id
+        allowed = self._budget.take(own, self.run.now())
         # An ``ask`` waits on its own question id: its drop is always said, so it ends.
-        count = self._budget.to_report(task_id, now=not allowed and bool(contact.question_id))
+        count = self._budget.to_report(own, now=not allowed and bool(contact.question_id))
         if count:
-            await self._report_dropped(task_id, count, None if allowed else contact.question_id)
+            await self._report_dropped(own, count, None if allowed else contact.question_id)
         if not allowed:
             return
+        task_id = await asyncio.to_thread(self._task_named, contact.task_id)
         question, message = await asyncio.to_thread(record_contact, self.run, task_id, contact)
         if message is None:
             return
         if self._on_contact is not None:
             await self._on_contact(self.run, task_id, question)
+
+    def _task_named(self, named: str | None) -> str:
+        """The task a contact is about: one the run has, else this worker's own (a
+        worker's output never makes tasks)."""
+        if not named or named == self.task_id:
+            return self.task_id
+        try:
+            wanted = check_part(named, "task id")
+        except InvalidInput:  # UnsafePath too
+            return self.task_id
+        tasks = self.run.manifest().get("tasks")
+        return wanted if isinstance(tasks, dict) and wanted in tasks else self.task_id
 
     async def _report_dropped(self, task_id: str, count: int, question_id: str | None) -> None:
         data: dict[str, Any] = {"dropped": count, "reason": self._budget.reason(task_id)}
