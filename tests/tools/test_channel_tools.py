@@ -187,7 +187,7 @@ async def test_an_awaited_reply_comes_back_as_a_callback_result_in_the_session(
     ("arguments", "error", "reason"),
     [
         ({"to": "ghost", "message": "hi"}, "send_refused", "unknown recipient"),
-        ({"to": 7, "message": "hi"}, "send_refused", "unknown recipient"),
+        ({"to": 7, "message": "hi"}, "invalid_input", None),
         ({"to": "alice", "message": "hi"}, "send_refused", "sent to oneself"),
         ({"to": "bob", "message": "   "}, "send_refused", "empty text"),
         ({"to": "bob", "message": 12}, "invalid_input", None),

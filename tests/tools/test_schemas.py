@@ -312,9 +312,7 @@ OLD_TIME_SCHEMAS = json.loads(
    "properties": {
     "interval_s": {
      "type": "number",
-     "minimum": 300,
-     "maximum": 86400,
-     "description": "Seconds between heartbeats."
+     "description": "Seconds between heartbeats (clamped to 300..86400)."
     }
    },
    "required": [

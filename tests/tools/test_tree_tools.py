@@ -89,9 +89,9 @@ async def test_a2a_20_agent_answers_the_canonical_child_path_and_nothing_else(
         ({"name": "Ada", "task": "x"}, "invalid_input", "a child's name"),
         ({"name": "root", "task": "x"}, "invalid_input", "not 'root'"),
         ({"name": "a/b", "task": "x"}, "invalid_input", "a child's name"),
-        ({"name": "", "task": "x"}, "invalid_input", "a child's name"),
-        ({"name": 7, "task": "x"}, "invalid_input", "a child's name"),
-        ({"name": "ada", "task": ""}, "invalid_input", "task must be nonempty"),
+        ({"name": "", "task": "x"}, "invalid_input", "Agent(name) must be at least 1 character"),
+        ({"name": 7, "task": "x"}, "invalid_input", "Agent(name) must be a string"),
+        ({"name": "ada", "task": ""}, "invalid_input", "Agent(task) must be at least 1"),
         ({"name": "ada", "task": "   "}, "invalid_input", "task must be nonempty"),
         ({"name": "ada", "task": "a\x00b"}, "invalid_input", "NUL"),
         ({"name": "ada", "task": "x" * 100_001}, "invalid_input", "at most 100,000"),
@@ -247,9 +247,9 @@ async def test_send_message_refusals_are_tool_errors_and_change_nothing(
     for arguments, error, words in [
         ({"to": "/root/nobody", "message": "hi"}, "unknown_agent", "no agent at '/root/nobody'"),
         ({"to": "/root/Ada", "message": "hi"}, "invalid_input", "not a canonical path"),
-        ({"to": "/root/ada", "message": ""}, "invalid_input", "message must be nonempty"),
+        ({"to": "/root/ada", "message": ""}, "invalid_input", "SendMessage(message) must be at"),
         ({"to": "/root/ada", "message": " \n"}, "invalid_input", "message must be nonempty"),
-        ({"to": "", "message": "hi"}, "invalid_input", "the target must be"),
+        ({"to": "", "message": "hi"}, "invalid_input", "SendMessage(to) must be at least"),
         ({"to": "/root/ada"}, "invalid_input", "needs the argument 'message'"),
         ({"to": "nobody", "message": "hi"}, "unknown_agent", "nobody"),
     ]:
@@ -324,7 +324,7 @@ async def test_wait_agent_refusals(runtime: Runtime) -> None:
     await spawned(runtime, "ben")
     await settled(runtime)
     for agent, arguments, error, words in [
-        ("lead", {"path": "/root/ada", "timeout_s": 0}, "invalid_input", "positive"),
+        ("lead", {"path": "/root/ada", "timeout_s": 0}, "invalid_input", "more than 0"),
         ("lead", {"path": "/root/ada", "timeout_s": MAX_WAIT_AGENT_S + 1}, "invalid_input", ""),
         ("lead", {"path": "/root/ada", "timeout_s": "soon"}, "invalid_input", "timeout_s"),
         ("lead", {"path": "/root/zed"}, "unknown_agent", "no agent at"),

@@ -150,7 +150,7 @@ async def test_llm_40_a_good_call_runs_the_function_sync_or_async() -> None:
         ("add", {"a": 1, "c": 3}, "add has no argument 'c'"),
         ("add", [1, 2], "arguments of add must be a JSON object"),
         ("nope", {}, "unknown tool 'nope'"),
-        ("find-user", {"name": ""}, "find-user(name) must be at least 1 characters"),
+        ("find-user", {"name": ""}, "find-user(name) must be at least 1 character"),
         ("find-user", {"name": "abcdef"}, "find-user(name) must be at most 5 characters"),
         ("find-user", {"name": "a", "role": "root"}, "must be one of 'admin', 'user'"),
         ("find-user", {"name": "a", "tags": ["x", 2]}, "find-user(tags)[1] must be a string"),

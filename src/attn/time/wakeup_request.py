@@ -97,7 +97,8 @@ def check_request(
             raise InvalidInput(f"delay_s must be >= 0 seconds, got {delay_s!r}")
         if delay > config.max_delay_s:  # before timedelta, which overflows past ~10^14 s
             raise InvalidInput(
-                f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, got {delay:.6g} s"
+                f"delay_s may be at most {config.max_delay_s:.0f} s (a wakeup's furthest), "
+                f"got {delay:.6g} s"
             )
         due = now + timedelta(seconds=delay)
     else:
@@ -110,7 +111,7 @@ def check_request(
         due = max(due, now)
     if (due - now).total_seconds() > config.max_delay_s:
         raise InvalidInput(
-            f"a wakeup may be at most {config.max_delay_s:.0f} s ahead, "
+            f"at may be at most {config.max_delay_s:.0f} s ahead (a wakeup's furthest), "
             f"got {(due - now).total_seconds():.0f} s"
         )
     recurring = None

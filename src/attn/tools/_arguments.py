@@ -1,11 +1,13 @@
 """A model's argument values checked against the JSON Schema a tool definition advertises.
 
 Covers what :mod:`attn.tools._schema` generates: ``type`` (one or a list),
-``enum``, ``items``, closed objects (``properties``, ``required``,
-``additionalProperties``), ``minimum``, ``maximum``, ``exclusiveMinimum``,
-``minLength`` and ``maxLength``; ``format`` is an annotation and not
-checked. An integral float (``3.0``) counts as an integer, as JSON Schema
-says, and is passed on as an ``int``.
+``enum``, ``items``, ``minItems`` and ``maxItems``, closed objects
+(``properties``, ``required``, ``additionalProperties``), ``minimum``,
+``maximum``, ``exclusiveMinimum``, ``minLength`` and ``maxLength``;
+``format`` is an annotation and not checked. An integral float (``3.0``)
+counts as an integer, as JSON Schema says, and is passed on as an ``int``.
+:func:`checked_arguments` checks a whole call (:meth:`Toolset.call_tool`
+runs it for every toolset).
 
 Spec: DESIGN.md invariant 10 (bad input gets a clear error); acceptance LLM-40.
 """
@@ -16,6 +18,7 @@ import math
 from typing import Any
 
 from attn.errors import InvalidInput, shown
+from attn.tools._schema import ToolDefinition
 from attn.types import JSON
 
 _KIND = {
@@ -27,6 +30,31 @@ _KIND = {
     "array": "an array",
     "object": "an object",
 }
+
+
+def checked_arguments(definition: ToolDefinition, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` (known names only) with each value checked against its schema.
+
+    An explicit null for an optional argument that advertises no default (a
+    Python default of None) means "not given" and is passed on as None. An
+    argument of :attr:`~ToolDefinition.own_checks` is passed on as it is.
+
+    Args:
+        definition: the tool called.
+        arguments: the model's arguments, by name.
+
+    Raises:
+        InvalidInput: the first value that breaks its schema, naming
+            ``tool(argument)`` and the rule.
+    """
+    properties: JSON = definition.parameters["properties"]
+    return {
+        key: value
+        if key in definition.own_checks
+        or (value is None and key not in definition.required and "default" not in properties[key])
+        else checked(properties[key], value, f"{definition.name}({key})")
+        for key, value in arguments.items()
+    }
 
 
 def checked(schema: JSON, value: Any, where: str) -> Any:
@@ -98,17 +126,34 @@ def _within(schema: JSON, kind: str, value: Any, where: str) -> Any:
     elif kind == "string":
         if len(value) < schema.get("minLength", 0):
             raise InvalidInput(
-                f"{where} must be at least {schema['minLength']} characters, got {len(value)}"
+                f"{where} must be at least {_chars(schema['minLength'])}, got {len(value)}"
             )
         if "maxLength" in schema and len(value) > schema["maxLength"]:
             raise InvalidInput(
-                f"{where} must be at most {schema['maxLength']:,} characters, got {len(value):,}"
+                f"{where} must be at most {_chars(schema['maxLength'])}, got {len(value):,}"
             )
-    elif kind == "array" and "items" in schema:
-        return [checked(schema["items"], v, f"{where}[{i}]") for i, v in enumerate(value)]
+    elif kind == "array":
+        if len(value) < schema.get("minItems", 0):
+            raise InvalidInput(
+                f"{where} must have at least {_items(schema['minItems'])}, got {len(value)}"
+            )
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            raise InvalidInput(
+                f"{where} must have at most {_items(schema['maxItems'])}, got {len(value)}"
+            )
+        if "items" in schema:
+            return [checked(schema["items"], v, f"{where}[{i}]") for i, v in enumerate(value)]
     elif kind == "object" and "properties" in schema:
         return _object(schema, value, where)
     return value
+
+
+def _items(count: int) -> str:
+    return "1 item" if count == 1 else f"{count:,} items"
+
+
+def _chars(count: int) -> str:
+    return "1 character" if count == 1 else f"{count:,} characters"
 
 
 def _object(schema: JSON, value: dict[str, Any], where: str) -> dict[str, Any]:

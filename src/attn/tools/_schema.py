@@ -51,9 +51,14 @@ class Param:
         exclusive_minimum: numbers must be larger than this (``exclusiveMinimum``).
         min_length: fewest characters of a string (``minLength``).
         max_length: most characters of a string (``maxLength``).
+        min_items: fewest items of an array (``minItems``).
+        max_items: most items of an array (``maxItems``).
         format: a JSON Schema format such as ``"date-time"``.
         nullable: whether the schema names ``null`` as a type too (for an
             ``X | None`` parameter where null means something to the model).
+        own_check: the tool refuses a value outside the schema itself, with an
+            error code of its own (COAL-31's ``invalid_priority``), so
+            :meth:`~attn.tools.Toolset.call_tool` leaves it unchecked.
     """
 
     minimum: float | None = None
@@ -61,8 +66,11 @@ class Param:
     exclusive_minimum: float | None = None
     min_length: int | None = None
     max_length: int | None = None
+    min_items: int | None = None
+    max_items: int | None = None
     format: str | None = None
     nullable: bool = False
+    own_check: bool = False
 
     def apply(self, schema: JSON) -> None:
         """Add these keywords to ``schema`` (in place).
@@ -76,6 +84,8 @@ class Param:
             ("maximum", self.maximum),
             ("minLength", self.min_length),
             ("maxLength", self.max_length),
+            ("minItems", self.min_items),
+            ("maxItems", self.max_items),
             ("format", self.format),
         ):
             if value is not None:
@@ -100,6 +110,8 @@ class ToolDefinition:
             searches or observes, or sends tree mail, which carries the turn's
             read-only stamp): it is offered in read-only turns (seed 002, A2A-19).
             Not shown to the model.
+        own_checks: the arguments the tool checks against their schema itself
+            (:attr:`Param.own_check`); not shown to the model.
     """
 
     name: str
@@ -107,6 +119,7 @@ class ToolDefinition:
     parameters: JSON
     required: tuple[str, ...] = field(default=())
     read_only: bool = False
+    own_checks: frozenset[str] = frozenset()
 
     @property
     def argument_names(self) -> frozenset[str]:
@@ -132,12 +145,15 @@ def define_tool(func: Callable[..., Any], *, read_only: bool = False) -> ToolDef
     hints = get_type_hints(func, include_extras=True)
     properties: JSON = {}
     required: list[str] = []
+    own_checks: set[str] = set()
     for name, param in inspect.signature(func).parameters.items():
         if name == "self":
             continue
         if name not in hints:
             raise TypeError(f"tool {func.__name__}: parameter {name} has no type hint")
         schema = type_schema(hints[name], f"{func.__name__}({name})")
+        if any(isinstance(m, Param) and m.own_check for m in get_args(hints[name])[1:]):
+            own_checks.add(name)
         if name in documented:
             schema["description"] = documented.pop(name)
         if param.default is inspect.Parameter.empty:
@@ -153,7 +169,9 @@ def define_tool(func: Callable[..., Any], *, read_only: bool = False) -> ToolDef
         "required": required,
         "additionalProperties": False,
     }
-    return ToolDefinition(func.__name__, description, parameters, tuple(required), read_only)
+    return ToolDefinition(
+        func.__name__, description, parameters, tuple(required), read_only, frozenset(own_checks)
+    )
 
 
 def type_schema(hint: Any, where: str) -> JSON:

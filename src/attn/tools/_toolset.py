@@ -1,15 +1,19 @@
 """The toolset interface: list tool definitions, call a tool by name with JSON arguments.
 
 :meth:`Toolset.call_tool` checks a call against the tool's definition (a
-known tool, a JSON object of known arguments, every required one given)
+known tool, a JSON object of known arguments, every required one given,
+each value within its advertised JSON Schema: :mod:`attn.tools._arguments`)
 before :meth:`Toolset.run` sees it, and raises on bad input, changing
 nothing. :meth:`Toolset.call` is the edge an LLM tool loop uses: it always
 answers a JSON-ready dict, ``{"ok": true, ...}`` or ``{"ok": false, "error":
 code, "message": text}``.
 
-Values are not checked against the schema here: each tool checks its own
-arguments and says what is wrong in its own words (some, like the heartbeat
-interval, accept what the schema does not advertise).
+What a schema rules out is refused here, for every toolset, with one kind of
+message (``"SendMessage(to) must be a string, got 7"``): a tool cannot accept
+a value it does not advertise, and a model gets the same answer from each.
+A tool's own checks run after, for what a schema cannot say (an id that
+exists, a blank text, a rule across arguments), in its own words; its
+Python callers, which bypass this, still meet them.
 
 Spec: 000 §21 ("Agent Mailbox Management Tools"); DESIGN.md invariant 10.
 """
@@ -19,6 +23,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from attn.errors import AttnError, InvalidInput, SendRefused, ToolFailed, shown
+from attn.tools._arguments import checked_arguments
 from attn.tools._schema import ToolDefinition
 from attn.types import JSON
 
@@ -36,7 +41,8 @@ class Toolset(ABC):
 
         Args:
             definition: the tool called, one of :meth:`definitions`.
-            arguments: known argument names only, every required one present.
+            arguments: known argument names only, every required one present,
+                each value within its schema (integral floats of an integer made ints).
 
         Returns:
             The tool's JSON-ready result.
@@ -77,7 +83,8 @@ class Toolset(ABC):
 
         Raises:
             InvalidInput: an unknown tool, arguments that are not an object, an
-                unknown argument or a missing required one (nothing is run).
+                unknown argument, a missing required one or a value its schema
+                rules out (nothing is run).
             AttnError: whatever the tool raised.
         """
         definition = self.definition(name)
@@ -100,7 +107,7 @@ class Toolset(ABC):
             raise InvalidInput(
                 f"{definition.name} needs the argument {', '.join(map(repr, missing))}"
             )
-        return await self.run(definition, arguments)
+        return await self.run(definition, checked_arguments(definition, arguments))
 
     async def call(self, name: object, arguments: object = None) -> JSON:
         """Run a tool as an LLM tool loop does: the answer is always JSON.

@@ -6,7 +6,9 @@ and REST do (A2A-06), trimmed to what a model acts on: the channel key, the
 conversation id, each recipient's outcome (``started``, ``steered``,
 ``queued``, ``refused``, ``logged``) with its reason, and ``partial``. A send
 refused as a whole answers the structured tool error ``send_refused`` with
-its ``outcome`` and ``reason`` (:meth:`~attn.tools.Toolset.call`).
+its ``outcome`` and ``reason`` (:meth:`~attn.tools.Toolset.call`). So a
+message's schema has no ``minLength``: empty (or blank) text is such a
+refused send (reason ``empty text``), not a schema violation.
 
 Every argument is checked here before the service is asked, so a refused
 call changes nothing: no DM channel is created, no delegation stored, for a
@@ -96,7 +98,7 @@ class ChannelToolset(FunctionToolset):
     async def agent_send_message(
         self,
         to: Annotated[str, Param(min_length=1, max_length=_NAME_CHARS)],
-        message: Annotated[str, Param(min_length=1, max_length=MAX_CHANNEL_TEXT_CHARS)],
+        message: Annotated[str, Param(max_length=MAX_CHANNEL_TEXT_CHARS)],
         conversation_id: Annotated[str | None, Param(min_length=1, max_length=MAX_ID_CHARS)] = None,
         await_reply: bool = False,
         timeout_s: Annotated[
@@ -144,7 +146,7 @@ class ChannelToolset(FunctionToolset):
     async def agent_send_group_message(
         self,
         channel_key: Annotated[str, Param(min_length=1, max_length=MAX_ID_CHARS)],
-        message: Annotated[str, Param(min_length=1, max_length=MAX_CHANNEL_TEXT_CHARS)],
+        message: Annotated[str, Param(max_length=MAX_CHANNEL_TEXT_CHARS)],
         conversation_id: Annotated[str | None, Param(min_length=1, max_length=MAX_ID_CHARS)] = None,
     ) -> JSON:
         """Post a message on a group chat you are a member of (group:<team> or
@@ -247,7 +249,7 @@ class ChannelToolset(FunctionToolset):
     async def agent_delegate_task(
         self,
         to: Annotated[str, Param(min_length=1, max_length=_NAME_CHARS)],
-        goal: Annotated[str, Param(min_length=1, max_length=MAX_CHANNEL_TEXT_CHARS)],
+        goal: Annotated[str, Param(max_length=MAX_CHANNEL_TEXT_CHARS)],
         timeout_s: Annotated[
             float | None, Param(exclusive_minimum=0, maximum=MAX_REPLY_TIMEOUT_S)
         ] = None,

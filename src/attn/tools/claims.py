@@ -248,7 +248,7 @@ def _statuses(values: object) -> tuple[ItemStatus, ...] | None:
         return None
     if not isinstance(values, list) or not values:
         raise InvalidInput("statuses must be a non-empty list of item statuses")
-    unknown = [v for v in values if v not in _STATUSES]
+    unknown = [v for v in values if not isinstance(v, str) or v not in _STATUSES]
     if unknown:
         raise InvalidInput(f"unknown status {unknown[0]!r:.60}; statuses: {', '.join(_STATUSES)}")
     return tuple(_STATUSES[v] for v in values)

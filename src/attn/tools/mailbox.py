@@ -140,7 +140,7 @@ class MailboxToolset(FunctionToolset):
     async def prioritize_mailbox_item(
         self,
         item_id: str,
-        priority: Annotated[float, Param(minimum=0, maximum=4)],
+        priority: Annotated[float, Param(minimum=0, maximum=4, own_check=True)],
         reason: str | None = None,
     ) -> JSON:
         """Change a queued or deferred item's priority: 0 critical, 1 high, 2 normal, 3 low,

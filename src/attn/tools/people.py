@@ -22,7 +22,6 @@ from attn.core.focus import Focus
 from attn.errors import InvalidInput
 from attn.models.people import MAX_BODY_CHARS, MAX_OPTIONS, MAX_TITLE_CHARS
 from attn.people import People
-from attn.tools._arguments import checked
 from attn.tools._function import FunctionToolset, tool
 from attn.tools._schema import Param
 from attn.types import JSON
@@ -89,7 +88,9 @@ class PeopleToolset(FunctionToolset):
         self,
         title: Annotated[str, Param(max_length=MAX_TITLE_CHARS)],
         description: Annotated[str, Param(max_length=MAX_BODY_CHARS)],
-        options: list[ApprovalOptionArgument] | None = None,
+        options: Annotated[
+            list[ApprovalOptionArgument] | None, Param(min_items=1, max_items=MAX_OPTIONS)
+        ] = None,
         allow_freeform: bool = False,
         related_task_id: str | None = None,
         priority: Literal["normal", "high", "urgent"] = "high",
@@ -118,8 +119,6 @@ class PeopleToolset(FunctionToolset):
         focus = self.focus
         if focus is None or not focus.live or focus.item.agent_id != self.agent_id:
             raise InvalidInput("request_user_approval works only inside a turn of this agent")
-        if options is not None:
-            _check_options(options)
         approval = await self.people.approvals.request(
             focus,
             title,
@@ -136,31 +135,5 @@ class PeopleToolset(FunctionToolset):
             "note": "Asked. End this turn now: your work resumes here with the answer.",
         }
 
-
-def _check_options(options: object) -> None:
-    """Refuse options that break the tool's own schema (each ``{"id", "label",
-    "description"?}``, all text), before anything is stored.
-
-    The people service is more lenient for its other callers (a plain string is
-    its own id and label, a missing label is the id); a model was told the
-    schema, so what breaks it is a mistake to report, not to guess around.
-
-    Raises:
-        InvalidInput: naming the option and the rule it breaks.
-    """
-    where = "request_user_approval(options)"
-    checked(_OPTIONS_SCHEMA, options, where)
-    assert isinstance(options, list)
-    if not options:
-        raise InvalidInput(f"{where} must list at least one option (or be left out)")
-    if len(options) > MAX_OPTIONS:
-        raise InvalidInput(f"{where}: at most {MAX_OPTIONS} options, got {len(options)}")
-
-
-_OPTIONS_SCHEMA: JSON = next(
-    d.parameters["properties"]["options"]
-    for d in PeopleToolset.tool_definitions()
-    if d.name == "request_user_approval"
-)
 
 __all__ = ["ApprovalOptionArgument", "PeopleToolset"]

@@ -90,19 +90,19 @@ class TimeToolset(FunctionToolset):
         return {"wakeupId": callback.id, "cancelled": True}
 
     @tool
-    async def set_heartbeat_interval(
-        self, interval_s: Annotated[float, Param(minimum=300, maximum=86_400)]
-    ) -> JSON:
+    async def set_heartbeat_interval(self, interval_s: float) -> JSON:
         """Change how often your periodic heartbeat patrol runs. Clamped to 5 minutes - 24
         hours; applies at once and persists.
 
         Args:
-            interval_s: Seconds between heartbeats.
+            interval_s: Seconds between heartbeats (clamped to 300..86400).
 
         Returns:
-            ``{"intervalS", "requested", "previousS", "nextAt", ...}``. A number
-            is clamped to 300 s – 86,400 s; anything else (any JSON value is
-            accepted) gives the default, 6 h (TIME-09).
+            ``{"intervalS", "requested", "previousS", "nextAt", ...}``. Any
+            number is clamped to 300 s – 86,400 s (TIME-09), so the schema
+            advertises no bounds. A non-number, which the Python API and the
+            REST route take for the 6 h default, is refused here: the model was
+            told to give a number.
         """
         return await self.keeper.set_heartbeat_interval(self.agent_id, interval_s, by="agent")
 

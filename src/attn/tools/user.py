@@ -18,7 +18,8 @@ Example::
 
 The definition comes from the signature, type hints and Google docstring,
 as for :func:`attn.tools.tool` (see :mod:`attn.tools._schema`). A call's
-argument values are checked against that schema before the function runs;
+argument values are checked against that schema before the function runs
+(by :meth:`~attn.tools.Toolset.call_tool`, as for every toolset);
 a function returning something other than a dict answers ``{"result":
 value}``. Through :meth:`~attn.tools.Toolset.call` a bad argument answers
 ``{"ok": false, "error": "invalid_input", ...}`` and anything the function
@@ -42,7 +43,6 @@ from typing import Any, TypeVar, overload
 
 from attn.errors import AttnError, InvalidInput, ToolFailed, shown
 from attn.jsontext import dumps
-from attn.tools._arguments import checked
 from attn.tools._schema import ToolDefinition, define_tool
 from attn.tools._toolset import Toolset
 from attn.types import JSON
@@ -58,8 +58,6 @@ _MAX_ERROR_CHARS = 1_000
 class _Registered:
     definition: ToolDefinition
     func: Callable[..., Any]
-    #: Parameters whose default is None: an explicit null means "not given".
-    nullable: frozenset[str]
 
 
 class Tools(Toolset):
@@ -127,8 +125,7 @@ class Tools(Toolset):
             )
         if definition.name in self._tools:
             raise InvalidInput(f"a tool named {definition.name!r} is already registered")
-        nullable = frozenset(p.name for p in params if p.default is None)
-        self._tools[definition.name] = _Registered(definition, func, nullable)
+        self._tools[definition.name] = _Registered(definition, func)
         self._definitions = (*self._definitions, definition)
 
     def definitions(self) -> tuple[ToolDefinition, ...]:
@@ -136,24 +133,17 @@ class Tools(Toolset):
         return self._definitions
 
     async def run(self, definition: ToolDefinition, arguments: JSON) -> JSON:
-        """Check the argument values, run the function, wrap its result.
+        """Run the function on a checked call (:meth:`call_tool` checked the values
+        against the schema), wrap its result.
 
         Raises:
-            InvalidInput: an argument value breaks the tool's schema (nothing ran).
             ToolFailed: the function raised (its text is the message), or its
                 result is not JSON.
             AttnError: one the function raised, as it is.
         """
         registered = self._tools[definition.name]
-        properties: JSON = definition.parameters["properties"]
-        values = {
-            key: value
-            if value is None and key in registered.nullable
-            else checked(properties[key], value, f"{definition.name}({key})")
-            for key, value in arguments.items()
-        }
         try:
-            result = registered.func(**values)
+            result = registered.func(**arguments)
             if inspect.isawaitable(result):
                 result = await result
         except AttnError:
