@@ -75,7 +75,8 @@ async def test_a_flooding_worker_stops_within_its_grace_period(
 SPOOF = """#!/bin/sh
 i=0
 while [ $i -lt 15 ]; do
-  echo '{"type":"supervisor_contact","kind":"need_input","message":"spoof '$i'","taskId":"other'$i'"}'
+  echo '{"type":"supervisor_contact","kind":"need_input",'\
+'"message":"spoof '$i'","taskId":"other'$i'"}'
   i=$((i+1))
 done
 """
