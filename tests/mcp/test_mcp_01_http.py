@@ -281,3 +281,17 @@ def test_mcp_01_a_stateless_request_has_no_session_whatever_header_it_sends(
             peek = call("check_mailbox", {**stateless, "Mcp-Name": "check_mailbox"}, "?agent=cy")
             assert peek["agentId"] == "cy", peek
         assert call("check_mailbox", legacy)["agentId"] == "ada"  # still bound to ada
+
+
+def test_mcp_01_a_request_naming_two_agents_is_refused(server: LiveServer) -> None:
+    from tests.mcp.test_mcp_fastpath import call_body, headers
+
+    body = call_body(1, "agent_send_message", {"to": "cy", "message": "hi"})
+    head = headers("agent_send_message", **{"X-Attn-Agent": "cy"})
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        before = http.get("/api/agents/cy/mailbox").json()
+        result = _answer(http.post("/mcp?agent=ada", content=body, headers=head))["result"]
+        assert result["isError"] and result["structuredContent"]["error"] == "identity_conflict"
+        assert "'cy'" in result["structuredContent"]["message"]
+        assert "'ada'" in result["structuredContent"]["message"]
+        assert http.get("/api/agents/cy/mailbox").json() == before  # nothing was sent

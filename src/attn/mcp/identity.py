@@ -142,8 +142,19 @@ class Identities:
 
 
 def _given(request: Any) -> str | None:
-    """The agent a request names in its header or query, if any."""
-    name = request.headers.get(AGENT_HEADER) or request.query_params.get(AGENT_QUERY)
+    """The agent a request names in its header or query, if any.
+
+    Raises:
+        IdentityConflict: the header and the query name two different agents.
+    """
+    header = request.headers.get(AGENT_HEADER)
+    query = request.query_params.get(AGENT_QUERY)
+    if header and query and header != query:
+        raise IdentityConflict(
+            f"this request names two agents: {header[:64]!r} in the X-Attn-Agent header"
+            f" and {query[:64]!r} in ?{AGENT_QUERY}=; name one"
+        )
+    name = header or query
     return str(name) if name else None
 
 
