@@ -85,3 +85,34 @@ async def test_a_question_for_a_cancelled_task_is_dropped_and_the_ask_ends(
     assert "withdrawn: task other is cancelled" in run.paths.output.read_text()
     assert [m for m in run.mailbox.messages("outbox") if m.kind == "contact"] == []
     assert (await runtime.people.notifications.page()).total_count == 0
+
+
+async def test_cancelling_a_running_task_retires_its_worker_and_frees_the_run(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    from tests.filebox.support import script
+
+    busy = script(tmp_path, "busy.sh", "#!/bin/sh\nsleep 30\n")
+    worker = await runtime.filebox.start_worker(busy, run_id="r", task_id="build")
+    run = worker.run
+    await until(lambda: run.manifest()["tasks"]["build"]["status"] == "running", "the start")
+    task = await runtime.filebox.cancel_task("r", "build", reason="not needed")
+    assert task["status"] == "cancelled"
+    assert worker.running  # the answer does not wait for the worker
+    await asyncio.wait_for(worker.wait(), 15)  # ended: its own way, else SIGTERM
+    assert run.manifest()["tasks"]["build"]["status"] == "cancelled"  # the exit keeps it
+    again = await runtime.filebox.start_worker(busy, run_id="r", task_id="build")
+    assert again.running  # the run's worker slot is free: a new attempt
+    await runtime.filebox.stop_worker("r", grace_s=0.5)
+
+
+async def test_a_worker_asking_when_its_task_is_cancelled_ends_on_its_own(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    worker = await runtime.filebox.start_worker(
+        python_worker(tmp_path, "ask.py", ASK), run_id="c2", task_id="deploy"
+    )
+    run = worker.run
+    await until(lambda: run.manifest()["tasks"]["deploy"]["status"] == "waiting", "the question")
+    await runtime.filebox.cancel_task("c2", "deploy")
+    assert await asyncio.wait_for(worker.wait(), 20) == 3  # not killed: it saw the withdrawal

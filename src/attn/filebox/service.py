@@ -49,6 +49,8 @@ _WANTS = {
 _CLOSES_A_QUESTION = frozenset({"task.responded", "question.withdrawn"})
 _BUS_NAMES = {"message": FILEBOX_MESSAGE, "status": FILEBOX_STATUS, "event": FILEBOX_EVENT}
 #: Most arguments of a worker's command, and the longest one (characters).
+#: Seconds a cancelled task's worker has to end on its own before it is stopped.
+RETIRE_S = 1.0
 MAX_COMMAND_ARGS = 256
 MAX_COMMAND_ARG_CHARS = 8192
 
@@ -328,10 +330,50 @@ class Fileboxes:
             raise RunNotFound(f"run {shown(run.id)} has no worker started by this process")
         return await worker.stop(grace_s)
 
+    async def cancel_task(
+        self,
+        run_id: object,
+        task_id: str,
+        *,
+        reason: str | None = None,
+        session: str | None = None,
+        force: bool = False,
+        grace_s: float = 5.0,
+    ) -> dict[str, Any]:
+        """Cancel a task (:meth:`Run.cancel`) and retire its worker if this process runs
+        one for it: the worker gets :data:`RETIRE_S` to end on its own (an ``ask`` ends
+        when it sees its question withdrawn), then SIGTERM, then SIGKILL after
+        ``grace_s``; in the background, so the answer does not wait. A cancelled task's
+        worker neither holds the run's worker slot nor writes on. Returns the task.
+
+        Raises:
+            RunNotFound, RunOwned, UnsafePath, RunCorrupt: as :meth:`Run.cancel`.
+        """
+        run = self.run(run_id)
+        task = await asyncio.to_thread(
+            run.cancel, task_id, reason=reason, session=session, force=force
+        )
+        worker = self._workers.get(run.id)
+        ours = worker is not None and worker.running and worker.task_id == task_id
+        if ours and task.get("status") == "cancelled":
+            assert worker is not None
+            retiring = asyncio.create_task(_retire(worker, grace_s), name=f"attn:retire:{run.id}")
+            self._background.add(retiring)
+            retiring.add_done_callback(self._background.discard)
+        return task
+
     async def aclose(self) -> None:
         """Stop every worker this process started (their runs record the exit)."""
         workers = [w for w in self._workers.values() if w.running]
         await asyncio.gather(*(w.stop(2.0) for w in workers), return_exceptions=True)
 
 
-__all__ = ["MAX_COMMAND_ARGS", "Fileboxes", "check_command"]
+async def _retire(worker: Worker, grace_s: float) -> None:
+    """Let a cancelled task's worker end on its own for a moment, then stop it."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(worker.wait()), RETIRE_S)
+    if worker.running:
+        await worker.stop(grace_s)
+
+
+__all__ = ["MAX_COMMAND_ARGS", "RETIRE_S", "Fileboxes", "check_command"]

@@ -285,13 +285,10 @@ def runs_router(runtime: Runtime) -> APIRouter:
         run_id: RunIdPath, task_id: TaskIdPath, body: shapes.CancelTaskBody | None = None
     ) -> dict[str, Any]:
         """Cancel a task that has not finished (its pending steers and follow-ups go
-        too); a finished task is answered unchanged."""
+        too, and its worker is stopped); a finished task is answered unchanged."""
         asked = body or shapes.CancelTaskBody()
-        return await on_run(
-            run_id,
-            lambda run: run.cancel(
-                task_id, reason=asked.reason, session=asked.session, force=asked.force
-            ),
+        return await fileboxes.cancel_task(
+            run_id, task_id, reason=asked.reason, session=asked.session, force=asked.force
         )
 
     # ------------------------------------------------------------ what happened
