@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config",),
     ("models",),
     ("limits", "jsontext", "tokens"),
-    ("errors", "types", "ids", "clock", "version"),
+    ("errors", "types", "ids", "clock", "version", "asgi"),
     ("echo",),
 )
 

@@ -48,8 +48,9 @@ from mcp_types import methods as spec_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from attn.asgi import read_body, replay
 from attn.mcp.server import AttnMCP
 from attn.types import JSON
 
@@ -134,12 +135,12 @@ class ToolCallFastPath:
             if refused is not None:
                 await self.app(scope, receive, send)
                 return
-        raw = await _read_body(receive)
+        raw = await read_body(receive)
         if raw is None:  # the client went away
             return
         call = self._plain_call(raw, request)
         if call is None:
-            await self.app(scope, _replay(raw, receive), send)
+            await self.app(scope, replay(raw, receive), send)
             return
         request_id, version, name, arguments = call
         result = await self.server.run_tool(name, arguments, request)
@@ -238,30 +239,6 @@ def _headers_ok(scope: Scope) -> bool:
         elif key.startswith(_PARAM_PREFIX):
             return False
     return version in _MODERN and method == b"tools/call"
-
-
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole request body, or None when the client disconnected first."""
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return None
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-def _replay(raw: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the body already read, then what comes after it."""
-    pending: list[Message] = [{"type": "http.request", "body": raw, "more_body": False}]
-
-    async def replayed() -> Message:
-        if pending:
-            return pending.pop()
-        return await receive()
-
-    return replayed
 
 
 __all__ = ["ToolCallFastPath"]

@@ -26,8 +26,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from attn.asgi import read_body, replay
 from attn.errors import AttnError
 from attn.jsontext import dumps_bytes
 from attn.server.errors import attn_error_response
@@ -74,13 +75,13 @@ class EnqueueFastPath:
         if agent is None or key is False:
             await self.app(scope, receive, send)
             return
-        raw = await _read_body(receive)
+        raw = await read_body(receive)
         if raw is None:  # the client went away
             return
         body = _validate(raw)
         # The agent may have been removed while the body arrived: the route answers that.
         if body is None or self.runtime.find_agent(name) is not agent:
-            await self.app(scope, _replay(raw, receive), send)
+            await self.app(scope, replay(raw, receive), send)
             return
         try:
             result = await agent.enqueue_result(
@@ -144,18 +145,6 @@ def strip_ows(value: str) -> str:
     return value.strip(" \t")
 
 
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole request body, or None when the client disconnected first."""
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return None
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
 def _validate(raw: bytes) -> EnqueueBody | None:
     """The body as the route would validate it, or None to let the route answer."""
     try:
@@ -169,18 +158,6 @@ def _validate(raw: bytes) -> EnqueueBody | None:
         return EnqueueBody.model_validate(value)
     except (ValidationError, ValueError, RecursionError):
         return None
-
-
-def _replay(raw: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the body already read, then what comes after it."""
-    queue: list[Message] = [{"type": "http.request", "body": raw, "more_body": False}]
-
-    async def replayed() -> Message:
-        if queue:
-            return queue.pop(0)
-        return await receive()
-
-    return replayed
 
 
 __all__ = ["MAX_IDEMPOTENCY_KEY", "EnqueueFastPath", "strip_ows"]
